@@ -1,0 +1,92 @@
+import { createReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { randomToken } from '../lib/ids.js';
+import { assertSafeKey, type BlobInfo, type BlobStore, type ByteRange } from './blob-store.js';
+
+/** Blobs as files under `root`; content type in a sidecar-free way: derived from the extension. */
+export class DiskBlobStore implements BlobStore {
+  readonly kind = 'disk' as const;
+  constructor(private readonly root: string) {}
+
+  private file(key: string): string {
+    const full = path.resolve(this.root, assertSafeKey(key));
+    if (!full.startsWith(path.resolve(this.root) + path.sep)) throw new Error(`unsafe blob key: ${key}`);
+    return full;
+  }
+
+  async put(key: string, data: Buffer): Promise<void> {
+    const target = this.file(key);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    // Write to a temporary name and rename: readers never see a half-written file.
+    const temp = `${target}.${randomToken(6)}.tmp`;
+    const handle = await fs.open(temp, 'w');
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(temp, target);
+  }
+
+  async get(key: string): Promise<Buffer | null> {
+    try {
+      return await fs.readFile(this.file(key));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async stream(key: string, range?: ByteRange): Promise<Readable | null> {
+    const info = await this.stat(key);
+    if (!info) return null;
+    return createReadStream(this.file(key), range ? { start: range.start, end: range.end } : {});
+  }
+
+  async stat(key: string): Promise<BlobInfo | null> {
+    try {
+      const stats = await fs.stat(this.file(key));
+      return { key, size: stats.size, contentType: contentTypeOf(key) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await fs.rm(this.file(key), { force: true });
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const root = path.resolve(this.root);
+    const start = path.join(root, prefix);
+    const out: string[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      let entries: import('node:fs').Dirent[];
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const entry of entries) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) await walk(full);
+        else if (!entry.name.endsWith('.tmp')) out.push(path.relative(root, full).split(path.sep).join('/'));
+      }
+    };
+    await walk(start.endsWith(path.sep) ? start : path.dirname(start));
+    return out.filter((key) => key.startsWith(prefix)).sort();
+  }
+}
+
+const TYPES: Record<string, string> = {
+  mp3: 'audio/mpeg',
+  png: 'image/png',
+  svg: 'image/svg+xml',
+  json: 'application/json',
+  wav: 'audio/wav',
+};
+export const contentTypeOf = (key: string): string => TYPES[key.split('.').pop() ?? ''] ?? 'application/octet-stream';

@@ -1,0 +1,111 @@
+/**
+ * Operator command line: `npm run --silent cli -- <command>`.
+ *   migrate
+ *   keys create --account <email> [--name <name>] [--json]
+ *   keys list --account <email> [--json]
+ *   keys revoke <key-id>
+ * Output meant for machines goes to stdout as JSON; messages for people go to stderr.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config.js';
+import { migrateToLatest } from './db/migrate.js';
+import { closeDeps, createDeps, type Deps } from './deps.js';
+import { AppError } from './errors.js';
+import { createApiKey, listApiKeys, revokeApiKey } from './features/api-keys/service.js';
+
+const USAGE = `Usage: npm run --silent cli -- <command>
+
+Commands:
+  migrate                                       Apply database migrations.
+  keys create --account <email> [--name <n>] [--json]
+                                                Create an API key (the account is created if needed).
+  keys list --account <email> [--json]          List an account's keys (never the secrets).
+  keys revoke <key-id>                          Revoke a key at once.
+`;
+
+type Command = (deps: Deps, args: string[]) => Promise<void>;
+
+const out = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+
+function options(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    options: { account: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
+}
+
+function requireAccount(account: string | undefined): string {
+  if (!account) throw new UsageError('--account <email> is required');
+  return account;
+}
+
+class UsageError extends Error {}
+
+const commands: Record<string, Command> = {
+  migrate: async (deps) => {
+    const applied = await migrateToLatest(deps.db);
+    process.stderr.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
+  },
+  'keys create': async (deps, args) => {
+    const { values } = options(args);
+    const created = await createApiKey(deps, { accountEmail: requireAccount(values.account), name: values.name ?? null });
+    if (values.json)
+      out({ id: created.id, key: created.key, account: created.account, name: created.name, created_at: created.created_at });
+    else
+      process.stdout.write(
+        `Created key ${created.id} for ${created.account}.\n${created.key}\nStore it now: it is not shown again.\n`,
+      );
+  },
+  'keys list': async (deps, args) => {
+    const { values } = options(args);
+    const keys = await listApiKeys(deps, requireAccount(values.account));
+    if (values.json) out(keys);
+    else
+      for (const k of keys)
+        process.stdout.write(`${k.id}  ${k.prefix}…  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}  ${k.name ?? ''}\n`);
+  },
+  'keys revoke': async (deps, args) => {
+    const { positionals } = options(args);
+    const id = positionals[0];
+    if (!id) throw new UsageError('keys revoke needs a key id');
+    await revokeApiKey(deps, id);
+    process.stderr.write(`Revoked ${id}.\n`);
+  },
+};
+
+export async function runCli(argv: string[]): Promise<number> {
+  const name = argv[0] === 'keys' || argv[0] === 'webhooks' ? `${argv[0]} ${argv[1] ?? ''}` : (argv[0] ?? '');
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(USAGE);
+    return argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' ? 0 : 2;
+  }
+  const deps = createDeps(loadConfig());
+  try {
+    if (name !== 'migrate') await migrateToLatest(deps.db);
+    await command(deps, argv.slice(name.split(' ').length));
+    return 0;
+  } catch (err) {
+    if (
+      err instanceof UsageError ||
+      err instanceof AppError ||
+      err instanceof ConfigError ||
+      (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
+      process.stderr.write(`Error: ${(err as Error).message}\n`);
+      return 2;
+    }
+    throw err;
+  } finally {
+    await closeDeps(deps);
+  }
+}
+
+runCli(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

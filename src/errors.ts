@@ -1,0 +1,93 @@
+/**
+ * One error type for the whole service. Services and repos throw `AppError` with a stable
+ * `code`; the table below is the only place that maps a code to an HTTP status and an error
+ * `type`. The /v1 error handler renders it as `{"error": {type, code, message, param?, request_id}}`.
+ */
+
+export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'idempotency_error' | 'rate_limit_error' | 'api_error';
+
+interface ErrorKind {
+  status: number;
+  type: ErrorType;
+}
+
+const kinds = {
+  validation_failed: { status: 400, type: 'invalid_request_error' },
+  parameter_missing: { status: 400, type: 'invalid_request_error' },
+  parameter_unknown: { status: 400, type: 'invalid_request_error' },
+  parameter_invalid: { status: 400, type: 'invalid_request_error' },
+  invalid_cursor: { status: 400, type: 'invalid_request_error' },
+  invalid_json: { status: 400, type: 'invalid_request_error' },
+  missing_api_key: { status: 401, type: 'authentication_error' },
+  invalid_api_key: { status: 401, type: 'authentication_error' },
+  resource_missing: { status: 404, type: 'invalid_request_error' },
+  route_not_found: { status: 404, type: 'invalid_request_error' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error' },
+  conflict: { status: 409, type: 'invalid_request_error' },
+  idempotency_key_reused: { status: 409, type: 'idempotency_error' },
+  idempotency_request_in_progress: { status: 409, type: 'idempotency_error' },
+  payload_too_large: { status: 413, type: 'invalid_request_error' },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error' },
+  unprocessable_entity: { status: 422, type: 'invalid_request_error' },
+  rate_limited: { status: 429, type: 'rate_limit_error' },
+  internal_error: { status: 500, type: 'api_error' },
+  service_unavailable: { status: 503, type: 'api_error' },
+} satisfies Record<string, ErrorKind>;
+
+/** Error codes may be added by features; unknown codes fall back to their given status. */
+export type ErrorCode = keyof typeof kinds | (string & {});
+
+export interface AppErrorOptions {
+  param?: string;
+  status?: number;
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly param: string | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'AppError';
+    const kind: ErrorKind | undefined = (kinds as Record<string, ErrorKind>)[code];
+    this.code = code;
+    this.status = options.status ?? kind?.status ?? 500;
+    this.type = kind?.type ?? typeForStatus(this.status);
+    this.param = options.param;
+    this.headers = options.headers ?? {};
+  }
+}
+
+function typeForStatus(status: number): ErrorType {
+  if (status === 401) return 'authentication_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'api_error';
+  return 'invalid_request_error';
+}
+
+export const notFound = (what: string, param?: string) =>
+  new AppError('resource_missing', `No such ${what}.`, param === undefined ? {} : { param });
+
+export const invalid = (message: string, param?: string) =>
+  new AppError('validation_failed', message, param === undefined ? {} : { param });
+
+export interface ErrorBody {
+  error: { type: ErrorType; code: string; message: string; param?: string; request_id: string };
+}
+
+export function errorBody(error: AppError, requestId: string): ErrorBody {
+  return {
+    error: {
+      type: error.type,
+      code: error.code,
+      message: error.message,
+      ...(error.param === undefined ? {} : { param: error.param }),
+      request_id: requestId,
+    },
+  };
+}

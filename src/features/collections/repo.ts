@@ -1,0 +1,60 @@
+import type { Kysely } from 'kysely';
+import type { CollectionsTable, Database } from '../../db/schema.js';
+import type { PageCursor } from '../../lib/pagination.js';
+
+export type CollectionRow = Omit<CollectionsTable, 'member_count' | 'recorded_count'> & {
+  member_count: number;
+  recorded_count: number;
+};
+
+export const insertCollection = (db: Kysely<Database>, row: CollectionRow) => db.insertInto('collections').values(row).execute();
+
+/** A live (not archived) collection of this account. */
+export const findLiveCollection = (db: Kysely<Database>, accountId: string, id: string): Promise<CollectionRow | undefined> =>
+  db
+    .selectFrom('collections')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('archived_at', 'is', null)
+    .executeTakeFirst();
+
+/** Live collections newest first, starting after `cursor`; `limit` rows at most. */
+export function listLiveCollections(db: Kysely<Database>, accountId: string, cursor: PageCursor | null, limit: number) {
+  let query = db.selectFrom('collections').selectAll().where('account_id', '=', accountId).where('archived_at', 'is', null);
+  if (cursor) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', cursor.createdAt),
+        eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)]),
+      ]),
+    );
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute() as Promise<CollectionRow[]>;
+}
+
+export const updateLiveCollection = (
+  db: Kysely<Database>,
+  accountId: string,
+  id: string,
+  changes: Partial<Pick<CollectionRow, 'name' | 'description' | 'updated_at'>>,
+) =>
+  db
+    .updateTable('collections')
+    .set(changes)
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('archived_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst() as Promise<CollectionRow | undefined>;
+
+export const archiveLiveCollection = async (db: Kysely<Database>, accountId: string, id: string, at: string) => {
+  const result = await db
+    .updateTable('collections')
+    .set({ archived_at: at, updated_at: at })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('archived_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+};

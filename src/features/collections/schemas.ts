@@ -1,0 +1,82 @@
+import { type Static, Type } from 'typebox';
+import { PageQuery } from '../../lib/pagination.js';
+
+export const CUSTOM_FIELD_TYPES = ['text', 'email', 'url', 'number', 'boolean', 'select'] as const;
+export const MAX_CUSTOM_FIELDS = 50;
+
+export const CustomField = Type.Object(
+  {
+    key: Type.String({
+      pattern: '^[a-z][a-z0-9_]{0,62}$',
+      description:
+        'Identifier of the field in user records: lower-case letters, digits and underscores, starting with a letter, at most 63 characters. Unique within the collection.',
+    }),
+    label: Type.String({ minLength: 1, maxLength: 100, description: 'Human-readable label shown in forms.' }),
+    type: Type.Union(
+      CUSTOM_FIELD_TYPES.map((t) => Type.Literal(t)),
+      { description: 'Kind of value the field holds.' },
+    ),
+    required: Type.Boolean({ default: false, description: 'Whether every user must have a value.' }),
+    options: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        minItems: 1,
+        maxItems: 100,
+        description: 'Allowed values; required for `select`, not allowed for other types.',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'CustomField' },
+);
+export type CustomField = Static<typeof CustomField>;
+
+export const Collection = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String({ maxLength: 255 }),
+    description: Type.Union([Type.String(), Type.Null()]),
+    custom_fields: Type.Array(CustomField),
+    member_count: Type.Integer({ minimum: 0 }),
+    recorded_count: Type.Integer({ minimum: 0 }),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Collection', additionalProperties: false },
+);
+export type Collection = Static<typeof Collection>;
+
+const Name = Type.String({ minLength: 1, maxLength: 255, description: 'At most 255 characters.' });
+const Description = Type.String({ maxLength: 10_000 });
+
+export const CreateCollectionBody = Type.Object(
+  {
+    name: Name,
+    description: Type.Optional(Type.Union([Description, Type.Null()])),
+    custom_fields: Type.Optional(Type.Array(CustomField, { maxItems: MAX_CUSTOM_FIELDS })),
+  },
+  { additionalProperties: false },
+);
+export type CreateCollectionBody = Static<typeof CreateCollectionBody>;
+
+export const UpdateCollectionBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    description: Type.Optional(Type.Union([Description, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export type UpdateCollectionBody = Static<typeof UpdateCollectionBody>;
+
+export const CollectionParams = Type.Object({ collection_id: Type.String({ maxLength: 64 }) });
+
+export const ListCollectionsQuery = Type.Object(
+  { limit: Type.Optional(PageQuery.limit), cursor: Type.Optional(PageQuery.cursor) },
+  { additionalProperties: false },
+);
+
+export const CollectionList = Type.Object({
+  data: Type.Array(Collection),
+  has_more: Type.Boolean(),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const DeletedCollection = Type.Object({ deleted: Type.Literal(true), id: Type.String() });

@@ -1,0 +1,32 @@
+/**
+ * Domain events (the outbox). A feature records an event inside the same transaction as the
+ * change it describes; a `events.dispatch` job is enqueued with it, and the webhooks feature
+ * handles that job (fan-out to matching webhooks). Nothing is sent if the change rolls back,
+ * and nothing is lost if the process dies after the commit.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { enqueueJob } from '../../jobs/queue.js';
+import { newId } from '../../lib/ids.js';
+
+export const EVENT_DISPATCH_JOB = 'events.dispatch';
+
+export interface RecordedEvent {
+  id: string;
+  type: string;
+  created_at: string;
+}
+
+/** Call with the transaction of the change. `data` is the event's `data` object as delivered. */
+export async function recordEvent(
+  trx: Kysely<Database>,
+  input: { accountId: string; type: string; data: Record<string, unknown>; at: Date },
+): Promise<RecordedEvent> {
+  const event = { id: `evt_${newId().replace(/-/g, '')}`, type: input.type, created_at: input.at.toISOString() };
+  await trx
+    .insertInto('events')
+    .values({ ...event, account_id: input.accountId, data: JSON.stringify(input.data) })
+    .execute();
+  await enqueueJob(trx, { name: EVENT_DISPATCH_JOB, payload: { event_id: event.id }, runAt: input.at });
+  return event;
+}

@@ -1,0 +1,17 @@
+import { Type } from 'typebox';
+
+/** The /v1 error envelope. */
+export const ErrorResponse = Type.Object(
+  {
+    error: Type.Object({
+      type: Type.String({
+        description: 'Broad class: invalid_request_error, authentication_error, idempotency_error, rate_limit_error, api_error.',
+      }),
+      code: Type.String({ description: 'Stable, specific error code.' }),
+      message: Type.String({ description: 'Human-readable explanation.' }),
+      param: Type.Optional(Type.String({ description: 'The field or parameter at fault.' })),
+      request_id: Type.String({ description: 'Same as the X-Request-Id header.' }),
+    }),
+  },
+  { title: 'Error' },
+);

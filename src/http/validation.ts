@@ -1,0 +1,77 @@
+/**
+ * Request validation. Bodies are validated strictly (no type coercion, unknown fields are an
+ * error); query strings and path parameters are coerced from text, as they arrive as text.
+ * Ajv errors are turned into one clear `AppError` naming the offending field.
+ */
+import { Ajv, type ErrorObject, type Options } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import { AppError } from '../errors.js';
+
+const base: Options = { allErrors: false, removeAdditional: false, useDefaults: true, strict: false };
+
+function makeAjv(options: Options): Ajv {
+  const ajv = new Ajv({ ...base, ...options });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+const strictAjv = makeAjv({ coerceTypes: false });
+const coercingAjv = makeAjv({ coerceTypes: 'array' });
+
+export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema as object);
+
+/** `/custom_fields/0/key` → `custom_fields[0].key` */
+export function fieldPath(instancePath: string, child?: string): string {
+  const parts = instancePath.split('/').filter(Boolean);
+  if (child !== undefined) parts.push(child);
+  return parts.map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`)).join('');
+}
+
+export function validationError(errors: ErrorObject[], context: string): AppError {
+  const error = errors[0];
+  const where = context === 'querystring' ? 'query parameter' : context === 'params' ? 'path parameter' : 'field';
+  if (!error) return new AppError('validation_failed', 'The request is invalid.');
+  const params = error.params as Record<string, any>;
+  switch (error.keyword) {
+    case 'required': {
+      const param = fieldPath(error.instancePath, params.missingProperty);
+      return new AppError('parameter_missing', `Missing required ${where} "${param}".`, { param });
+    }
+    case 'additionalProperties': {
+      const param = fieldPath(error.instancePath, params.additionalProperty);
+      return new AppError('parameter_unknown', `Unknown ${where} "${param}".`, { param });
+    }
+  }
+  const param = fieldPath(error.instancePath) || context;
+  return new AppError('parameter_invalid', `Invalid ${where} "${param}": ${describe(error)}.`, { param });
+}
+
+function describe(error: ErrorObject): string {
+  const params = error.params as Record<string, any>;
+  switch (error.keyword) {
+    case 'maxLength':
+      return `must be at most ${params.limit} characters`;
+    case 'minLength':
+      return params.limit === 1 ? 'must not be empty' : `must be at least ${params.limit} characters`;
+    case 'maximum':
+      return `must be at most ${params.limit}`;
+    case 'minimum':
+      return `must be at least ${params.limit}`;
+    case 'maxItems':
+      return `must have at most ${params.limit} items`;
+    case 'minItems':
+      return `must have at least ${params.limit} item${params.limit === 1 ? '' : 's'}`;
+    case 'enum':
+      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'type':
+      return `must be ${params.type === 'integer' ? 'an integer' : `of type ${params.type}`}`;
+    case 'format':
+      return `must be a valid ${params.format}`;
+    case 'pattern':
+      return 'has characters or a shape that is not allowed';
+    default:
+      return error.message ?? 'is invalid';
+  }
+}

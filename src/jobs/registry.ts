@@ -1,0 +1,26 @@
+/**
+ * Every background job and periodic task of the service, in one list. Features export their
+ * job definitions from their own `jobs.ts`; this file wires them to one worker.
+ */
+import type { Deps } from '../deps.js';
+import { idempotencyTasks } from '../features/idempotency/jobs.js';
+import { type JobDefinition, JobWorker, type PeriodicTask } from './worker.js';
+
+export function jobDefinitions(_deps: Deps): JobDefinition<any>[] {
+  return [];
+}
+
+export function periodicTasks(deps: Deps): PeriodicTask[] {
+  return [...idempotencyTasks(deps)];
+}
+
+export function createWorker(deps: Deps, options: { pollMs?: number } = {}): JobWorker {
+  return new JobWorker({
+    db: deps.db,
+    clock: deps.clock,
+    logger: deps.logger.child({ component: 'worker' }),
+    jobs: jobDefinitions(deps),
+    periodic: periodicTasks(deps),
+    ...options,
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * Process entry point for the server: read config, open adapters, migrate, serve, and run the
+ * background worker in-process unless RUN_WORKER=false. Stops gracefully on SIGTERM/SIGINT:
+ * no new connections, in-flight requests and jobs finish, then the database closes.
+ */
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { migrateToLatest } from './db/migrate.js';
+import { closeDeps, createDeps } from './deps.js';
+import { createWorker } from './jobs/registry.js';
+
+async function main() {
+  const config = loadConfig();
+  const deps = createDeps(config);
+  const applied = await migrateToLatest(deps.db);
+  if (applied.length > 0) deps.logger.info({ migrations: applied }, 'database migrated');
+  const app = await buildApp(deps);
+  const worker = config.runWorker ? createWorker(deps) : null;
+  worker?.start();
+  await app.listen({ port: config.port, host: config.host });
+  deps.logger.info(
+    { base_url: config.baseUrl, database: config.database.dialect, worker: worker !== null },
+    `voicename listening on ${config.baseUrl}`,
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    deps.logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => process.exit(1), 15_000);
+    timer.unref();
+    await app.close();
+    await worker?.stop();
+    await closeDeps(deps);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err) => {
+  if (err instanceof ConfigError) {
+    console.error(`Configuration error: ${err.message}`);
+  } else {
+    console.error(err);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,69 @@
+/**
+ * Builds the real application on a fresh database for one test file, and gives tests a few
+ * conveniences: API keys for new accounts, and JSON requests through `app.inject`.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.js';
+import { createApiKey } from '../../src/features/api-keys/service.js';
+import type { Clock } from '../../src/lib/clock.js';
+import { randomToken } from '../../src/lib/ids.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  deps: Deps;
+  config: Config;
+  database: TestDatabase;
+  /** Creates a new account with a fresh API key; returns the plaintext key and ids. */
+  newAccount(email?: string): Promise<{ key: string; keyId: string; email: string }>;
+  /** A JSON request with `Authorization: Bearer <key>` when `key` is given. */
+  request(options: InjectOptions & { key?: string; json?: unknown }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  overrides?: Omit<DepsOverrides, 'db' | 'clock'>;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-data-'));
+  const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, BASE_URL: 'http://localhost:3000', ...options.env });
+  config.database = database.config;
+  const deps = createDeps(config, { ...options.overrides, db: database.db, ...(options.clock ? { clock: options.clock } : {}) });
+  const app = await buildApp(deps);
+  await app.ready();
+  return {
+    app,
+    deps,
+    config,
+    database,
+    async newAccount(email = `user-${randomToken(6).toLowerCase()}@example.com`) {
+      const created = await createApiKey(deps, { accountEmail: email });
+      return { key: created.key, keyId: created.id, email: created.account };
+    },
+    request({ key, json, headers, ...rest }) {
+      return app.inject({
+        ...rest,
+        headers: {
+          ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+          ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        ...(json === undefined ? {} : { payload: JSON.stringify(json) }),
+      });
+    },
+    async close() {
+      await app.close();
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

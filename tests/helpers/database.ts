@@ -1,0 +1,66 @@
+/**
+ * A fresh, migrated database per test file. SQLite by default (a temporary file); PostgreSQL
+ * when DATABASE_URL is a postgres:// URL, with one schema per test file so files run in parallel.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { DatabaseConfig } from '../../src/config.js';
+import { type Db, openDb } from '../../src/db/index.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { randomToken } from '../../src/lib/ids.js';
+
+export interface TestDatabase {
+  db: Db;
+  config: DatabaseConfig;
+  /** Extra environment for child processes (CLI, workers) so they open this same database. */
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
+export const usingPostgres = (): boolean => /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '');
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (usingPostgres()) {
+    const url = process.env.DATABASE_URL as string;
+    const schema = `t_${randomToken(9)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '_')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const config: DatabaseConfig = { dialect: 'postgres', url };
+    const db = openDb(config, { schema, poolSize: 5 });
+    await migrateToLatest(db);
+    const withSchema = new URL(url);
+    withSchema.searchParams.set('options', `-c search_path=${schema}`);
+    return {
+      db,
+      config,
+      env: { DATABASE_URL: withSchema.toString() },
+      async drop() {
+        await db.close();
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        await client.query(`drop schema if exists ${schema} cascade`);
+        await client.end();
+      },
+    };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-test-'));
+  const file = path.join(dir, 'test.db');
+  const config: DatabaseConfig = { dialect: 'sqlite', file };
+  const db = openDb(config);
+  await migrateToLatest(db);
+  return {
+    db,
+    config,
+    env: { DATABASE_URL: `sqlite:${file}` },
+    async drop() {
+      await db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
