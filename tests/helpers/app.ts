@@ -67,3 +67,28 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
   };
 }
+
+/** A free TCP port on loopback (for tests that need a real listening server). */
+export async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * The app listening on a real loopback port, with BASE_URL and SITE_URL pointing at it,
+ * for browsers, external HTTP clients and benchmarks.
+ */
+export async function startTestServer(options: TestAppOptions = {}): Promise<TestApp & { url: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const t = await createTestApp({ ...options, env: { BASE_URL: url, SITE_URL: url, ...options.env } });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  return Object.assign(t, { url });
+}
