@@ -15,6 +15,7 @@ import { registerIdempotency } from './http/idempotency.js';
 import { registerOpenApi } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
 import { validatorCompiler } from './http/validation.js';
+import { registerAssetRoutes } from './web/assets.js';
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -44,6 +45,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     const ready = await deps.db.ping();
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'database unavailable' });
   });
+
+  registerAssetRoutes(app, deps.assets);
 
   await app.register(
     async (v1) => {

@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { type Db, openDb } from './db/index.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createLogger } from './logger.js';
+import { type Assets, loadAssets } from './web/assets.js';
 
 export interface Deps {
   config: Config;
@@ -15,6 +16,8 @@ export interface Deps {
   clock: Clock;
   logger: Logger;
   blobs: BlobStore;
+  /** Compiled browser scripts and static files for pages. */
+  assets: Assets;
 }
 
 export interface DepsOverrides {
@@ -31,6 +34,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     clock: overrides.clock ?? systemClock,
     logger: overrides.logger ?? createLogger(config.logLevel),
     blobs: overrides.blobs ?? createBlobStore(config),
+    assets: loadAssets(),
   };
 }
 

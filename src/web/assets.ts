@@ -1,0 +1,77 @@
+/**
+ * Browser assets (small vanilla TypeScript scripts, CSS, images) from `src/web/client/`.
+ * Scripts are compiled with esbuild once at boot and kept in memory; every asset is served
+ * under a content-hashed name (`/assets/recorder.3f2a9c1b.js`) with an immutable cache header,
+ * so a deploy never serves a stale script and browsers never re-download an unchanged one.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { transformSync } from 'esbuild';
+import type { FastifyInstance } from 'fastify';
+
+export interface Asset {
+  body: Buffer;
+  contentType: string;
+  url: string;
+}
+
+export interface Assets {
+  /** URL path of an asset by its source name, e.g. `url('recorder.ts')` → `/assets/recorder.1a2b3c4d.js`. */
+  url(name: string): string;
+  byPath(file: string): Asset | undefined;
+}
+
+const CLIENT_DIR = fileURLToPath(new URL('./client/', import.meta.url));
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
+
+export function loadAssets(dir: string = CLIENT_DIR): Assets {
+  const byName = new Map<string, Asset>();
+  const byFile = new Map<string, Asset>();
+  for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    const source = fs.readFileSync(path.join(dir, entry));
+    let ext = path.extname(entry);
+    let body = source;
+    if (ext === '.ts') {
+      if (entry.endsWith('.test.ts') || entry.endsWith('.d.ts')) continue;
+      body = Buffer.from(
+        transformSync(source.toString('utf8'), { loader: 'ts', format: 'iife', target: 'es2020', minify: true }).code,
+      );
+      ext = '.js';
+    }
+    const contentType = TYPES[ext];
+    if (!contentType) continue;
+    const hash = createHash('sha256').update(body).digest('hex').slice(0, 10);
+    const file = `${path.basename(entry, path.extname(entry))}.${hash}${ext}`;
+    const asset = { body, contentType, url: `/assets/${file}` };
+    byName.set(entry, asset);
+    byFile.set(file, asset);
+  }
+  return {
+    url(name) {
+      const asset = byName.get(name);
+      if (!asset) throw new Error(`unknown asset ${name}`);
+      return asset.url;
+    },
+    byPath: (file) => byFile.get(file),
+  };
+}
+
+export function registerAssetRoutes(app: FastifyInstance, assets: Assets): void {
+  app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
+    const asset = assets.byPath(request.params.file);
+    if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+    return reply
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('x-content-type-options', 'nosniff')
+      .header('access-control-allow-origin', '*')
+      .type(asset.contentType)
+      .send(asset.body);
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * HTML that is escaped by construction. Views are functions `(data) => SafeHtml` written with
+ * the `html` tag: every interpolated value is escaped unless it is already `SafeHtml` (another
+ * fragment built the same way). `unsafeRaw` exists for trusted constant markup only.
+ */
+
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+
+export const escapeHtml = (value: string): string => value.replace(/[&<>"'`]/g, (c) => ESCAPES[c] as string);
+
+type Interpolation = SafeHtml | string | number | boolean | null | undefined | Interpolation[];
+
+function render(value: Interpolation): string {
+  if (value === null || value === undefined || value === false) return '';
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  return escapeHtml(String(value));
+}
+
+export function html(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
+  let out = strings[0] ?? '';
+  values.forEach((value, i) => {
+    out += render(value) + (strings[i + 1] ?? '');
+  });
+  return new SafeHtml(out);
+}
+
+/** Trusted markup that must not be escaped (constants only, never user data). */
+export const unsafeRaw = (markup: string): SafeHtml => new SafeHtml(markup);
+
+/**
+ * JSON for a `<script type="application/ld+json">` or data island: `<`, `>`, `&` and line
+ * separators are escaped so the content can never close the script element.
+ */
+export const jsonForScript = (value: unknown): SafeHtml =>
+  new SafeHtml(
+    JSON.stringify(value)
+      .replace(/</g, '\\u003c')
+      .replace(/>/g, '\\u003e')
+      .replace(/&/g, '\\u0026')
+      .replace(/\u2028/g, '\\u2028')
+      .replace(/\u2029/g, '\\u2029'),
+  );
