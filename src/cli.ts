@@ -81,7 +81,15 @@ export async function runCli(argv: string[]): Promise<number> {
     process.stderr.write(USAGE);
     return argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' ? 0 : 2;
   }
-  const deps = createDeps(loadConfig());
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`Configuration error: ${err.message}\n`);
+    return 2;
+  }
+  const deps = createDeps(config);
   try {
     if (name !== 'migrate') await migrateToLatest(deps.db);
     await command(deps, argv.slice(name.split(' ').length));

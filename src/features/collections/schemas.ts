@@ -12,10 +12,7 @@ export const CustomField = Type.Object(
         'Identifier of the field in user records: lower-case letters, digits and underscores, starting with a letter, at most 63 characters. Unique within the collection.',
     }),
     label: Type.String({ minLength: 1, maxLength: 100, description: 'Human-readable label shown in forms.' }),
-    type: Type.Union(
-      CUSTOM_FIELD_TYPES.map((t) => Type.Literal(t)),
-      { description: 'Kind of value the field holds.' },
-    ),
+    type: Type.Enum(CUSTOM_FIELD_TYPES, { description: 'Kind of value the field holds.' }),
     required: Type.Boolean({ default: false, description: 'Whether every user must have a value.' }),
     options: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {

@@ -1,0 +1,55 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, freePort, type TestApp } from './helpers/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+async function waitFor(url: string, child: ChildProcess, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${url}`);
+}
+
+describe('the server process (what npm start runs)', () => {
+  it('serves, redacts secrets from its logs, and stops gracefully on SIGTERM', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const child = spawn('node_modules/.bin/tsx', ['src/main.ts'], {
+      env: t.childEnv({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, LOG_LEVEL: 'info' }),
+      detached: false,
+    });
+    let logs = '';
+    child.stdout.on('data', (chunk) => {
+      logs += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      logs += chunk;
+    });
+    await waitFor(`${base}/readyz`, child);
+    const { key } = await t.newAccount();
+    const res = await fetch(`${base}/v1/collections`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'From a real socket' }),
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // tsx forwards the signal to the server process and exits with its code.
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(logs).toContain('listening');
+    expect(logs).toContain('request completed');
+    expect(logs).not.toContain(key);
+  }, 60_000);
+});
