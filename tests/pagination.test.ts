@@ -34,14 +34,18 @@ describe('GET /v1/collections pagination', () => {
     }
   });
 
-  it('orders newest first and omits archived collections', async () => {
+  it('orders newest first (ties by id, descending) and omits archived collections', async () => {
     const { key } = await t.newAccount();
-    const ids: string[] = [];
+    const created: { id: string; created_at: string }[] = [];
     for (let i = 0; i < 5; i++)
-      ids.push((await t.request({ method: 'POST', url: '/v1/collections', key, json: { name: `c${i}` } })).json().id);
-    await t.request({ method: 'DELETE', url: `/v1/collections/${ids[2]}`, key });
-    const data = (await list(key, '')).json().data as { id: string; created_at: string }[];
-    expect(data.map((c) => c.id)).toEqual([ids[4], ids[3], ids[1], ids[0]]);
+      created.push((await t.request({ method: 'POST', url: '/v1/collections', key, json: { name: `c${i}` } })).json());
+    await t.request({ method: 'DELETE', url: `/v1/collections/${created[2]?.id}`, key });
+    const expected = created
+      .filter((_, i) => i !== 2)
+      .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1))
+      .map((c) => c.id);
+    const data = (await list(key, '')).json().data as { id: string }[];
+    expect(data.map((c) => c.id)).toEqual(expected);
   });
 
   it.each([

@@ -55,7 +55,34 @@ function openSqlite(file: string): Kysely<Database> {
   database.pragma('foreign_keys = ON');
   // Other processes (CLI, a separate worker) may hold the write lock briefly.
   database.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+}
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running most of our indexed
+ * queries. Our SQL text is generated from a bounded set of query shapes, so a small cache of
+ * prepared statements keyed by SQL text is safe and removes that cost from the hot paths.
+ */
+function withStatementCache(database: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = database.prepare.bind(database);
+  return new Proxy(database, {
+    get(target, property, receiver) {
+      if (property !== 'prepare') {
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (source: string) => {
+        let statement = cache.get(source);
+        if (!statement) {
+          if (cache.size >= 500) cache.delete(cache.keys().next().value as string);
+          statement = prepare(source);
+          cache.set(source, statement);
+        }
+        return statement;
+      };
+    },
+  });
 }
 
 // Counts come back as strings from pg for bigint; our integers fit in JS numbers.

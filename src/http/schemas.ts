@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 
 /** The /v1 error envelope. */
 export const ErrorResponse = Type.Object(
@@ -15,3 +15,10 @@ export const ErrorResponse = Type.Object(
   },
   { title: 'Error' },
 );
+
+/**
+ * `T | null` as `{"type": [T, "null"]}` rather than `anyOf`: the same JSON Schema meaning, but
+ * Fastify's serializer handles it natively instead of validating each value with Ajv.
+ */
+export const Nullable = <T extends TSchema & { type: string }>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });

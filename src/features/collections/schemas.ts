@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { Nullable } from '../../http/schemas.js';
 import { PageQuery } from '../../lib/pagination.js';
 
 export const CUSTOM_FIELD_TYPES = ['text', 'email', 'url', 'number', 'boolean', 'select'] as const;
@@ -30,7 +31,7 @@ export const Collection = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     name: Type.String({ maxLength: 255 }),
-    description: Type.Union([Type.String(), Type.Null()]),
+    description: Nullable(Type.String()),
     custom_fields: Type.Array(CustomField),
     member_count: Type.Integer({ minimum: 0 }),
     recorded_count: Type.Integer({ minimum: 0 }),
@@ -47,7 +48,7 @@ const Description = Type.String({ maxLength: 10_000 });
 export const CreateCollectionBody = Type.Object(
   {
     name: Name,
-    description: Type.Optional(Type.Union([Description, Type.Null()])),
+    description: Type.Optional(Nullable(Description)),
     custom_fields: Type.Optional(Type.Array(CustomField, { maxItems: MAX_CUSTOM_FIELDS })),
   },
   { additionalProperties: false },
@@ -57,7 +58,7 @@ export type CreateCollectionBody = Static<typeof CreateCollectionBody>;
 export const UpdateCollectionBody = Type.Object(
   {
     name: Type.Optional(Name),
-    description: Type.Optional(Type.Union([Description, Type.Null()])),
+    description: Type.Optional(Nullable(Description)),
   },
   { additionalProperties: false },
 );
@@ -73,7 +74,7 @@ export const ListCollectionsQuery = Type.Object(
 export const CollectionList = Type.Object({
   data: Type.Array(Collection),
   has_more: Type.Boolean(),
-  next_cursor: Type.Union([Type.String(), Type.Null()]),
+  next_cursor: Nullable(Type.String()),
 });
 
 export const DeletedCollection = Type.Object({ deleted: Type.Literal(true), id: Type.String() });

@@ -1,0 +1,144 @@
+/**
+ * Shared benchmark plumbing: a bare node:http baseline server, autocannon runs and a table of
+ * results with ratios to the baseline. Absolute numbers drift 10-15 % between runs on a small
+ * VM, so every benchmark compares against the baseline measured in the same run.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { loadConfig } from '../src/config.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { createDeps, type Deps } from '../src/deps.js';
+
+const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+
+export interface Measurement {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  connections?: number;
+  seconds?: number;
+  /** Different request per call (e.g. random tokens). */
+  requests?: autocannon.Request[];
+}
+
+export async function measure(name: string, options: LoadOptions): Promise<Measurement> {
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? 'GET',
+    headers: options.headers ?? {},
+    ...(options.body === undefined ? {} : { body: options.body }),
+    ...(options.requests ? { requests: options.requests } : {}),
+    connections: options.connections ?? 50,
+    duration: options.seconds ?? Number(process.env.BENCH_SECONDS ?? 5),
+  });
+  return {
+    name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+/** Starts a child process and waits until `url` answers. */
+async function startProcess(args: string[], env: Record<string, string>, url: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
+    try {
+      await fetch(url);
+      return child;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`timed out starting ${args.join(' ')}`);
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+const freePortNumber = () => 30000 + Math.floor(Math.random() * 20000);
+
+/** The baseline: a bare node:http server in its own process, answering every request the same way. */
+export async function bareServer(answer: { status: number; headers: Record<string, string>; body: string }) {
+  const port = freePortNumber();
+  const url = `http://127.0.0.1:${port}`;
+  const child = await startProcess(
+    [path.join(BENCH_DIR, 'bare-server.ts')],
+    { PORT: String(port), BARE_ANSWER: JSON.stringify(answer) },
+    url,
+  );
+  return { url, close: () => stopProcess(child) };
+}
+
+/**
+ * The real server in its own process (as `npm start` runs it: SQLite, in-process worker off so
+ * only HTTP is measured), on a temporary data directory. `seed` runs first, in this process,
+ * against the same database, with the same services the API uses.
+ */
+export async function benchApp(seed: (deps: Deps) => Promise<void>, env: Record<string, string> = {}) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-bench-'));
+  const port = freePortNumber();
+  const url = `http://127.0.0.1:${port}`;
+  const settings: Record<string, string> = {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BASE_URL: url,
+    RUN_WORKER: 'false',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    ...env,
+  };
+  const deps = createDeps(loadConfig(settings));
+  await migrateToLatest(deps.db);
+  await seed(deps);
+  await deps.db.close();
+  const child = await startProcess([path.join(BENCH_DIR, '..', 'src', 'main.ts')], settings, `${url}/healthz`);
+  return {
+    url,
+    async close() {
+      await stopProcess(child);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function report(title: string, baseline: Measurement, rows: Measurement[]): void {
+  const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(9);
+  console.log(`\n${title}  (node ${process.version}, ${os.cpus().length} cpus)`);
+  console.log(
+    `${'endpoint'.padEnd(44)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'ratio'.padStart(9)}  errors`,
+  );
+  for (const row of [baseline, ...rows]) {
+    const ratio = row === baseline ? 1 : row.rps / baseline.rps;
+    console.log(
+      `${row.name.padEnd(44)}${fmt(row.rps)}${fmt(row.p50, 2)}${fmt(row.p99, 2)}${fmt(ratio, 2)}  ${row.errors + row.non2xx}`,
+    );
+  }
+}
