@@ -15,7 +15,9 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** Brings the schema up to date. Safe to run from several processes at once (Kysely takes a lock). */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db: db.kysely, provider });
+  // With a non-default schema, Kysely must be told where its bookkeeping tables live, or it
+  // finds another schema's tables through introspection and skips creating its own.
+  const migrator = new Migrator({ db: db.kysely, provider, ...(db.schema ? { migrationTableSchema: db.schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
