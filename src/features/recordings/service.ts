@@ -115,7 +115,6 @@ async function saveRecording(
     const result = await deps.db.kysely.transaction().execute(async (trx) => {
       const user = await lockUser(trx, target.collectionId, target.userId, recordedAt);
       if (!user) throw notFound('user', 'user_id');
-      let displayName = user.display_name;
       if (target.phoneticSpelling !== undefined) {
         await trx.updateTable('users').set({ phonetic_spelling: target.phoneticSpelling }).where('id', '=', user.id).execute();
       }
@@ -135,34 +134,21 @@ async function saveRecording(
         await insertRecording(trx, row);
         await bumpCollectionCounts(trx, user.collection_id, { recorded: 1 });
       }
-      let link = await findActivePlayLink(trx, user.id);
-      if (!link) {
-        link = {
-          token: randomToken(12),
-          user_id: user.id,
-          status: 'active',
-          play_count: 0,
-          created_at: recordedAt,
-          retired_at: null,
-        };
-        await insertPlayLink(trx, {
-          token: link.token,
-          user_id: user.id,
-          status: 'active',
-          created_at: recordedAt,
-          retired_at: null,
-        });
+      // The token is created once and kept on every re-recording.
+      let token = (await findActivePlayLink(trx, user.id))?.token;
+      if (token === undefined) {
+        token = randomToken(12);
+        await insertPlayLink(trx, { token, user_id: user.id, status: 'active', created_at: recordedAt, retired_at: null });
       }
       await recordEvent(trx, {
         accountId: target.accountId,
         type: 'recording.completed',
-        data: eventData(deps.config.baseUrl, user, link.token, recordedAt),
+        data: eventData(deps.config.baseUrl, user, token, recordedAt),
         at,
       });
-      displayName = user.display_name;
       return playLinkObject(deps.config.baseUrl, {
-        token: link.token,
-        displayName,
+        token,
+        displayName: user.display_name,
         durationMs: processed.durationMs,
         recordedAt,
       });
