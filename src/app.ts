@@ -9,6 +9,9 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { collectionsRoutes } from './features/collections/routes.js';
+import { recorderRoutes } from './features/recordings/recorder-routes.js';
+import { recordingsRoutes } from './features/recordings/routes.js';
+import { usersRoutes } from './features/users/routes.js';
 import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -47,6 +50,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
 
   registerAssetRoutes(app, deps.assets);
+  await app.register(recorderRoutes(deps, { perMinute: config.recorderRateLimitPerMinute }));
 
   await app.register(
     async (v1) => {
@@ -64,6 +68,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       });
       registerIdempotency(v1, deps);
       await v1.register(collectionsRoutes(deps));
+      await v1.register(usersRoutes(deps));
+      await v1.register(recordingsRoutes(deps));
     },
     { prefix: '/v1' },
   );

@@ -23,7 +23,26 @@ export interface Config {
   /** Largest accepted JSON request body, in bytes. */
   jsonBodyLimit: number;
   trustProxy: boolean;
+  /** ffmpeg binary; null = `ffmpeg` on PATH, then the npm-shipped one. */
+  ffmpegPath: string | null;
+  /** Longest one ffmpeg run may take before it is killed. */
+  audioTimeoutMs: number;
+  blobs: BlobConfig;
+  /** Requests per minute per client address on the public recorder (/r/…). */
+  recorderRateLimitPerMinute: number;
 }
+
+export type BlobConfig =
+  | { store: 'disk' }
+  | {
+      store: 's3';
+      bucket: string;
+      endpoint: string | null;
+      region: string;
+      accessKeyId: string | null;
+      secretAccessKey: string | null;
+      forcePathStyle: boolean;
+    };
 
 export class ConfigError extends Error {}
 
@@ -77,6 +96,29 @@ function database(env: Env, dataDir: string): DatabaseConfig {
   throw new ConfigError('DATABASE_URL must start with postgres:// or sqlite:');
 }
 
+function blobs(env: Env): BlobConfig {
+  const store = str(env, 'BLOB_STORE', 'disk');
+  if (store === 'disk') return { store: 'disk' };
+  if (store !== 's3') throw new ConfigError(`BLOB_STORE must be disk or s3, got "${store}"`);
+  const bucket = str(env, 'S3_BUCKET', '');
+  if (bucket === '') throw new ConfigError('S3_BUCKET is required when BLOB_STORE=s3');
+  const accessKeyId = str(env, 'S3_ACCESS_KEY_ID', '');
+  const secretAccessKey = str(env, 'S3_SECRET_ACCESS_KEY', '');
+  if ((accessKeyId === '') !== (secretAccessKey === '')) {
+    throw new ConfigError('Set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (to use the AWS default chain)');
+  }
+  const endpoint = str(env, 'S3_ENDPOINT', '');
+  return {
+    store: 's3',
+    bucket,
+    endpoint: endpoint === '' ? null : url('S3_ENDPOINT', endpoint),
+    region: str(env, 'S3_REGION', 'us-east-1'),
+    accessKeyId: accessKeyId || null,
+    secretAccessKey: secretAccessKey || null,
+    forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', endpoint !== ''),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   if (nodeEnv !== 'development' && nodeEnv !== 'production' && nodeEnv !== 'test') {
@@ -98,5 +140,9 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     jsonBodyLimit: int(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 104_857_600),
     trustProxy: bool(env, 'TRUST_PROXY', false),
+    ffmpegPath: str(env, 'FFMPEG_PATH', '') || null,
+    audioTimeoutMs: int(env, 'AUDIO_TIMEOUT_MS', 20_000, 1_000, 600_000),
+    blobs: blobs(env),
+    recorderRateLimitPerMinute: int(env, 'RECORDER_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
   };
 }

@@ -3,6 +3,7 @@
  * from here; tests build the same object with fakes where the network would be.
  */
 import type { Logger } from 'pino';
+import { type AudioProcessor, createAudioProcessorFromConfig } from './audio/pipeline.js';
 import { type BlobStore, createBlobStore } from './blobs/index.js';
 import type { Config } from './config.js';
 import { type Db, openDb } from './db/index.js';
@@ -18,6 +19,8 @@ export interface Deps {
   blobs: BlobStore;
   /** Compiled browser scripts and static files for pages. */
   assets: Assets;
+  /** Upload → clean MP3 (ffmpeg). */
+  audio: AudioProcessor;
 }
 
 export interface DepsOverrides {
@@ -25,6 +28,7 @@ export interface DepsOverrides {
   blobs?: BlobStore;
   clock?: Clock;
   logger?: Logger;
+  audio?: AudioProcessor;
 }
 
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
@@ -35,6 +39,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     logger: overrides.logger ?? createLogger(config.logLevel),
     blobs: overrides.blobs ?? createBlobStore(config),
     assets: loadAssets(),
+    audio: overrides.audio ?? createAudioProcessorFromConfig(config),
   };
 }
 

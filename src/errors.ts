@@ -29,6 +29,19 @@ const kinds = {
   payload_too_large: { status: 413, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   unprocessable_entity: { status: 422, type: 'invalid_request_error' },
+  email_taken: { status: 409, type: 'invalid_request_error' },
+  external_id_taken: { status: 409, type: 'invalid_request_error' },
+  batch_invalid: { status: 400, type: 'invalid_request_error' },
+  invalid_csv: { status: 400, type: 'invalid_request_error' },
+  audio_empty: { status: 400, type: 'invalid_request_error' },
+  audio_too_large: { status: 413, type: 'invalid_request_error' },
+  audio_unsupported_format: { status: 415, type: 'invalid_request_error' },
+  audio_corrupt: { status: 422, type: 'invalid_request_error' },
+  audio_too_long: { status: 422, type: 'invalid_request_error' },
+  audio_too_short: { status: 422, type: 'invalid_request_error' },
+  audio_silent: { status: 422, type: 'invalid_request_error' },
+  audio_clipped: { status: 422, type: 'invalid_request_error' },
+  audio_processing_timeout: { status: 503, type: 'api_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
   internal_error: { status: 500, type: 'api_error' },
   service_unavailable: { status: 503, type: 'api_error' },
@@ -42,6 +55,15 @@ export interface AppErrorOptions {
   status?: number;
   headers?: Record<string, string>;
   cause?: unknown;
+  /** Per-item problems of a batch request, rendered as `error.errors`. */
+  errors?: ItemError[];
+}
+
+export interface ItemError {
+  index: number;
+  field: string;
+  code: string;
+  message: string;
 }
 
 export class AppError extends Error {
@@ -50,6 +72,7 @@ export class AppError extends Error {
   readonly type: ErrorType;
   readonly param: string | undefined;
   readonly headers: Record<string, string>;
+  readonly errors: ItemError[] | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, { cause: options.cause });
@@ -60,6 +83,7 @@ export class AppError extends Error {
     this.type = kind?.type ?? typeForStatus(this.status);
     this.param = options.param;
     this.headers = options.headers ?? {};
+    this.errors = options.errors;
   }
 }
 
@@ -77,7 +101,7 @@ export const invalid = (message: string, param?: string) =>
   new AppError('validation_failed', message, param === undefined ? {} : { param });
 
 export interface ErrorBody {
-  error: { type: ErrorType; code: string; message: string; param?: string; request_id: string };
+  error: { type: ErrorType; code: string; message: string; param?: string; request_id: string; errors?: ItemError[] };
 }
 
 export function errorBody(error: AppError, requestId: string): ErrorBody {
@@ -88,6 +112,7 @@ export function errorBody(error: AppError, requestId: string): ErrorBody {
       message: error.message,
       ...(error.param === undefined ? {} : { param: error.param }),
       request_id: requestId,
+      ...(error.errors === undefined ? {} : { errors: error.errors }),
     },
   };
 }

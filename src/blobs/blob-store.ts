@@ -30,6 +30,13 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Keys under a prefix (for orphan clean-up). */
   list(prefix: string): Promise<string[]>;
+  /** Keys under a prefix with their last-modified time (orphan clean-up skips fresh blobs). */
+  listWithTimes(prefix: string): Promise<{ key: string; modifiedAt: Date }[]>;
+  /**
+   * A time-limited URL a client can GET the blob from directly, or null when the store
+   * cannot give one (disk: the app must stream the blob itself).
+   */
+  presignedUrl(key: string, ttlSeconds: number): Promise<string | null>;
 }
 
 const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;

@@ -60,6 +60,20 @@ export class DiskBlobStore implements BlobStore {
     await fs.rm(this.file(key), { force: true });
   }
 
+  async listWithTimes(prefix: string): Promise<{ key: string; modifiedAt: Date }[]> {
+    const keys = await this.list(prefix);
+    const out: { key: string; modifiedAt: Date }[] = [];
+    for (const key of keys) {
+      const stats = await fs.stat(this.file(key)).catch(() => null);
+      if (stats) out.push({ key, modifiedAt: stats.mtime });
+    }
+    return out;
+  }
+
+  async presignedUrl(): Promise<string | null> {
+    return null;
+  }
+
   async list(prefix: string): Promise<string[]> {
     const root = path.resolve(this.root);
     const start = path.join(root, prefix);

@@ -11,6 +11,17 @@ export const ErrorResponse = Type.Object(
       message: Type.String({ description: 'Human-readable explanation.' }),
       param: Type.Optional(Type.String({ description: 'The field or parameter at fault.' })),
       request_id: Type.String({ description: 'Same as the X-Request-Id header.' }),
+      errors: Type.Optional(
+        Type.Array(
+          Type.Object({
+            index: Type.Integer({ description: 'Position of the item in the batch (0 = first user or first CSV data row).' }),
+            field: Type.String(),
+            code: Type.String(),
+            message: Type.String(),
+          }),
+          { description: 'Batch requests only: every problem found, per item.' },
+        ),
+      ),
     }),
   },
   { title: 'Error' },

@@ -4,6 +4,7 @@
  */
 import type { Deps } from '../deps.js';
 import { idempotencyTasks } from '../features/idempotency/jobs.js';
+import { recordingsTasks } from '../features/recordings/jobs.js';
 import { type JobDefinition, JobWorker, type PeriodicTask } from './worker.js';
 
 export function jobDefinitions(_deps: Deps): JobDefinition<any>[] {
@@ -11,7 +12,7 @@ export function jobDefinitions(_deps: Deps): JobDefinition<any>[] {
 }
 
 export function periodicTasks(deps: Deps): PeriodicTask[] {
-  return [...idempotencyTasks(deps)];
+  return [...idempotencyTasks(deps), ...recordingsTasks(deps)];
 }
 
 export function createWorker(deps: Deps, options: { pollMs?: number } = {}): JobWorker {

@@ -1,0 +1,195 @@
+/**
+ * The audio pipeline: an upload in any accepted format becomes a clean MP3 (mono, 44.1 kHz),
+ * or a refusal with a reason. Steps: sniff the bytes; decode with ffmpeg (from a private temp
+ * file, because MP4 needs seeking) to float PCM; find the speech, refuse silence, clipping and
+ * bad lengths; trim and normalise in JS; encode with ffmpeg. The duration is the decoded
+ * sample count of the trimmed clip.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { analyseSpeech, applyGain, CLIPPED_SHARE } from './analyse.js';
+import { FfmpegOutputTooLargeError, FfmpegTimeoutError, locateFfmpeg, runFfmpeg } from './ffmpeg.js';
+import { type AudioFormat, DEMUXER, DEMUXER_ALLOW_LIST, isTruncatedWav, sniffAudioFormat } from './sniff.js';
+
+export const SAMPLE_RATE = 44_100;
+export const MIN_SPEECH_MS = 300;
+export const MAX_SPEECH_MS = 15_000;
+/** Uploads longer than this (before trimming) are refused without further work. */
+export const MAX_INPUT_SECONDS = 120;
+export const MP3_BITRATE = '64k';
+
+export type AudioRejection =
+  | 'audio_empty'
+  | 'audio_unsupported_format'
+  | 'audio_corrupt'
+  | 'audio_too_long'
+  | 'audio_too_short'
+  | 'audio_silent'
+  | 'audio_clipped'
+  | 'audio_processing_timeout';
+
+/** The upload cannot become a recording; `reason` is the public error code. */
+export class AudioRejectedError extends Error {
+  constructor(
+    readonly reason: AudioRejection,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AudioRejectedError';
+  }
+}
+
+export interface ProcessedAudio {
+  mp3: Buffer;
+  durationMs: number;
+  inputFormat: AudioFormat;
+}
+
+export interface AudioProcessor {
+  process(upload: Buffer): Promise<ProcessedAudio>;
+}
+
+// Messages ffmpeg prints (at warning level) when a file is cut off or damaged, even when it
+// still decodes part of it and exits 0.
+const DAMAGE =
+  /File ended prematurely|filesize and duration do not match|Packet corrupt|corrupt input packet|moov atom not found|Invalid data found|CRC mismatch|Error while decoding|Truncating packet|EBML header parsing failed|Header missing|invalid frame size/i;
+
+export function createAudioProcessor(options: { ffmpegPath: string; timeoutMs: number }): AudioProcessor {
+  const { ffmpegPath, timeoutMs } = options;
+  const reject = (reason: AudioRejection, message: string) => new AudioRejectedError(reason, message);
+
+  async function decode(upload: Buffer, format: AudioFormat): Promise<Float32Array> {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'voicename-audio-'));
+    const input = path.join(dir, `input-${randomUUID()}`);
+    try {
+      await fs.writeFile(input, upload, { mode: 0o600 });
+      const run = await runFfmpeg(
+        ffmpegPath,
+        [
+          '-v',
+          'warning',
+          '-protocol_whitelist',
+          'file,pipe',
+          '-format_whitelist',
+          DEMUXER_ALLOW_LIST,
+          '-f',
+          DEMUXER[format],
+          '-i',
+          input,
+          '-map',
+          '0:a:0',
+          '-t',
+          String(MAX_INPUT_SECONDS + 1),
+          '-ac',
+          '1',
+          '-ar',
+          String(SAMPLE_RATE),
+          '-f',
+          'f32le',
+          'pipe:1',
+        ],
+        { timeoutMs, maxStdoutBytes: (MAX_INPUT_SECONDS + 2) * SAMPLE_RATE * 4 },
+      );
+      if (run.code !== 0 || DAMAGE.test(run.stderr) || run.stdout.length < 4) {
+        throw reject('audio_corrupt', `The ${format} file is corrupt or truncated and cannot be decoded.`);
+      }
+      const bytes = run.stdout.subarray(0, run.stdout.length - (run.stdout.length % 4));
+      // Copy into an aligned buffer: Buffer slices may start at any byte offset.
+      return new Float32Array(new Uint8Array(bytes).buffer);
+    } catch (error) {
+      if (error instanceof FfmpegTimeoutError) {
+        throw reject('audio_processing_timeout', 'Processing the audio took too long; try a shorter recording.');
+      }
+      if (error instanceof FfmpegOutputTooLargeError) {
+        throw reject('audio_too_long', `The recording is longer than ${MAX_INPUT_SECONDS} s.`);
+      }
+      throw error;
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async function encode(samples: Float32Array): Promise<Buffer> {
+    const run = await runFfmpeg(
+      ffmpegPath,
+      [
+        '-v',
+        'error',
+        '-protocol_whitelist',
+        'pipe',
+        '-f',
+        'f32le',
+        '-ar',
+        String(SAMPLE_RATE),
+        '-ac',
+        '1',
+        '-i',
+        'pipe:0',
+        '-c:a',
+        'libmp3lame',
+        '-b:a',
+        MP3_BITRATE,
+        '-ar',
+        String(SAMPLE_RATE),
+        '-ac',
+        '1',
+        '-f',
+        'mp3',
+        'pipe:1',
+      ],
+      { stdin: Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), timeoutMs, maxStdoutBytes: 4 * 1024 * 1024 },
+    ).catch((error) => {
+      if (error instanceof FfmpegTimeoutError) throw reject('audio_processing_timeout', 'Encoding the audio took too long.');
+      throw error;
+    });
+    if (run.code !== 0 || run.stdout.length === 0) throw new Error(`mp3 encoding failed: ${run.stderr.slice(0, 500)}`);
+    return run.stdout;
+  }
+
+  return {
+    async process(upload) {
+      if (upload.length === 0) throw reject('audio_empty', 'The request body is empty; send the audio file as the body.');
+      const format = sniffAudioFormat(upload);
+      if (!format) {
+        throw reject('audio_unsupported_format', 'Unrecognised audio format; send WebM, Ogg, WAV, MP3 or M4A (MP4 audio).');
+      }
+      if (format === 'wav' && isTruncatedWav(upload)) {
+        throw reject('audio_corrupt', 'The wav file is truncated: it holds less audio than its header declares.');
+      }
+      const samples = await decode(upload, format);
+      if (samples.length > MAX_INPUT_SECONDS * SAMPLE_RATE) {
+        throw reject('audio_too_long', `The recording is longer than ${MAX_INPUT_SECONDS} s.`);
+      }
+      const analysis = analyseSpeech(samples, SAMPLE_RATE);
+      if (!analysis.speech || !analysis.clip) {
+        throw reject('audio_silent', 'The recording is silent; check the microphone and speak your name clearly.');
+      }
+      const speechMs = ((analysis.speech.end - analysis.speech.start) / SAMPLE_RATE) * 1000;
+      if (speechMs < MIN_SPEECH_MS) {
+        throw reject('audio_too_short', `The spoken part is shorter than ${MIN_SPEECH_MS / 1000} s; say your full name.`);
+      }
+      if (speechMs > MAX_SPEECH_MS) {
+        throw reject('audio_too_long', `The spoken part is longer than ${MAX_SPEECH_MS / 1000} s; say just your name.`);
+      }
+      if (analysis.clippedShare >= CLIPPED_SHARE) {
+        throw reject('audio_clipped', 'The recording is distorted (clipped); move away from the microphone or speak softer.');
+      }
+      const clip = applyGain(samples, analysis.clip, analysis.gain);
+      const mp3 = await encode(clip);
+      return { mp3, durationMs: Math.round((clip.length / SAMPLE_RATE) * 1000), inputFormat: format };
+    },
+  };
+}
+
+/** The processor for this config; ffmpeg is located on first use, so boot never fails on it. */
+export function createAudioProcessorFromConfig(config: { ffmpegPath: string | null; audioTimeoutMs: number }): AudioProcessor {
+  let processor: AudioProcessor | undefined;
+  return {
+    process(upload) {
+      processor ??= createAudioProcessor({ ffmpegPath: locateFfmpeg(config.ffmpegPath), timeoutMs: config.audioTimeoutMs });
+      return processor.process(upload);
+    },
+  };
+}

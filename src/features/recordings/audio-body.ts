@@ -1,0 +1,43 @@
+/**
+ * Raw audio request bodies for one plugin scope: `audio/*` and `application/octet-stream`,
+ * read as a Buffer up to 5 MB. Errors in the scope name the audio limits instead of JSON ones.
+ */
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError } from '../../errors.js';
+import { sendError, toAppError } from '../../http/error-handler.js';
+import { MAX_AUDIO_BYTES } from './schemas.js';
+
+export function acceptAudioBodies(app: FastifyInstance): void {
+  app.addContentTypeParser(
+    /^(audio\/[\w.+-]+|application\/octet-stream)\s*(;.*)?$/i,
+    { parseAs: 'buffer', bodyLimit: MAX_AUDIO_BYTES },
+    (_request, body, done) => done(null, body),
+  );
+  app.setErrorHandler((error, request, reply) => {
+    const code = (error as FastifyError).code;
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || (error as FastifyError).statusCode === 413) {
+      return sendError(request, reply, new AppError('audio_too_large', 'The audio file is larger than 5 MB.'));
+    }
+    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return sendError(
+        request,
+        reply,
+        new AppError(
+          'unsupported_media_type',
+          'Send the audio file as the body with Content-Type audio/* or application/octet-stream.',
+        ),
+      );
+    }
+    return sendError(request, reply, toAppError(error as FastifyError));
+  });
+}
+
+/** The parsed body as audio bytes; anything else (e.g. a JSON body) is the wrong media type. */
+export function audioBytes(body: unknown): Buffer {
+  if (body === undefined || body === null) return Buffer.alloc(0);
+  if (Buffer.isBuffer(body)) return body;
+  throw new AppError(
+    'unsupported_media_type',
+    'Send the audio file as the body with Content-Type audio/* or application/octet-stream.',
+  );
+}

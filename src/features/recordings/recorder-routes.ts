@@ -1,0 +1,77 @@
+/**
+ * The public recorder: `GET /r/<token>` (the page) and `POST /r/<token>/recording` (its upload,
+ * raw audio body, answering the play-link object or an error envelope). No account: the
+ * token is the capability. Rate-limited per client address.
+ */
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { recorderNotFoundPage, recorderPage } from '../../web/views/recorder.js';
+import { hasRecording } from '../users/repo.js';
+import { acceptAudioBodies, audioBytes } from './audio-body.js';
+import { MAX_AUDIO_BYTES, RecorderParams, RecorderUploadQuery } from './schemas.js';
+import { recordWithToken, requireRecorderUser } from './service.js';
+
+export const MAX_TAKE_SECONDS = 10;
+
+const PAGE_HEADERS = {
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-robots-tag': 'noindex, nofollow',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'permissions-policy': 'microphone=(self), camera=()',
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self' blob:; " +
+    "connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
+};
+
+export const recorderRoutes =
+  (deps: Deps, options: { perMinute: number }): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    await app.register(rateLimit, {
+      max: options.perMinute,
+      timeWindow: 60_000,
+      errorResponseBuilder: (_request, context) =>
+        new AppError('rate_limited', `Too many requests; retry in ${Math.ceil(context.ttl / 1000)} s.`, {
+          headers: { 'retry-after': String(Math.ceil(context.ttl / 1000)) },
+        }),
+    });
+    acceptAudioBodies(app as never);
+
+    app.get('/r/:token', { schema: { hide: true, params: RecorderParams } }, async (request, reply) => {
+      reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8');
+      const styleUrl = deps.assets.url('recorder.css');
+      let user: Awaited<ReturnType<typeof requireRecorderUser>>;
+      try {
+        user = await requireRecorderUser(deps, request.params.token);
+      } catch {
+        return reply.code(404).send(recorderNotFoundPage(styleUrl).toString());
+      }
+      return reply.send(
+        recorderPage({
+          displayName: user.display_name,
+          phoneticSpelling: user.phonetic_spelling,
+          hasRecording: await hasRecording(deps.db.kysely, user.id),
+          uploadUrl: `/r/${user.record_token}/recording`,
+          scriptUrl: deps.assets.url('recorder.ts'),
+          styleUrl,
+          maxSeconds: MAX_TAKE_SECONDS,
+          maxUploadBytes: MAX_AUDIO_BYTES,
+        }).toString(),
+      );
+    });
+
+    app.post(
+      '/r/:token/recording',
+      {
+        bodyLimit: MAX_AUDIO_BYTES,
+        schema: { hide: true, params: RecorderParams, querystring: RecorderUploadQuery },
+      },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store');
+        return recordWithToken(deps, request.params.token, audioBytes(request.body), request.query.phonetic_spelling);
+      },
+    );
+  };

@@ -1,0 +1,60 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.js';
+import { accountOf } from '../../http/auth.js';
+import { ErrorResponse } from '../../http/schemas.js';
+import { acceptAudioBodies, audioBytes } from './audio-body.js';
+import { AudioBody, DeletedRecording, MAX_AUDIO_BYTES, PlayLink, UserParams } from './schemas.js';
+import { deleteRecording, recordForUser } from './service.js';
+
+export const recordingsRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    acceptAudioBodies(app as never);
+    const tags = ['Recordings'];
+    const url = '/collections/:collection_id/users/:user_id/recording';
+
+    app.put(
+      url,
+      {
+        bodyLimit: MAX_AUDIO_BYTES,
+        schema: {
+          tags,
+          summary: "Upload or replace a user's recording",
+          description:
+            'The body is the raw audio (WebM, Ogg, WAV, MP3 or M4A; at most 5 MB; the format is detected from the bytes). ' +
+            'It is trimmed, loudness-normalised and stored as MP3. Answers the play-link object. Refusals: ' +
+            '`audio_empty` 400, `audio_too_large` 413, `audio_unsupported_format` 415, `audio_corrupt`, `audio_too_short`, ' +
+            '`audio_too_long`, `audio_silent`, `audio_clipped` 422.',
+          params: UserParams,
+          body: AudioBody,
+          response: {
+            200: PlayLink,
+            400: ErrorResponse,
+            401: ErrorResponse,
+            404: ErrorResponse,
+            413: ErrorResponse,
+            415: ErrorResponse,
+            422: ErrorResponse,
+          },
+        },
+        // The body is bytes; schema validation of a Buffer would only get in the way.
+        validatorCompiler: () => () => true,
+      },
+      async (request) =>
+        recordForUser(deps, accountOf(request), request.params.collection_id, request.params.user_id, audioBytes(request.body)),
+    );
+
+    app.delete(
+      url,
+      {
+        schema: {
+          tags,
+          summary: "Delete a user's recording",
+          description: 'Removes the recording and its audio file. Emits `recording.deleted`.',
+          params: UserParams,
+          response: { 200: DeletedRecording, 401: ErrorResponse, 404: ErrorResponse },
+        },
+      },
+      async (request) => deleteRecording(deps, accountOf(request), request.params.collection_id, request.params.user_id),
+    );
+  };

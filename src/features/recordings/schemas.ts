@@ -1,0 +1,35 @@
+import { Type } from 'typebox';
+
+export const MAX_AUDIO_BYTES = 5 * 1024 * 1024;
+
+export const PlayLink = Type.Object(
+  {
+    play_link: Type.String({ description: '{base_url}/p/<token>' }),
+    play_url: Type.String({ description: '{base_url}/p/<token>.mp3' }),
+    embed_html: Type.String({ description: 'iframe, 200 by 40 pixels' }),
+    display_name: Type.String(),
+    duration_seconds: Type.Integer({ minimum: 1 }),
+    recorded_at: Type.String({ format: 'date-time' }),
+    status: Type.Literal('active'),
+  },
+  { title: 'PlayLink' },
+);
+
+export const AudioBody = Type.Unsafe<Buffer>({
+  type: 'string',
+  format: 'binary',
+  description: 'The raw audio file: WebM, Ogg, WAV, MP3 or M4A, at most 5 MB. The format is read from the bytes.',
+});
+
+export const UserParams = Type.Object({
+  collection_id: Type.String({ maxLength: 64 }),
+  user_id: Type.String({ maxLength: 64 }),
+});
+
+export const DeletedRecording = Type.Object({ deleted: Type.Literal(true), user_id: Type.String() });
+
+export const RecorderParams = Type.Object({ token: Type.String({ maxLength: 100 }) });
+export const RecorderUploadQuery = Type.Object(
+  { phonetic_spelling: Type.Optional(Type.String({ maxLength: 100 })) },
+  { additionalProperties: false },
+);

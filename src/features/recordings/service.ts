@@ -1,0 +1,289 @@
+/**
+ * Recordings: an upload becomes a clean MP3 (see src/audio), stored content-addressed at
+ * `recordings/<user_id>/<sha256>.mp3`. The blob is written first and the database committed
+ * second, so a crash leaves at most an unreferenced blob (removed by the orphan sweep), never a
+ * row without audio. A recording, its play link, the counters and the `recording.completed`
+ * event all change in one transaction.
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { type AudioProcessor, AudioRejectedError, type ProcessedAudio } from '../../audio/pipeline.js';
+import type { BlobStore } from '../../blobs/index.js';
+import type { Db } from '../../db/index.js';
+import type { Database, UsersTable } from '../../db/schema.js';
+import { AppError, notFound } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { isUuid, randomToken } from '../../lib/ids.js';
+import { sha256Hex } from '../../lib/secrets.js';
+import { requireLiveCollection } from '../collections/service.js';
+import { recordEvent } from '../events/service.js';
+import { playLinkUrls } from '../play-links/urls.js';
+import { bumpCollectionCounts, findUserByRecordToken, lockUser } from '../users/repo.js';
+import {
+  deleteRecordingRow,
+  findActivePlayLink,
+  findRecording,
+  findReferencedBlobKeys,
+  insertPlayLink,
+  insertRecording,
+  type RecordingRow,
+  replaceRecording,
+} from './repo.js';
+
+export type RecordingsDeps = {
+  db: Db;
+  clock: Clock;
+  blobs: BlobStore;
+  audio: AudioProcessor;
+  logger: Logger;
+  config: { baseUrl: string };
+};
+
+export const RECORDINGS_PREFIX = 'recordings/';
+export const recordingBlobPrefix = (userId: string) => `${RECORDINGS_PREFIX}${userId}/`;
+export const recordingBlobKey = (userId: string, mp3: Buffer) => `${recordingBlobPrefix(userId)}${sha256Hex(mp3)}.mp3`;
+export const RECORDING_MIME_TYPE = 'audio/mpeg';
+
+export interface PlayLinkObject {
+  play_link: string;
+  play_url: string;
+  embed_html: string;
+  display_name: string;
+  duration_seconds: number;
+  recorded_at: string;
+  status: 'active';
+}
+
+/** The spec's play-link object. (The play-links feature may provide the canonical one at merge.) */
+export function playLinkObject(
+  baseUrl: string,
+  input: { token: string; displayName: string; durationMs: number; recordedAt: string },
+): PlayLinkObject {
+  const urls = playLinkUrls(baseUrl, input.token);
+  return {
+    play_link: urls.play_link,
+    play_url: urls.play_url,
+    embed_html: urls.embed_html,
+    display_name: input.displayName,
+    duration_seconds: Math.max(1, Math.round(input.durationMs / 1000)),
+    recorded_at: input.recordedAt,
+    status: 'active',
+  };
+}
+
+/** Audio refusals as API errors (codes documented in docs/recordings.md). */
+async function processUpload(audio: AudioProcessor, upload: Buffer): Promise<ProcessedAudio> {
+  try {
+    return await audio.process(upload);
+  } catch (error) {
+    if (error instanceof AudioRejectedError) throw new AppError(error.reason, error.message);
+    throw error;
+  }
+}
+
+type EventUser = Pick<UsersTable, 'id' | 'collection_id' | 'email' | 'first_name' | 'last_name'>;
+
+function eventData(baseUrl: string, user: EventUser, token: string | null, recordedAt: string) {
+  return {
+    collection_id: user.collection_id,
+    user_id: user.id,
+    email: user.email,
+    first_name: user.first_name,
+    last_name: user.last_name,
+    play_link: token === null ? null : playLinkUrls(baseUrl, token).play_link,
+    recorded_at: recordedAt,
+  };
+}
+
+/**
+ * Stores `processed` as the user's recording (first or re-recording). In one transaction:
+ * the row is upserted, the user gets an active play link if they have none (its token is kept
+ * on re-recording), `recorded_count` grows only for a first recording, and
+ * `recording.completed` is recorded. The previous audio file is deleted after the commit.
+ */
+async function saveRecording(
+  deps: RecordingsDeps,
+  target: { accountId: string; collectionId: string; userId: string; phoneticSpelling?: string | null },
+  processed: ProcessedAudio,
+): Promise<PlayLinkObject> {
+  const key = recordingBlobKey(target.userId, processed.mp3);
+  await deps.blobs.put(key, processed.mp3, RECORDING_MIME_TYPE);
+  const at = deps.clock.now();
+  const recordedAt = at.toISOString();
+  let previousKey: string | null = null;
+  try {
+    const result = await deps.db.kysely.transaction().execute(async (trx) => {
+      const user = await lockUser(trx, target.collectionId, target.userId, recordedAt);
+      if (!user) throw notFound('user', 'user_id');
+      if (target.phoneticSpelling !== undefined) {
+        await trx.updateTable('users').set({ phonetic_spelling: target.phoneticSpelling }).where('id', '=', user.id).execute();
+      }
+      const row: RecordingRow = {
+        user_id: user.id,
+        blob_key: key,
+        mime_type: RECORDING_MIME_TYPE,
+        byte_size: processed.mp3.length,
+        duration_ms: processed.durationMs,
+        recorded_at: recordedAt,
+      };
+      const existing = await findRecording(trx, user.id);
+      if (existing) {
+        previousKey = existing.blob_key;
+        await replaceRecording(trx, row);
+      } else {
+        await insertRecording(trx, row);
+        await bumpCollectionCounts(trx, user.collection_id, { recorded: 1 });
+      }
+      // The token is created once and kept on every re-recording.
+      let token = (await findActivePlayLink(trx, user.id))?.token;
+      if (token === undefined) {
+        token = randomToken(12);
+        await insertPlayLink(trx, { token, user_id: user.id, status: 'active', created_at: recordedAt, retired_at: null });
+      }
+      await recordEvent(trx, {
+        accountId: target.accountId,
+        type: 'recording.completed',
+        data: eventData(deps.config.baseUrl, user, token, recordedAt),
+        at,
+      });
+      return playLinkObject(deps.config.baseUrl, {
+        token,
+        displayName: user.display_name,
+        durationMs: processed.durationMs,
+        recordedAt,
+      });
+    });
+    if (previousKey !== null && previousKey !== key) await deleteBlobQuietly(deps, previousKey);
+    return result;
+  } catch (error) {
+    // Nothing committed: remove the new file unless a committed row uses the same content.
+    const referenced = await findReferencedBlobKeys(deps.db.kysely, [key]).catch(() => new Set([key]));
+    if (!referenced.has(key)) await deleteBlobQuietly(deps, key);
+    throw error;
+  }
+}
+
+async function deleteBlobQuietly(deps: RecordingsDeps, key: string): Promise<void> {
+  try {
+    await deps.blobs.delete(key);
+  } catch (err) {
+    deps.logger.warn({ err, key }, 'could not delete audio file; the orphan sweep will retry');
+  }
+}
+
+/** PUT …/users/{user_id}/recording: processes the upload synchronously and answers the play-link object. */
+export async function recordForUser(
+  deps: RecordingsDeps,
+  accountId: string,
+  collectionId: string,
+  userId: string,
+  upload: Buffer,
+): Promise<PlayLinkObject> {
+  const collection = await requireLiveCollection(deps, accountId, collectionId);
+  if (
+    !isUuid(userId) ||
+    !(await deps.db.kysely
+      .selectFrom('users')
+      .select('id')
+      .where('id', '=', userId)
+      .where('collection_id', '=', collection.id)
+      .executeTakeFirst())
+  ) {
+    throw notFound('user', 'user_id');
+  }
+  const processed = await processUpload(deps.audio, upload);
+  return saveRecording(deps, { accountId, collectionId: collection.id, userId }, processed);
+}
+
+/** The recorder page's user for a token, or 404 (unknown, rotated, or the collection is archived). */
+export async function requireRecorderUser(deps: { db: Db }, token: string) {
+  const user = /^[A-Za-z0-9_-]{20,64}$/.test(token) ? await findUserByRecordToken(deps.db.kysely, token) : undefined;
+  if (!user) throw new AppError('resource_missing', 'This recording link is not valid any more; ask for a new one.');
+  return user;
+}
+
+/** POST /r/<token>/recording: the public recorder's upload, with an optional phonetic spelling. */
+export async function recordWithToken(
+  deps: RecordingsDeps,
+  token: string,
+  upload: Buffer,
+  phoneticSpelling?: string,
+): Promise<PlayLinkObject> {
+  const user = await requireRecorderUser(deps, token);
+  if (phoneticSpelling !== undefined && phoneticSpelling.length > 100) {
+    throw new AppError('parameter_invalid', 'The phonetic spelling must be at most 100 characters.', {
+      param: 'phonetic_spelling',
+    });
+  }
+  const processed = await processUpload(deps.audio, upload);
+  return saveRecording(
+    deps,
+    {
+      accountId: user.account_id,
+      collectionId: user.collection_id,
+      userId: user.id,
+      ...(phoneticSpelling === undefined ? {} : { phoneticSpelling: phoneticSpelling.trim() || null }),
+    },
+    processed,
+  );
+}
+
+/**
+ * Inside a user-deletion or recording-deletion transaction: records `recording.deleted` when
+ * the user has a recording and returns whether they had one. The caller deletes the row(s).
+ */
+export async function recordRecordingDeleted(
+  trx: Kysely<Database>,
+  deps: { config: { baseUrl: string } },
+  input: { accountId: string; user: EventUser; at: Date },
+): Promise<boolean> {
+  const recording = await findRecording(trx, input.user.id);
+  if (!recording) return false;
+  const link = await findActivePlayLink(trx, input.user.id);
+  await recordEvent(trx, {
+    accountId: input.accountId,
+    type: 'recording.deleted',
+    data: eventData(deps.config.baseUrl, input.user, link?.token ?? null, recording.recorded_at),
+    at: input.at,
+  });
+  return true;
+}
+
+/** DELETE …/recording: removes the recording and its audio; the play link token is kept for a new take. */
+export async function deleteRecording(deps: RecordingsDeps, accountId: string, collectionId: string, userId: string) {
+  const collection = await requireLiveCollection(deps, accountId, collectionId);
+  if (!isUuid(userId)) throw notFound('user', 'user_id');
+  const at = deps.clock.now();
+  const key = await deps.db.kysely.transaction().execute(async (trx) => {
+    const user = await lockUser(trx, collection.id, userId, at.toISOString());
+    if (!user) throw notFound('user', 'user_id');
+    const recording = await findRecording(trx, user.id);
+    if (!recording) throw new AppError('resource_missing', 'This user has no recording.', { param: 'user_id' });
+    await recordRecordingDeleted(trx, deps, { accountId: collection.account_id, user, at });
+    await deleteRecordingRow(trx, user.id);
+    await bumpCollectionCounts(trx, collection.id, { recorded: -1 });
+    return recording.blob_key;
+  });
+  await deleteBlobQuietly(deps, key);
+  return { deleted: true as const, user_id: userId };
+}
+
+/**
+ * Deletes audio files no recording row points at, older than `minAgeMs` (younger ones may
+ * belong to an upload whose transaction has not committed yet). Returns how many went.
+ */
+export async function sweepOrphanBlobs(deps: RecordingsDeps, minAgeMs = 60 * 60 * 1000): Promise<number> {
+  const cutoff = deps.clock.now().getTime() - minAgeMs;
+  const old = (await deps.blobs.listWithTimes(RECORDINGS_PREFIX)).filter((b) => b.modifiedAt.getTime() < cutoff);
+  const referenced = await findReferencedBlobKeys(
+    deps.db.kysely,
+    old.map((b) => b.key),
+  );
+  let deleted = 0;
+  for (const blob of old) {
+    if (referenced.has(blob.key)) continue;
+    await deleteBlobQuietly(deps, blob.key);
+    deleted++;
+  }
+  return deleted;
+}

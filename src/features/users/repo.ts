@@ -1,0 +1,149 @@
+import type { Kysely } from 'kysely';
+import type { Database, UsersTable } from '../../db/schema.js';
+import type { PageCursor } from '../../lib/pagination.js';
+
+export type UserRow = UsersTable;
+export type UserWithRecording = UserRow & { recording_user_id: string | null };
+
+export interface UserFilters {
+  hasRecording?: boolean;
+  emailNormalized?: string;
+  externalId?: string;
+}
+
+const usersWithRecording = (db: Kysely<Database>) =>
+  db
+    .selectFrom('users')
+    .leftJoin('recordings', 'recordings.user_id', 'users.id')
+    .selectAll('users')
+    .select('recordings.user_id as recording_user_id');
+
+export async function insertUsers(db: Kysely<Database>, rows: UserRow[]): Promise<void> {
+  // Chunks keep each statement under SQLite's bound-parameter limit (13 columns per row).
+  for (let i = 0; i < rows.length; i += 200)
+    await db
+      .insertInto('users')
+      .values(rows.slice(i, i + 200))
+      .execute();
+}
+
+export const findUser = (db: Kysely<Database>, collectionId: string, userId: string) =>
+  usersWithRecording(db)
+    .where('users.id', '=', userId)
+    .where('users.collection_id', '=', collectionId)
+    .executeTakeFirst() as Promise<UserWithRecording | undefined>;
+
+export function listUsers(
+  db: Kysely<Database>,
+  collectionId: string,
+  filters: UserFilters,
+  cursor: PageCursor | null,
+  limit: number,
+) {
+  let query = usersWithRecording(db).where('users.collection_id', '=', collectionId);
+  if (filters.hasRecording !== undefined) {
+    query = query.where('recordings.user_id', filters.hasRecording ? 'is not' : 'is', null);
+  }
+  if (filters.emailNormalized !== undefined) query = query.where('users.email_normalized', '=', filters.emailNormalized);
+  if (filters.externalId !== undefined) query = query.where('users.external_id', '=', filters.externalId);
+  if (cursor) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('users.created_at', '<', cursor.createdAt),
+        eb.and([eb('users.created_at', '=', cursor.createdAt), eb('users.id', '<', cursor.id)]),
+      ]),
+    );
+  }
+  return query.orderBy('users.created_at', 'desc').orderBy('users.id', 'desc').limit(limit).execute() as Promise<
+    UserWithRecording[]
+  >;
+}
+
+/**
+ * Touches the user's row and returns it: on PostgreSQL this takes the row lock, so concurrent
+ * recordings and deletions of one user run one after another (SQLite serialises all writers).
+ */
+export const lockUser = (trx: Kysely<Database>, collectionId: string, userId: string, at: string) =>
+  trx
+    .updateTable('users')
+    .set({ updated_at: at })
+    .where('id', '=', userId)
+    .where('collection_id', '=', collectionId)
+    .returningAll()
+    .executeTakeFirst();
+
+export const updateUserRow = (trx: Kysely<Database>, userId: string, changes: Partial<UserRow>) =>
+  trx.updateTable('users').set(changes).where('id', '=', userId).returningAll().executeTakeFirstOrThrow();
+
+export const deleteUserRow = (trx: Kysely<Database>, userId: string) =>
+  trx.deleteFrom('users').where('id', '=', userId).execute();
+
+export const hasRecording = async (db: Kysely<Database>, userId: string) =>
+  (await db.selectFrom('recordings').select('user_id').where('user_id', '=', userId).executeTakeFirst()) !== undefined;
+
+/** Which of these e-mails / external ids are already used in the collection. */
+export async function findTakenIdentifiers(
+  db: Kysely<Database>,
+  collectionId: string,
+  emails: string[],
+  externalIds: string[],
+): Promise<{ emails: Set<string>; externalIds: Set<string> }> {
+  const taken = { emails: new Set<string>(), externalIds: new Set<string>() };
+  for (let i = 0; i < emails.length; i += 500) {
+    const rows = await db
+      .selectFrom('users')
+      .select('email_normalized')
+      .where('collection_id', '=', collectionId)
+      .where('email_normalized', 'in', emails.slice(i, i + 500))
+      .execute();
+    for (const row of rows) taken.emails.add(row.email_normalized);
+  }
+  for (let i = 0; i < externalIds.length; i += 500) {
+    const rows = await db
+      .selectFrom('users')
+      .select('external_id')
+      .where('collection_id', '=', collectionId)
+      .where('external_id', 'in', externalIds.slice(i, i + 500))
+      .execute();
+    for (const row of rows) if (row.external_id !== null) taken.externalIds.add(row.external_id);
+  }
+  return taken;
+}
+
+/** Adds to the collection's counters in the caller's transaction (atomic increments). */
+export async function bumpCollectionCounts(
+  trx: Kysely<Database>,
+  collectionId: string,
+  delta: { members?: number; recorded?: number },
+): Promise<void> {
+  await trx
+    .updateTable('collections')
+    .set((eb) => ({
+      member_count: eb('member_count', '+', delta.members ?? 0),
+      recorded_count: eb('recorded_count', '+', delta.recorded ?? 0),
+    }))
+    .where('id', '=', collectionId)
+    .execute();
+}
+
+/** The user behind a recorder-page token, if their collection is live. */
+export const findUserByRecordToken = (db: Kysely<Database>, token: string) =>
+  db
+    .selectFrom('users')
+    .innerJoin('collections', 'collections.id', 'users.collection_id')
+    .selectAll('users')
+    .select('collections.account_id')
+    .where('users.record_token', '=', token)
+    .where('collections.archived_at', 'is', null)
+    .executeTakeFirst();
+
+/** Which unique rule an insert/update broke, from either database's error. */
+export function uniqueViolation(error: unknown): 'email' | 'external_id' | null {
+  const e = error as { code?: string; constraint?: string; message?: string };
+  const text = `${e?.constraint ?? ''} ${e?.message ?? ''}`;
+  const isUnique = e?.code === '23505' || (typeof e?.code === 'string' && e.code.startsWith('SQLITE_CONSTRAINT'));
+  if (!isUnique) return null;
+  if (/email/.test(text)) return 'email';
+  if (/external_id/.test(text)) return 'external_id';
+  return null;
+}

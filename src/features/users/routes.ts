@@ -1,0 +1,156 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { accountOf } from '../../http/auth.js';
+import { ErrorResponse } from '../../http/schemas.js';
+import { requireLiveCollection } from '../collections/service.js';
+import { parseUsersCsv } from './csv.js';
+import {
+  BatchUsersBody,
+  BatchUsersResponse,
+  CollectionParams,
+  CreateUserBody,
+  DeletedUser,
+  ListUsersQuery,
+  UpdateUserBody,
+  User,
+  UserList,
+  UserParams,
+} from './schemas.js';
+import { createUser, createUsers, deleteUser, getUser, listUsers, rotateRecordLink, updateUser } from './service.js';
+
+/** CSV and JSON batches may be larger than ordinary JSON bodies. */
+const BATCH_BODY_LIMIT = 5 * 1024 * 1024;
+
+export const usersRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const tags = ['Users'];
+    const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
+    const base = '/collections/:collection_id/users';
+
+    app.post(
+      base,
+      {
+        schema: {
+          tags,
+          summary: 'Create a user',
+          params: CollectionParams,
+          body: CreateUserBody,
+          response: { 201: User, 409: ErrorResponse, ...errors },
+        },
+      },
+      async (request, reply) =>
+        reply.code(201).send(await createUser(deps, accountOf(request), request.params.collection_id, request.body)),
+    );
+
+    app.get(
+      base,
+      {
+        schema: {
+          tags,
+          summary: 'List users',
+          params: CollectionParams,
+          querystring: ListUsersQuery,
+          response: { 200: UserList, ...errors },
+        },
+      },
+      async (request) => listUsers(deps, accountOf(request), request.params.collection_id, request.query),
+    );
+
+    await app.register(async (batch) => {
+      batch.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: BATCH_BODY_LIMIT }, (_request, body, done) =>
+        done(null, body),
+      );
+      batch.post(
+        `${base}/batch`,
+        {
+          bodyLimit: BATCH_BODY_LIMIT,
+          schema: {
+            tags,
+            summary: 'Create up to 1,000 users at once (JSON or CSV)',
+            description:
+              'All or nothing. Send `{"users": [...]}` as JSON, or a CSV file (`Content-Type: text/csv`) with a header row: ' +
+              '`email,first_name,last_name` and optionally `display_name,external_id,phonetic_spelling` and custom field keys. ' +
+              'On any problem nothing is created and the error lists every `{index, field, code, message}`.',
+            params: CollectionParams,
+            body: {
+              content: {
+                'application/json': { schema: BatchUsersBody },
+                'text/csv': { schema: Type.String({ description: 'CSV with a header row.' }) },
+              },
+            } as never,
+            response: { 201: BatchUsersResponse, 409: ErrorResponse, 413: ErrorResponse, ...errors },
+          },
+        },
+        async (request, reply) => {
+          const accountId = accountOf(request);
+          const { collection_id } = request.params as { collection_id: string };
+          let users: unknown[];
+          if (typeof request.body === 'string') {
+            const collection = await requireLiveCollection(deps, accountId, collection_id);
+            users = parseUsersCsv(request.body, JSON.parse(collection.custom_fields));
+          } else {
+            users = (request.body as { users: unknown[] }).users;
+          }
+          if (users.length === 0) throw new AppError('parameter_invalid', 'The batch has no users.', { param: 'users' });
+          if (users.length > 1000) {
+            throw new AppError('parameter_invalid', `A batch holds at most 1000 users; this one has ${users.length}.`, {
+              param: 'users',
+            });
+          }
+          return reply.code(201).send({ data: await createUsers(deps, accountId, collection_id, users) });
+        },
+      );
+    });
+
+    app.get(
+      `${base}/:user_id`,
+      { schema: { tags, summary: 'Fetch a user', params: UserParams, response: { 200: User, ...errors } } },
+      async (request) => getUser(deps, accountOf(request), request.params.collection_id, request.params.user_id),
+    );
+
+    app.patch(
+      `${base}/:user_id`,
+      {
+        schema: {
+          tags,
+          summary: 'Update a user',
+          params: UserParams,
+          body: UpdateUserBody,
+          response: { 200: User, 409: ErrorResponse, ...errors },
+        },
+      },
+      async (request) => updateUser(deps, accountOf(request), request.params.collection_id, request.params.user_id, request.body),
+    );
+
+    app.delete(
+      `${base}/:user_id`,
+      {
+        schema: {
+          tags,
+          summary: 'Delete a user',
+          description:
+            'Deletes the user, their recording, play link and audio files. Emits `recording.deleted` if they had a recording.',
+          params: UserParams,
+          response: { 200: DeletedUser, ...errors },
+        },
+      },
+      async (request) => deleteUser(deps, accountOf(request), request.params.collection_id, request.params.user_id),
+    );
+
+    app.post(
+      `${base}/:user_id/record-link`,
+      {
+        schema: {
+          tags,
+          summary: 'Rotate the record_url',
+          description: 'Issues a new recorder-page link; the old one stops working immediately. Returns the user.',
+          params: UserParams,
+          response: { 200: User, ...errors },
+        },
+      },
+      async (request) => rotateRecordLink(deps, accountOf(request), request.params.collection_id, request.params.user_id),
+    );
+  };

@@ -1,0 +1,351 @@
+/**
+ * Users of a collection: the people who record their names. Every write keeps the
+ * collection's `member_count` / `recorded_count` exact by adjusting them in the same
+ * transaction; deleting a user removes their recording and its audio (privacy).
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { BlobStore } from '../../blobs/index.js';
+import type { Db } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
+import { AppError, type ItemError, notFound } from '../../errors.js';
+import { validationError } from '../../http/validation.js';
+import type { Clock } from '../../lib/clock.js';
+import { isUuid, newId, randomToken } from '../../lib/ids.js';
+import { decodeCursor, toPage } from '../../lib/pagination.js';
+import type { CollectionRow } from '../collections/repo.js';
+import type { CustomField } from '../collections/schemas.js';
+import { requireLiveCollection } from '../collections/service.js';
+import { recordingBlobPrefix, recordRecordingDeleted } from '../recordings/service.js';
+import {
+  bumpCollectionCounts,
+  deleteUserRow,
+  findTakenIdentifiers,
+  findUser,
+  insertUsers,
+  listUsers as listUserRows,
+  lockUser,
+  type UserRow,
+  type UserWithRecording,
+  uniqueViolation,
+  updateUserRow,
+} from './repo.js';
+import type { CreateUserBody, ListUsersQuery, UpdateUserBody, User } from './schemas.js';
+import { type CustomValues, checkCustomValues, type Issue, normalizeUserEmail, notBlank, shapeIssues } from './validate.js';
+
+export type UsersDeps = { db: Db; clock: Clock; blobs: BlobStore; logger: Logger; config: { baseUrl: string } };
+
+export const recordUrl = (baseUrl: string, token: string) => `${baseUrl}/r/${token}`;
+export const newRecordToken = () => randomToken(24);
+
+export function toUser(baseUrl: string, row: UserRow, hasRecording: boolean): User {
+  return {
+    id: row.id,
+    collection_id: row.collection_id,
+    email: row.email,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    display_name: row.display_name,
+    external_id: row.external_id,
+    phonetic_spelling: row.phonetic_spelling,
+    custom_fields: JSON.parse(row.custom_fields) as CustomValues,
+    has_recording: hasRecording,
+    record_url: recordUrl(baseUrl, row.record_token),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+const withRecording = (baseUrl: string) => (row: UserWithRecording) => toUser(baseUrl, row, row.recording_user_id !== null);
+const definitionsOf = (collection: CollectionRow) => JSON.parse(collection.custom_fields) as CustomField[];
+const defaultDisplayName = (first: string, last: string) => `${first.trim()} ${last.trim()}`.slice(0, 200);
+
+/** Later than both `now` and `previous`, so `updated_at` always moves forward. */
+function nextTimestamp(clock: Clock, previous: string): string {
+  return new Date(Math.max(clock.now().getTime(), Date.parse(previous) + 1)).toISOString();
+}
+
+function conflictError(kind: 'email' | 'external_id', value: string | null): AppError {
+  return kind === 'email'
+    ? new AppError('email_taken', `A user with the e-mail "${value}" already exists in this collection.`, { param: 'email' })
+    : new AppError('external_id_taken', `A user with the external_id "${value}" already exists in this collection.`, {
+        param: 'external_id',
+      });
+}
+
+/** One create body → a row, or the list of everything wrong with it. */
+function prepareUser(
+  input: unknown,
+  definitions: CustomField[],
+  collectionId: string,
+  now: string,
+): { row: UserRow } | { issues: Issue[] } {
+  const shape = shapeIssues(input, (errors) => {
+    const error = validationError(errors, 'body');
+    return { field: error.param ?? 'body', code: String(error.code), message: error.message };
+  });
+  if (shape.length > 0) return { issues: shape };
+  const body = input as CreateUserBody;
+  const issues: Issue[] = [];
+  const email = normalizeUserEmail(body.email);
+  if ('issue' in email) issues.push(email.issue);
+  for (const field of ['first_name', 'last_name', 'display_name'] as const) {
+    const value = body[field];
+    const blank = value === undefined ? null : notBlank(value, field);
+    if (blank) issues.push(blank);
+  }
+  const custom = checkCustomValues(definitions, {}, body.custom_fields);
+  issues.push(...custom.issues);
+  if (issues.length > 0 || 'issue' in email) return { issues };
+  return {
+    row: {
+      id: newId(),
+      collection_id: collectionId,
+      email: body.email.trim(),
+      email_normalized: email.ok,
+      first_name: body.first_name.trim(),
+      last_name: body.last_name.trim(),
+      display_name: body.display_name?.trim() ?? defaultDisplayName(body.first_name, body.last_name),
+      external_id: body.external_id ?? null,
+      phonetic_spelling: body.phonetic_spelling?.trim() || null,
+      custom_fields: JSON.stringify(custom.values),
+      record_token: newRecordToken(),
+      created_at: now,
+      updated_at: now,
+    },
+  };
+}
+
+/**
+ * Creates users in one transaction: all of them or none. Every row is checked first (shape,
+ * custom fields, e-mail and external_id unique within the batch and the collection); any
+ * problem fails the whole batch with `batch_invalid` and an `errors` list of
+ * `{index, field, code, message}`. `member_count` grows by the number created.
+ */
+export async function createUsers(
+  deps: UsersDeps,
+  accountId: string,
+  collectionId: string,
+  inputs: unknown[],
+  options: { single?: boolean } = {},
+): Promise<User[]> {
+  const collection = await requireLiveCollection(deps, accountId, collectionId);
+  const definitions = definitionsOf(collection);
+  const now = deps.clock.now().toISOString();
+  const rows: UserRow[] = [];
+  const errors: ItemError[] = [];
+  inputs.forEach((input, index) => {
+    const prepared = prepareUser(input, definitions, collection.id, now);
+    if ('issues' in prepared) errors.push(...prepared.issues.map((issue) => ({ index, ...issue })));
+    else rows.push(prepared.row);
+  });
+  if (errors.length === 0) errors.push(...(await duplicateErrors(deps.db.kysely, collection.id, rows)));
+  if (errors.length > 0) {
+    const first = errors[0] as ItemError;
+    if (options.single) {
+      if (first.code === 'email_taken' || first.code === 'external_id_taken') {
+        throw conflictError(
+          first.code === 'email_taken' ? 'email' : 'external_id',
+          first.code === 'email_taken' ? (rows[0]?.email ?? null) : (rows[0]?.external_id ?? null),
+        );
+      }
+      throw new AppError(first.code, first.message, { param: first.field });
+    }
+    const bad = new Set(errors.map((e) => e.index)).size;
+    throw new AppError('batch_invalid', `${bad} of ${inputs.length} users have errors; nothing was created.`, { errors });
+  }
+  try {
+    await deps.db.kysely.transaction().execute(async (trx) => {
+      await insertUsers(trx, rows);
+      await bumpCollectionCounts(trx, collection.id, { members: rows.length });
+    });
+  } catch (error) {
+    // Another request took the same e-mail or external_id between our check and our insert.
+    const kind = uniqueViolation(error);
+    if (kind) throw conflictError(kind, null);
+    throw error;
+  }
+  return rows.map((row) => toUser(deps.config.baseUrl, row, false));
+}
+
+async function duplicateErrors(db: Kysely<Database>, collectionId: string, rows: UserRow[]): Promise<ItemError[]> {
+  const errors: ItemError[] = [];
+  const seenEmail = new Map<string, number>();
+  const seenExternal = new Map<string, number>();
+  const taken = await findTakenIdentifiers(
+    db,
+    collectionId,
+    rows.map((r) => r.email_normalized),
+    rows.flatMap((r) => (r.external_id === null ? [] : [r.external_id])),
+  );
+  rows.forEach((row, index) => {
+    const earlierEmail = seenEmail.get(row.email_normalized);
+    if (taken.emails.has(row.email_normalized)) {
+      errors.push({
+        index,
+        field: 'email',
+        code: 'email_taken',
+        message: `A user with the e-mail "${row.email}" already exists in this collection.`,
+      });
+    } else if (earlierEmail !== undefined) {
+      errors.push({
+        index,
+        field: 'email',
+        code: 'email_taken',
+        message: `The e-mail "${row.email}" also appears at index ${earlierEmail}.`,
+      });
+    }
+    seenEmail.set(row.email_normalized, seenEmail.get(row.email_normalized) ?? index);
+    if (row.external_id === null) return;
+    const earlierExternal = seenExternal.get(row.external_id);
+    if (taken.externalIds.has(row.external_id)) {
+      errors.push({
+        index,
+        field: 'external_id',
+        code: 'external_id_taken',
+        message: `A user with the external_id "${row.external_id}" already exists in this collection.`,
+      });
+    } else if (earlierExternal !== undefined) {
+      errors.push({
+        index,
+        field: 'external_id',
+        code: 'external_id_taken',
+        message: `The external_id "${row.external_id}" also appears at index ${earlierExternal}.`,
+      });
+    }
+    seenExternal.set(row.external_id, earlierExternal ?? index);
+  });
+  return errors;
+}
+
+/** Creates one user (201); a taken e-mail or external_id is a 409. */
+export async function createUser(deps: UsersDeps, accountId: string, collectionId: string, input: CreateUserBody): Promise<User> {
+  const [user] = await createUsers(deps, accountId, collectionId, [input], { single: true });
+  return user as User;
+}
+
+async function requireUser(deps: UsersDeps, collectionId: string, userId: string): Promise<UserWithRecording> {
+  const row = isUuid(userId) ? await findUser(deps.db.kysely, collectionId, userId) : undefined;
+  if (!row) throw notFound('user', 'user_id');
+  return row;
+}
+
+/** The user, or 404 when the collection or user is unknown, archived or another account's. */
+export async function getUser(deps: UsersDeps, accountId: string, collectionId: string, userId: string): Promise<User> {
+  const collection = await requireLiveCollection(deps, accountId, collectionId);
+  return withRecording(deps.config.baseUrl)(await requireUser(deps, collection.id, userId));
+}
+
+/** A page of the collection's users, newest first, optionally filtered. */
+export async function listUsers(deps: UsersDeps, accountId: string, collectionId: string, query: ListUsersQuery) {
+  const collection = await requireLiveCollection(deps, accountId, collectionId);
+  const limit = query.limit ?? 50;
+  const emailNormalized = query.email === undefined ? undefined : query.email.trim().toLowerCase();
+  const rows = await listUserRows(
+    deps.db.kysely,
+    collection.id,
+    {
+      ...(query.has_recording === undefined ? {} : { hasRecording: query.has_recording }),
+      ...(emailNormalized === undefined ? {} : { emailNormalized }),
+      ...(query.external_id === undefined ? {} : { externalId: query.external_id }),
+    },
+    decodeCursor(query.cursor),
+    limit + 1,
+  );
+  return toPage(rows, limit, withRecording(deps.config.baseUrl));
+}
+
+/**
+ * Changes the given fields. `display_name` follows first/last name while it still equals
+ * their default; null resets it. Custom field changes are merged (null removes a value).
+ */
+export async function updateUser(
+  deps: UsersDeps,
+  accountId: string,
+  collectionId: string,
+  userId: string,
+  input: UpdateUserBody,
+): Promise<User> {
+  const collection = await requireLiveCollection(deps, accountId, collectionId);
+  const current = await requireUser(deps, collection.id, userId);
+  const changes: Partial<UserRow> = {};
+  const fail = (issue: Issue) => new AppError(issue.code, issue.message, { param: issue.field });
+  if (input.email !== undefined) {
+    const email = normalizeUserEmail(input.email);
+    if ('issue' in email) throw fail(email.issue);
+    Object.assign(changes, { email: input.email.trim(), email_normalized: email.ok });
+  }
+  for (const field of ['first_name', 'last_name'] as const) {
+    const value = input[field];
+    if (value === undefined) continue;
+    const blank = notBlank(value, field);
+    if (blank) throw fail(blank);
+    changes[field] = value.trim();
+  }
+  const first = changes.first_name ?? current.first_name;
+  const last = changes.last_name ?? current.last_name;
+  if (input.display_name === null) changes.display_name = defaultDisplayName(first, last);
+  else if (input.display_name !== undefined) {
+    const blank = notBlank(input.display_name, 'display_name');
+    if (blank) throw fail(blank);
+    changes.display_name = input.display_name.trim();
+  } else if (current.display_name === defaultDisplayName(current.first_name, current.last_name)) {
+    changes.display_name = defaultDisplayName(first, last);
+  }
+  if (input.external_id !== undefined) changes.external_id = input.external_id;
+  if (input.phonetic_spelling !== undefined) changes.phonetic_spelling = input.phonetic_spelling?.trim() || null;
+  if (input.custom_fields !== undefined) {
+    const custom = checkCustomValues(definitionsOf(collection), JSON.parse(current.custom_fields), input.custom_fields);
+    if (custom.issues[0]) throw fail(custom.issues[0]);
+    changes.custom_fields = JSON.stringify(custom.values);
+  }
+  changes.updated_at = nextTimestamp(deps.clock, current.updated_at);
+  try {
+    const row = await updateUserRow(deps.db.kysely, current.id, changes);
+    return toUser(deps.config.baseUrl, row, current.recording_user_id !== null);
+  } catch (error) {
+    const kind = uniqueViolation(error);
+    if (kind) throw conflictError(kind, kind === 'email' ? (changes.email ?? null) : (changes.external_id ?? null));
+    throw error;
+  }
+}
+
+/** Replaces the recorder-page token: the old `record_url` stops working at once. */
+export async function rotateRecordLink(deps: UsersDeps, accountId: string, collectionId: string, userId: string): Promise<User> {
+  const collection = await requireLiveCollection(deps, accountId, collectionId);
+  const current = await requireUser(deps, collection.id, userId);
+  const row = await updateUserRow(deps.db.kysely, current.id, {
+    record_token: newRecordToken(),
+    updated_at: nextTimestamp(deps.clock, current.updated_at),
+  });
+  return toUser(deps.config.baseUrl, row, current.recording_user_id !== null);
+}
+
+/**
+ * Deletes the user, their recording, play links and audio files. When they had a recording,
+ * `recorded_count` drops and a `recording.deleted` event is recorded in the same transaction.
+ */
+export async function deleteUser(deps: UsersDeps, accountId: string, collectionId: string, userId: string) {
+  const collection = await requireLiveCollection(deps, accountId, collectionId);
+  if (!isUuid(userId)) throw notFound('user', 'user_id');
+  const at = deps.clock.now();
+  await deps.db.kysely.transaction().execute(async (trx) => {
+    const user = await lockUser(trx, collection.id, userId, at.toISOString());
+    if (!user) throw notFound('user', 'user_id');
+    const hadRecording = await recordRecordingDeleted(trx, deps, { accountId: collection.account_id, user, at });
+    await deleteUserRow(trx, user.id);
+    await bumpCollectionCounts(trx, collection.id, { members: -1, recorded: hadRecording ? -1 : 0 });
+  });
+  // After the commit: every audio file of this user, including any orphan from an interrupted upload.
+  await deleteBlobsUnder(deps, recordingBlobPrefix(userId));
+  return { deleted: true as const, id: userId };
+}
+
+async function deleteBlobsUnder(deps: UsersDeps, prefix: string): Promise<void> {
+  try {
+    for (const key of await deps.blobs.list(prefix)) await deps.blobs.delete(key);
+  } catch (err) {
+    // The orphan sweep removes whatever is left.
+    deps.logger.warn({ err, prefix }, 'could not delete audio files after user deletion');
+  }
+}
