@@ -9,6 +9,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { collectionsRoutes } from './features/collections/routes.js';
+import { webhooksRoutes } from './features/webhooks/routes.js';
 import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -64,6 +65,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       });
       registerIdempotency(v1, deps);
       await v1.register(collectionsRoutes(deps));
+      await v1.register(webhooksRoutes(deps));
     },
     { prefix: '/v1' },
   );
