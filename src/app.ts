@@ -12,6 +12,7 @@ import { collectionsRoutes } from './features/collections/routes.js';
 import { recorderRoutes } from './features/recordings/recorder-routes.js';
 import { recordingsRoutes } from './features/recordings/routes.js';
 import { usersRoutes } from './features/users/routes.js';
+import { webhooksRoutes } from './features/webhooks/routes.js';
 import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -70,6 +71,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       await v1.register(collectionsRoutes(deps));
       await v1.register(usersRoutes(deps));
       await v1.register(recordingsRoutes(deps));
+      await v1.register(webhooksRoutes(deps));
     },
     { prefix: '/v1' },
   );

@@ -4,6 +4,7 @@
  *   keys create --account <email> [--name <name>] [--json]
  *   keys list --account <email> [--json]
  *   keys revoke <key-id>
+ *   webhooks enable <webhook-id> [--json]
  * Output meant for machines goes to stdout as JSON; messages for people go to stderr.
  */
 import { parseArgs } from 'node:util';
@@ -12,6 +13,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { closeDeps, createDeps, type Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './features/api-keys/service.js';
+import { enableWebhook } from './features/webhooks/service.js';
 
 const USAGE = `Usage: npm run --silent cli -- <command>
 
@@ -21,6 +23,8 @@ Commands:
                                                 Create an API key (the account is created if needed).
   keys list --account <email> [--json]          List an account's keys (never the secrets).
   keys revoke <key-id>                          Revoke a key at once.
+  webhooks enable <webhook-id> [--json]         Re-enable a disabled webhook (resets its failure
+                                                count; its pending deliveries resume).
 `;
 
 type Command = (deps: Deps, args: string[]) => Promise<void>;
@@ -71,6 +75,14 @@ const commands: Record<string, Command> = {
     if (!id) throw new UsageError('keys revoke needs a key id');
     await revokeApiKey(deps, id);
     process.stderr.write(`Revoked ${id}.\n`);
+  },
+  'webhooks enable': async (deps, args) => {
+    const { positionals, values } = options(args);
+    const id = positionals[0];
+    if (!id) throw new UsageError('webhooks enable needs a webhook id');
+    const webhook = await enableWebhook(deps, null, id);
+    if (values.json) out(webhook);
+    else process.stderr.write(`Enabled ${webhook.id} (${webhook.url}).\n`);
   },
 };
 

@@ -30,6 +30,23 @@ export interface Config {
   blobs: BlobConfig;
   /** Requests per minute per client address on the public recorder (/r/…). */
   recorderRateLimitPerMinute: number;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** Allow http:// and private/loopback targets (local development and tests only). */
+  allowPrivateUrls: boolean;
+  /** Days delivery logs (payloads with names and e-mail addresses) are kept. */
+  logRetentionDays: number;
+  connectTimeoutMs: number;
+  /** Whole-request budget; a 2xx must arrive within it. */
+  timeoutMs: number;
+  /** How long a claimed delivery stays with one worker before another may take it over. */
+  claimLeaseMs: number;
+  /** How often a worker looks for due deliveries. */
+  pollMs: number;
+  /** Deliveries one worker sends at the same time. */
+  concurrency: number;
 }
 
 export type BlobConfig =
@@ -144,5 +161,26 @@ export function loadConfig(env: Env = process.env): Config {
     audioTimeoutMs: int(env, 'AUDIO_TIMEOUT_MS', 20_000, 1_000, 600_000),
     blobs: blobs(env),
     recorderRateLimitPerMinute: int(env, 'RECORDER_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
+    webhooks: webhookConfig(env),
+  };
+}
+
+function webhookConfig(env: Env): WebhookConfig {
+  const timeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000);
+  const claimLeaseMs = int(env, 'WEBHOOK_CLAIM_LEASE_MS', 60_000, 1_000, 3_600_000);
+  // A lease shorter than a send would let a second worker send the same delivery concurrently.
+  if (claimLeaseMs < timeoutMs + 1_000) {
+    throw new ConfigError(
+      `WEBHOOK_CLAIM_LEASE_MS (${claimLeaseMs}) must be at least WEBHOOK_TIMEOUT_MS + 1000 (${timeoutMs + 1000})`,
+    );
+  }
+  return {
+    allowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    logRetentionDays: int(env, 'WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
+    connectTimeoutMs: int(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
+    timeoutMs,
+    claimLeaseMs,
+    pollMs: int(env, 'WEBHOOK_POLL_MS', 500, 10, 60_000),
+    concurrency: int(env, 'WEBHOOK_CONCURRENCY', 10, 1, 200),
   };
 }

@@ -16,6 +16,8 @@ const kinds = {
   parameter_missing: { status: 400, type: 'invalid_request_error' },
   parameter_unknown: { status: 400, type: 'invalid_request_error' },
   parameter_invalid: { status: 400, type: 'invalid_request_error' },
+  url_not_public: { status: 400, type: 'invalid_request_error' },
+  url_unresolvable: { status: 400, type: 'invalid_request_error' },
   invalid_cursor: { status: 400, type: 'invalid_request_error' },
   invalid_json: { status: 400, type: 'invalid_request_error' },
   missing_api_key: { status: 401, type: 'authentication_error' },

@@ -115,6 +115,64 @@ export interface EventsTable {
   created_at: string;
 }
 
+export interface WebhooksTable {
+  id: string;
+  account_id: string;
+  url: string;
+  /** JSON array of subscribed event kinds (`*` = all). */
+  events: string;
+  description: string | null;
+  /** `enabled` or `disabled`. */
+  status: string;
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  consecutive_failures: Generated<number>;
+  /** `whsec_…`; needed in clear to sign. */
+  secret: string;
+  /** The secret before the last rotation; still signs until `previous_secret_expires_at`. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One event (or test ping) to one webhook: the outbox row, the queue entry and the log. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  /** The exact body bytes sent on every attempt (serialised once). */
+  payload: string;
+  /** `event` or `test`. */
+  trigger: string;
+  /** `pending`, `succeeded` or `failed` (automatic attempts exhausted). */
+  status: string;
+  /** Automatic attempts made; drives the retry schedule. */
+  attempt_count: Generated<number>;
+  next_attempt_at: string | null;
+  locked_by: string | null;
+  locked_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  /** 1-based, over all attempts of the delivery (automatic and manual). */
+  number: number;
+  /** `automatic`, `manual` (redeliver) or `test`. */
+  trigger: string;
+  attempted_at: string;
+  response_status: number | null;
+  duration_ms: number;
+  error_code: string | null;
+  error_message: string | null;
+  /** First 2 KB of the response body. */
+  response_body: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -125,4 +183,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
   events: EventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

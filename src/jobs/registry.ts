@@ -5,14 +5,15 @@
 import type { Deps } from '../deps.js';
 import { idempotencyTasks } from '../features/idempotency/jobs.js';
 import { recordingsTasks } from '../features/recordings/jobs.js';
+import { webhookJobs, webhookTasks } from '../features/webhooks/jobs.js';
 import { type JobDefinition, JobWorker, type PeriodicTask } from './worker.js';
 
-export function jobDefinitions(_deps: Deps): JobDefinition<any>[] {
-  return [];
+export function jobDefinitions(deps: Deps): JobDefinition<any>[] {
+  return [...webhookJobs(deps)];
 }
 
 export function periodicTasks(deps: Deps): PeriodicTask[] {
-  return [...idempotencyTasks(deps), ...recordingsTasks(deps)];
+  return [...idempotencyTasks(deps), ...recordingsTasks(deps), ...webhookTasks(deps)];
 }
 
 export function createWorker(deps: Deps, options: { pollMs?: number } = {}): JobWorker {

@@ -1,0 +1,183 @@
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Dialect } from '../../db/index.js';
+import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from '../../db/schema.js';
+import type { PageCursor } from '../../lib/pagination.js';
+
+export type WebhookRow = Selectable<WebhooksTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type AttemptRow = Selectable<WebhookAttemptsTable>;
+type Db = Kysely<Database>;
+
+export const insertWebhook = (db: Db, row: WebhookRow) => db.insertInto('webhooks').values(row).execute();
+
+export const findWebhook = (db: Db, accountId: string, id: string): Promise<WebhookRow | undefined> =>
+  db.selectFrom('webhooks').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+
+export const findWebhookById = (db: Db, id: string): Promise<WebhookRow | undefined> =>
+  db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+
+export const findWebhooksByIds = (db: Db, ids: string[]): Promise<WebhookRow[]> =>
+  ids.length === 0 ? Promise.resolve([]) : db.selectFrom('webhooks').selectAll().where('id', 'in', ids).execute();
+
+export const findAccountWebhooks = (db: Db, accountId: string): Promise<WebhookRow[]> =>
+  db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+
+export const countAccountWebhooks = async (db: Db, accountId: string): Promise<number> => {
+  const row = await db
+    .selectFrom('webhooks')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+};
+
+function afterCursor<T extends { where: any }>(query: T, cursor: PageCursor | null): T {
+  if (!cursor) return query;
+  return query.where((eb: any) =>
+    eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]),
+  );
+}
+
+export const listWebhooks = (db: Db, accountId: string, cursor: PageCursor | null, limit: number) =>
+  afterCursor(db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId), cursor)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+
+export const updateWebhook = (db: Db, id: string, changes: Partial<WebhookRow>): Promise<WebhookRow | undefined> =>
+  db.updateTable('webhooks').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+
+export const deleteWebhook = async (db: Db, accountId: string, id: string): Promise<boolean> => {
+  const result = await db.deleteFrom('webhooks').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+};
+
+/** Adds one failure to the streak and returns the new streak length. */
+export async function addFailure(db: Db, webhookId: string): Promise<number> {
+  const row = await db
+    .updateTable('webhooks')
+    .set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1) }))
+    .where('id', '=', webhookId)
+    .returning('consecutive_failures')
+    .executeTakeFirst();
+  return Number(row?.consecutive_failures ?? 0);
+}
+
+export const resetFailures = (db: Db, webhookId: string) =>
+  db.updateTable('webhooks').set({ consecutive_failures: 0 }).where('id', '=', webhookId).execute();
+
+/** Disables an enabled webhook; true when this call disabled it. */
+export async function disableEnabledWebhook(db: Db, webhookId: string, at: string, reason: string): Promise<boolean> {
+  const result = await db
+    .updateTable('webhooks')
+    .set({ status: 'disabled', disabled_at: at, disabled_reason: reason, updated_at: at })
+    .where('id', '=', webhookId)
+    .where('status', '=', 'enabled')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export const findEvent = (db: Db, id: string) => db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** Inserts deliveries; a (webhook, event) pair that already has one is left alone (re-run fan-out). */
+export const insertDeliveries = (db: Db, rows: DeliveryRow[]) =>
+  rows.length === 0
+    ? Promise.resolve()
+    : db
+        .insertInto('webhook_deliveries')
+        .values(rows)
+        .onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing())
+        .execute();
+
+/**
+ * Claims up to `limit` due deliveries of enabled webhooks until `leaseUntil`. A delivery whose
+ * lease ran out (its worker died) is due again. On PostgreSQL rows another worker is claiming
+ * are skipped (`FOR UPDATE SKIP LOCKED`); SQLite serialises writers, so the statement is atomic.
+ */
+export async function claimDueDeliveries(
+  db: Db,
+  dialect: Dialect,
+  input: { workerId: string; now: string; leaseUntil: string; limit: number },
+): Promise<DeliveryRow[]> {
+  const lock = dialect === 'postgres' ? sql`for update of d skip locked` : sql``;
+  const result = await sql<DeliveryRow>`
+    update webhook_deliveries set locked_by = ${input.workerId}, locked_until = ${input.leaseUntil}
+    where id in (
+      select d.id from webhook_deliveries d join webhooks w on w.id = d.webhook_id
+      where d.status = 'pending' and d.next_attempt_at <= ${input.now}
+        and (d.locked_until is null or d.locked_until < ${input.now})
+        and w.status = 'enabled'
+      order by d.next_attempt_at
+      limit ${input.limit}
+      ${lock}
+    )
+    returning *`.execute(db);
+  return result.rows;
+}
+
+/** Claims one delivery (manual redeliver, test ping) unless another worker holds it. */
+export const claimDelivery = async (db: Db, id: string, workerId: string, now: string, leaseUntil: string) => {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ locked_by: workerId, locked_until: leaseUntil })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+    .returningAll()
+    .executeTakeFirst();
+  return result;
+};
+
+/** Applies the outcome of an attempt if this worker still holds the claim. */
+export const finishDelivery = async (db: Db, id: string, workerId: string, changes: Partial<DeliveryRow>) => {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ ...changes, locked_by: null, locked_until: null })
+    .where('id', '=', id)
+    .where('locked_by', '=', workerId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+};
+
+export const findDelivery = (db: Db, webhookId: string, id: string) =>
+  db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).where('webhook_id', '=', webhookId).executeTakeFirst();
+
+export const listDeliveries = (db: Db, webhookId: string, cursor: PageCursor | null, limit: number) =>
+  afterCursor(db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId), cursor)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+
+export const insertAttempt = (db: Db, row: AttemptRow) => db.insertInto('webhook_attempts').values(row).execute();
+
+export const nextAttemptNumber = async (db: Db, deliveryId: string): Promise<number> => {
+  const row = await db
+    .selectFrom('webhook_attempts')
+    .select((eb) => eb.fn.max('number').as('n'))
+    .where('delivery_id', '=', deliveryId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0) + 1;
+};
+
+export const listAttempts = (db: Db, deliveryIds: string[]): Promise<AttemptRow[]> =>
+  deliveryIds.length === 0
+    ? Promise.resolve([])
+    : db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('number').execute();
+
+/** Retention: deletes deliveries (and, by cascade, their attempts) created before `before`. */
+export async function deleteDeliveriesBefore(db: Db, before: string): Promise<number> {
+  // Attempts first: cheap on both databases even where cascades are not enforced.
+  await db
+    .deleteFrom('webhook_attempts')
+    .where('delivery_id', 'in', (eb) => eb.selectFrom('webhook_deliveries').select('id').where('created_at', '<', before))
+    .execute();
+  const result = await db.deleteFrom('webhook_deliveries').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Retention: events carry the same personal data as their deliveries. */
+export async function deleteEventsBefore(db: Db, before: string): Promise<number> {
+  const result = await db.deleteFrom('events').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,143 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.js';
+import { accountOf } from '../../http/auth.js';
+import { ErrorResponse } from '../../http/schemas.js';
+import { warnAllowPrivate } from './jobs.js';
+import {
+  CreateWebhookBody,
+  DeletedWebhook,
+  Delivery,
+  DeliveryList,
+  DeliveryParams,
+  ListQuery,
+  UpdateWebhookBody,
+  WebhookList,
+  WebhookParams,
+  Webhook as WebhookSchema,
+  WebhookWithSecret,
+} from './schemas.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhookDeliveries,
+  listWebhooks,
+  redeliverDelivery,
+  rotateWebhookSecret,
+  sendTestEvent,
+  updateWebhook,
+} from './service.js';
+
+export const webhooksRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    warnAllowPrivate(deps);
+    const tags = ['Webhooks'];
+    const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
+
+    app.post(
+      '/webhooks',
+      {
+        schema: {
+          tags,
+          summary: 'Register a webhook',
+          description: 'The response carries the signing `secret`; it is shown only here and on rotation.',
+          body: CreateWebhookBody,
+          response: { 201: WebhookWithSecret, ...errors },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await createWebhook(deps, accountOf(request), request.body)),
+    );
+
+    app.get(
+      '/webhooks',
+      { schema: { tags, summary: 'List webhooks', querystring: ListQuery, response: { 200: WebhookList, ...errors } } },
+      async (request) => listWebhooks(deps, accountOf(request), request.query),
+    );
+
+    app.get(
+      '/webhooks/:webhook_id',
+      { schema: { tags, summary: 'Fetch a webhook', params: WebhookParams, response: { 200: WebhookSchema, ...errors } } },
+      async (request) => getWebhook(deps, accountOf(request), request.params.webhook_id),
+    );
+
+    app.patch(
+      '/webhooks/:webhook_id',
+      {
+        schema: {
+          tags,
+          summary: 'Update a webhook',
+          description: 'Re-enabling a disabled webhook is a dashboard action, not done here.',
+          params: WebhookParams,
+          body: UpdateWebhookBody,
+          response: { 200: WebhookSchema, ...errors },
+        },
+      },
+      async (request) => updateWebhook(deps, accountOf(request), request.params.webhook_id, request.body),
+    );
+
+    app.delete(
+      '/webhooks/:webhook_id',
+      {
+        schema: { tags, summary: 'Delete a webhook', params: WebhookParams, response: { 200: DeletedWebhook, ...errors } },
+      },
+      async (request) => deleteWebhook(deps, accountOf(request), request.params.webhook_id),
+    );
+
+    app.post(
+      '/webhooks/:webhook_id/rotate-secret',
+      {
+        schema: {
+          tags,
+          summary: 'Rotate the signing secret',
+          description: 'Returns the new secret. The previous secret keeps signing alongside it for 24 hours.',
+          params: WebhookParams,
+          response: { 200: WebhookWithSecret, ...errors },
+        },
+      },
+      async (request) => rotateWebhookSecret(deps, accountOf(request), request.params.webhook_id),
+    );
+
+    app.post(
+      '/webhooks/:webhook_id/test',
+      {
+        schema: {
+          tags,
+          summary: 'Send a test event',
+          description: 'Sends a signed `webhook.test` event now and returns the delivery with the attempt result.',
+          params: WebhookParams,
+          response: { 200: Delivery, ...errors, 409: ErrorResponse },
+        },
+      },
+      async (request) => sendTestEvent(deps, accountOf(request), request.params.webhook_id),
+    );
+
+    app.get(
+      '/webhooks/:webhook_id/deliveries',
+      {
+        schema: {
+          tags,
+          summary: 'List deliveries',
+          description: 'Newest first; each delivery lists its attempts (time, response status, duration, error, first 2 KB).',
+          params: WebhookParams,
+          querystring: ListQuery,
+          response: { 200: DeliveryList, ...errors },
+        },
+      },
+      async (request) => listWebhookDeliveries(deps, accountOf(request), request.params.webhook_id, request.query),
+    );
+
+    app.post(
+      '/webhooks/:webhook_id/deliveries/:delivery_id/redeliver',
+      {
+        schema: {
+          tags,
+          summary: 'Redeliver',
+          description: 'Sends the delivery again now (same body, same `webhook-id`) and returns it with the new attempt.',
+          params: DeliveryParams,
+          response: { 200: Delivery, ...errors, 409: ErrorResponse },
+        },
+      },
+      async (request) => redeliverDelivery(deps, accountOf(request), request.params.webhook_id, request.params.delivery_id),
+    );
+  };

@@ -1,0 +1,127 @@
+import { type Static, Type } from 'typebox';
+import { PageQuery } from '../../lib/pagination.js';
+
+/** Event kinds a webhook can subscribe to; `*` means every kind, including future ones. */
+export const EVENT_KINDS = ['recording.completed', 'recording.deleted'] as const;
+export const SUBSCRIBABLE = [...EVENT_KINDS, '*'] as const;
+export const TEST_EVENT = 'webhook.test';
+export const MAX_URL_LENGTH = 2048;
+export const MAX_DESCRIPTION_LENGTH = 1000;
+
+const Url = Type.String({
+  minLength: 1,
+  maxLength: MAX_URL_LENGTH,
+  description: 'HTTPS URL that accepts POST; its host must resolve to public addresses only.',
+});
+const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  minItems: 1,
+  maxItems: 20,
+  description: `Event kinds to receive: ${SUBSCRIBABLE.map((k) => `\`${k}\``).join(', ')} (\`*\` = all).`,
+});
+const Description = Type.Union([Type.String({ maxLength: MAX_DESCRIPTION_LENGTH }), Type.Null()]);
+
+export const Webhook = Type.Object(
+  {
+    id: Type.String({ description: '`wh_` + 32 hex characters.' }),
+    url: Type.String(),
+    events: Type.Array(Type.String()),
+    description: Type.Union([Type.String(), Type.Null()]),
+    status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], {
+      description: '`disabled` after 10 consecutive failed attempts; re-enabled from the dashboard (or the CLI).',
+    }),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Webhook', additionalProperties: false },
+);
+export type Webhook = Static<typeof Webhook>;
+
+export const WebhookWithSecret = Type.Object(
+  {
+    ...Webhook.properties,
+    secret: Type.String({ description: '`whsec_…`; returned only at creation and on rotation. Store it now.' }),
+  },
+  { title: 'WebhookWithSecret', additionalProperties: false },
+);
+export type WebhookWithSecret = Static<typeof WebhookWithSecret>;
+
+export const CreateWebhookBody = Type.Object(
+  { url: Url, events: Events, description: Type.Optional(Description) },
+  { additionalProperties: false },
+);
+export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
+
+export const UpdateWebhookBody = Type.Object(
+  { url: Type.Optional(Url), events: Type.Optional(Events), description: Type.Optional(Description) },
+  { additionalProperties: false },
+);
+export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
+
+export const WebhookParams = Type.Object({ webhook_id: Type.String({ maxLength: 64 }) });
+export const DeliveryParams = Type.Object({
+  webhook_id: Type.String({ maxLength: 64 }),
+  delivery_id: Type.String({ maxLength: 64 }),
+});
+
+export const ListQuery = Type.Object(
+  { limit: Type.Optional(PageQuery.limit), cursor: Type.Optional(PageQuery.cursor) },
+  { additionalProperties: false },
+);
+
+export const WebhookList = Type.Object({
+  data: Type.Array(Webhook),
+  has_more: Type.Boolean(),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const DeletedWebhook = Type.Object({ deleted: Type.Literal(true), id: Type.String() });
+
+export const Attempt = Type.Object(
+  {
+    attempt: Type.Integer({ minimum: 1, description: 'Attempt number within the delivery, from 1.' }),
+    trigger: Type.Union([Type.Literal('automatic'), Type.Literal('manual'), Type.Literal('test')]),
+    attempted_at: Type.String({ format: 'date-time' }),
+    response_status: Type.Union([Type.Integer(), Type.Null()], { description: 'Null when no HTTP answer arrived.' }),
+    duration_ms: Type.Integer({ minimum: 0 }),
+    error: Type.Union(
+      [
+        Type.Object({
+          code: Type.String({
+            description:
+              'timeout, connect_failed, dns_failed, forbidden_address, invalid_url, network_error, redirect or http_status.',
+          }),
+          message: Type.String(),
+        }),
+        Type.Null(),
+      ],
+      { description: 'Null on success (a 2xx).' },
+    ),
+    response_body: Type.String({ description: 'First 2 KB of the response body.' }),
+  },
+  { title: 'WebhookAttempt', additionalProperties: false },
+);
+export type Attempt = Static<typeof Attempt>;
+
+export const Delivery = Type.Object(
+  {
+    id: Type.String({ description: 'Also sent as the `webhook-id` header: the same on every attempt.' }),
+    webhook_id: Type.String(),
+    event_id: Type.String(),
+    event: Type.String({ description: 'Event kind, e.g. `recording.completed` or `webhook.test`.' }),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')], {
+      description: '`failed` once all automatic attempts failed.',
+    }),
+    attempt_count: Type.Integer({ minimum: 0 }),
+    next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+    attempts: Type.Array(Attempt),
+  },
+  { title: 'WebhookDelivery', additionalProperties: false },
+);
+export type Delivery = Static<typeof Delivery>;
+
+export const DeliveryList = Type.Object({
+  data: Type.Array(Delivery),
+  has_more: Type.Boolean(),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
