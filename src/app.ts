@@ -9,6 +9,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { collectionsRoutes } from './features/collections/routes.js';
+import { entitiesRoutes } from './features/entities/routes.js';
 import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -47,6 +48,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
 
   registerAssetRoutes(app, deps.assets);
+  // Agent API under SITE_URL: its own error bodies (spec section 7), body limit and rate limit.
+  await app.register(entitiesRoutes(deps));
 
   await app.register(
     async (v1) => {

@@ -23,6 +23,22 @@ export interface Config {
   /** Largest accepted JSON request body, in bytes. */
   jsonBodyLimit: number;
   trustProxy: boolean;
+  /** Entity generation: `stripe` when STRIPE_SECRET_KEY is set, otherwise the built-in `sandbox`. */
+  paymentProvider: 'sandbox' | 'stripe';
+  stripeSecretKey: string | null;
+  stripePublishableKey: string | null;
+  /** Where the Stripe SDK sends requests (tests point it at a local fake); null = Stripe's own API. */
+  stripeApi: { host: string; port: number; protocol: 'http' | 'https' } | null;
+  /** Seconds a payment instruction (402) stays payable before it is cancelled. */
+  entityInstructionTtlSeconds: number;
+  /** Seconds after expiry before a paid but never-claimed intent is refunded. */
+  entityRefundGraceSeconds: number;
+  /** Unpaid (intent-creating) requests per minute per client address. */
+  entityUnpaidRateLimitPerMinute: number;
+  /** Base64 PKCS#8 DER Ed25519 private key for callback signatures; null = generated under DATA_DIR. */
+  entitySigningKey: string | null;
+  /** Allow http:// and private-network targets for outbound calls (local development and tests only). */
+  webhookAllowPrivateUrls: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -65,6 +81,20 @@ function url(name: string, raw: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+function optional(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value === '' ? null : value;
+}
+
+function stripeApi(env: Env): Config['stripeApi'] {
+  const host = optional(env, 'STRIPE_API_HOST');
+  if (host === null) return null;
+  const protocol = str(env, 'STRIPE_API_PROTOCOL', 'https');
+  if (protocol !== 'http' && protocol !== 'https')
+    throw new ConfigError(`STRIPE_API_PROTOCOL must be http or https, got "${protocol}"`);
+  return { host, port: int(env, 'STRIPE_API_PORT', protocol === 'https' ? 443 : 80, 1, 65535), protocol };
+}
+
 function database(env: Env, dataDir: string): DatabaseConfig {
   const raw = env.DATABASE_URL;
   if (raw === undefined || raw === '') return { dialect: 'sqlite', file: path.join(dataDir, 'voicename.db') };
@@ -98,5 +128,14 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     jsonBodyLimit: int(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 104_857_600),
     trustProxy: bool(env, 'TRUST_PROXY', false),
+    paymentProvider: optional(env, 'STRIPE_SECRET_KEY') === null ? 'sandbox' : 'stripe',
+    stripeSecretKey: optional(env, 'STRIPE_SECRET_KEY'),
+    stripePublishableKey: optional(env, 'STRIPE_PUBLISHABLE_KEY'),
+    stripeApi: stripeApi(env),
+    entityInstructionTtlSeconds: int(env, 'ENTITY_INSTRUCTION_TTL_SECONDS', 1800, 60, 7 * 86400),
+    entityRefundGraceSeconds: int(env, 'ENTITY_REFUND_GRACE_SECONDS', 3600, 0, 30 * 86400),
+    entityUnpaidRateLimitPerMinute: int(env, 'ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
+    entitySigningKey: optional(env, 'ENTITY_SIGNING_KEY'),
+    webhookAllowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
   };
 }

@@ -6,8 +6,10 @@ import type { Logger } from 'pino';
 import { type BlobStore, createBlobStore } from './blobs/index.js';
 import type { Config } from './config.js';
 import { type Db, openDb } from './db/index.js';
+import { createPaymentProvider, type PaymentProvider } from './integrations/payments/index.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createLogger } from './logger.js';
+import { createSpeechSynthesizer, type SpeechSynthesizer } from './speech/index.js';
 import { type Assets, loadAssets } from './web/assets.js';
 
 export interface Deps {
@@ -18,6 +20,10 @@ export interface Deps {
   blobs: BlobStore;
   /** Compiled browser scripts and static files for pages. */
   assets: Assets;
+  /** Payment processor of entity generation (sandbox by default, Stripe when configured). */
+  payments: PaymentProvider;
+  /** Text-to-speech engine (eSpeak NG in a worker thread by default). */
+  speech: SpeechSynthesizer;
 }
 
 export interface DepsOverrides {
@@ -25,19 +31,26 @@ export interface DepsOverrides {
   blobs?: BlobStore;
   clock?: Clock;
   logger?: Logger;
+  payments?: PaymentProvider;
+  speech?: SpeechSynthesizer;
 }
 
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
+  const db = overrides.db ?? openDb(config.database);
+  const clock = overrides.clock ?? systemClock;
   return {
     config,
-    db: overrides.db ?? openDb(config.database),
-    clock: overrides.clock ?? systemClock,
+    db,
+    clock,
     logger: overrides.logger ?? createLogger(config.logLevel),
     blobs: overrides.blobs ?? createBlobStore(config),
     assets: loadAssets(),
+    payments: overrides.payments ?? createPaymentProvider(config, { db, clock }),
+    speech: overrides.speech ?? createSpeechSynthesizer(),
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
+  await deps.speech.close();
   await deps.db.close();
 }

@@ -3,6 +3,7 @@
  * job definitions from their own `jobs.ts`; this file wires them to one worker.
  */
 import type { Deps } from '../deps.js';
+import { entitiesTasks } from '../features/entities/jobs.js';
 import { idempotencyTasks } from '../features/idempotency/jobs.js';
 import { type JobDefinition, JobWorker, type PeriodicTask } from './worker.js';
 
@@ -11,7 +12,7 @@ export function jobDefinitions(_deps: Deps): JobDefinition<any>[] {
 }
 
 export function periodicTasks(deps: Deps): PeriodicTask[] {
-  return [...idempotencyTasks(deps)];
+  return [...idempotencyTasks(deps), ...entitiesTasks(deps)];
 }
 
 export function createWorker(deps: Deps, options: { pollMs?: number } = {}): JobWorker {
