@@ -158,13 +158,10 @@ export const entitiesRoutes = (deps: EntitiesDeps) => async (app: FastifyInstanc
         );
     }
     request.log.error({ err: error }, 'entity request failed');
-    return reply
-      .code(500)
-      .header('cache-control', 'no-store')
-      .send({
-        status: 'error',
-        message: 'Something went wrong on our side. Retry the same request; you are never charged twice.',
-      });
+    return reply.code(500).header('cache-control', 'no-store').send({
+      status: 'error',
+      message: 'Something went wrong on our side. Retry the same request; you are never charged twice.',
+    });
   });
   app.addHook('onClose', async () => {
     await deps.speech.close();
@@ -299,21 +296,17 @@ export const entitiesRoutes = (deps: EntitiesDeps) => async (app: FastifyInstanc
           case 'confirmed':
             return reply.send(view(result.intent));
           case 'declined':
-            return reply
-              .code(402)
-              .send({
-                status: 'card_declined',
-                message: 'Your card was declined (test card).',
-                payment_intent: view(result.intent),
-              });
+            return reply.code(402).send({
+              status: 'card_declined',
+              message: 'Your card was declined (test card).',
+              payment_intent: view(result.intent),
+            });
           case 'wrong_state':
-            return reply
-              .code(409)
-              .send({
-                status: 'unexpected_state',
-                message: `The intent is ${result.intent.status}.`,
-                payment_intent: view(result.intent),
-              });
+            return reply.code(409).send({
+              status: 'unexpected_state',
+              message: `The intent is ${result.intent.status}.`,
+              payment_intent: view(result.intent),
+            });
           case 'not_found':
             return reply.code(404).send({ status: 'not_found', message: 'No payment intent with this id and client secret.' });
         }
