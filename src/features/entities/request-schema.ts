@@ -23,7 +23,10 @@ export const REQUIRED_FIELDS = ['name', 'entity_type', 'description', 'operator'
 /** external_metadata limits: nesting depth, keys per object, items per array, serialized size. */
 export const METADATA_LIMITS = { depth: 5, keys: 50, items: 50, stringLength: 1000, bytes: 8192 } as const;
 
-/** Values of external_metadata nested `depth` levels deep at most. */
+/**
+ * Values inside external_metadata: the object itself is level 1; containers may nest down to
+ * level `depth`, and level `depth + 1` holds scalars only.
+ */
 function metadataDefs(): Record<string, object> {
   const defs: Record<string, object> = {};
   const scalar = [
@@ -32,8 +35,9 @@ function metadataDefs(): Record<string, object> {
     { type: 'boolean' },
     { type: 'null' },
   ];
-  for (let level = METADATA_LIMITS.depth; level >= 1; level--) {
-    const child = level === METADATA_LIMITS.depth ? null : { $ref: `#/$defs/metadata_value_${level + 1}` };
+  const last = METADATA_LIMITS.depth + 1;
+  for (let level = last; level >= 2; level--) {
+    const child = level === last ? null : { $ref: `#/$defs/metadata_value_${level + 1}` };
     defs[`metadata_value_${level}`] = child
       ? {
           anyOf: [
