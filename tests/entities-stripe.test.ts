@@ -40,13 +40,24 @@ async function stripeApp(options: Parameters<typeof createTestApp>[0] = {}) {
 }
 const countEntities = async (t: TestApp) =>
   Number(
-    (await t.deps.db.kysely.selectFrom('entities').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n,
+    (
+      await t.deps.db.kysely
+        .selectFrom('entities')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
   );
 
 describe('StripePaymentProvider through the official SDK', () => {
   it('creates a 100 aud intent without redirects, with metadata and an idempotency key; a repeated call replays it', async () => {
     const p = provider();
-    const input = { amountMinor: 100, currency: 'aud', description: 'd', metadata: { purpose: 'entities.generate' }, idempotencyKey: 'pi_create:abc' };
+    const input = {
+      amountMinor: 100,
+      currency: 'aud',
+      description: 'd',
+      metadata: { purpose: 'entities.generate' },
+      idempotencyKey: 'pi_create:abc',
+    };
     const created = await p.createIntent(input);
     expect(created).toMatchObject({ status: 'requires_payment_method', amount: 100, currency: 'aud', livemode: false });
     expect(created.clientSecret).toMatch(/^pi_.+_secret_/);
@@ -61,26 +72,64 @@ describe('StripePaymentProvider through the official SDK', () => {
 
   it('confirm with pm_card_visa succeeds (agent side, publishable key), pm_card_chargeDeclined is declined', async () => {
     const p = provider();
-    const ok = await p.createIntent({ amountMinor: 100, currency: 'aud', description: 'd', metadata: {}, idempotencyKey: 'k-visa' });
-    const confirmed = await agentStripe().paymentIntents.confirm(ok.id, { client_secret: ok.clientSecret, payment_method: 'pm_card_visa' } as never);
+    const ok = await p.createIntent({
+      amountMinor: 100,
+      currency: 'aud',
+      description: 'd',
+      metadata: {},
+      idempotencyKey: 'k-visa',
+    });
+    const confirmed = await agentStripe().paymentIntents.confirm(ok.id, {
+      client_secret: ok.clientSecret,
+      payment_method: 'pm_card_visa',
+    } as never);
     expect(confirmed.status).toBe('succeeded');
     const retrieved = await p.retrieveIntent(ok.id);
-    expect(retrieved).toMatchObject({ status: 'succeeded', amountReceived: 100, amountRefunded: 0, disputed: false, paymentMethodType: 'card' });
+    expect(retrieved).toMatchObject({
+      status: 'succeeded',
+      amountReceived: 100,
+      amountRefunded: 0,
+      disputed: false,
+      paymentMethodType: 'card',
+    });
 
-    const bad = await p.createIntent({ amountMinor: 100, currency: 'aud', description: 'd', metadata: {}, idempotencyKey: 'k-declined' });
+    const bad = await p.createIntent({
+      amountMinor: 100,
+      currency: 'aud',
+      description: 'd',
+      metadata: {},
+      idempotencyKey: 'k-declined',
+    });
     await expect(
-      agentStripe().paymentIntents.confirm(bad.id, { client_secret: bad.clientSecret, payment_method: 'pm_card_chargeDeclined' } as never),
+      agentStripe().paymentIntents.confirm(bad.id, {
+        client_secret: bad.clientSecret,
+        payment_method: 'pm_card_chargeDeclined',
+      } as never),
     ).rejects.toMatchObject({ type: 'StripeCardError', code: 'card_declined' });
     expect((await p.retrieveIntent(bad.id))?.status).toBe('requires_payment_method');
     // A wrong client secret finds nothing.
-    await expect(agentStripe().paymentIntents.confirm(bad.id, { client_secret: 'nope', payment_method: 'pm_card_visa' } as never)).rejects.toThrow();
+    await expect(
+      agentStripe().paymentIntents.confirm(bad.id, { client_secret: 'nope', payment_method: 'pm_card_visa' } as never),
+    ).rejects.toThrow();
   });
 
   it('cancels open intents, reports the real state of paid ones, refunds once per key, and returns null for unknown ids', async () => {
     const p = provider();
-    const open = await p.createIntent({ amountMinor: 100, currency: 'aud', description: 'd', metadata: {}, idempotencyKey: 'k-cancel' });
+    const open = await p.createIntent({
+      amountMinor: 100,
+      currency: 'aud',
+      description: 'd',
+      metadata: {},
+      idempotencyKey: 'k-cancel',
+    });
     expect((await p.cancelIntent(open.id)).status).toBe('canceled');
-    const paid = await p.createIntent({ amountMinor: 100, currency: 'aud', description: 'd', metadata: {}, idempotencyKey: 'k-refund' });
+    const paid = await p.createIntent({
+      amountMinor: 100,
+      currency: 'aud',
+      description: 'd',
+      metadata: {},
+      idempotencyKey: 'k-refund',
+    });
     fake.pay(paid.id);
     expect((await p.cancelIntent(paid.id)).status).toBe('succeeded');
     const refund = await p.refundIntent(paid.id, `refund:${paid.id}`);
@@ -99,18 +148,37 @@ describe('paid flow with the stripe provider', () => {
     const unpaid = await generate(t, body);
     expect(unpaid.statusCode).toBe(402);
     const instruction = unpaid.json().mpp_instruction;
-    expect(instruction).toMatchObject({ amount: '1.00', currency: 'AUD', processor: 'stripe', publishable_key: 'pk_test_fake_0123456789' });
+    expect(instruction).toMatchObject({
+      amount: '1.00',
+      currency: 'AUD',
+      processor: 'stripe',
+      publishable_key: 'pk_test_fake_0123456789',
+    });
     expect(instruction.confirm_url).toBeUndefined();
     const intent = fake.intents.get(instruction.reference);
     expect(intent).toMatchObject({ amount: 100, currency: 'aud', client_secret: instruction.address });
-    expect(intent?.metadata).toMatchObject({ purpose: 'entities.generate', request_fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    await agentStripe().paymentIntents.confirm(instruction.reference, { client_secret: instruction.address, payment_method: 'pm_card_visa' } as never);
+    expect(intent?.metadata).toMatchObject({
+      purpose: 'entities.generate',
+      request_fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    await agentStripe().paymentIntents.confirm(instruction.reference, {
+      client_secret: instruction.address,
+      payment_method: 'pm_card_visa',
+    } as never);
     const paid = await generate(t, body, paymentHeader(instruction.reference));
     expect(paid.statusCode).toBe(200);
-    expect(paid.json().receipt).toMatchObject({ amount: '1.00', currency: 'AUD', method: 'card', transaction_id: instruction.reference });
+    expect(paid.json().receipt).toMatchObject({
+      amount: '1.00',
+      currency: 'AUD',
+      method: 'card',
+      transaction_id: instruction.reference,
+    });
     const discovery = (await t.app.inject({ url: '/.well-known/service-agent-services.json' })).json();
     expect(discovery.services[0].payment).toMatchObject({ processor: 'stripe', publishable_key: 'pk_test_fake_0123456789' });
-    expect((await t.app.inject({ method: 'POST', url: `/api/sandbox/payment-intents/${instruction.reference}/confirm`, payload: {} })).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'POST', url: `/api/sandbox/payment-intents/${instruction.reference}/confirm`, payload: {} }))
+        .statusCode,
+    ).toBe(404);
   });
 
   it('P4 (stripe): a live-mode intent, or a changed amount or currency at the processor, is not accepted', async () => {
@@ -145,7 +213,9 @@ describe('paid flow with the stripe provider', () => {
     fake.retrieveDelayMs = 30;
     const refundsBefore = fake.refunds.size;
     try {
-      const responses = await Promise.all(Array.from({ length: 20 }, () => generate(t, body, paymentHeader(instruction.reference))));
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () => generate(t, body, paymentHeader(instruction.reference))),
+      );
       expect(responses.every((r) => r.statusCode === 200 || r.statusCode === 409)).toBe(true);
       const receipts = new Set(responses.filter((r) => r.statusCode === 200).map((r) => JSON.stringify(r.json().receipt)));
       expect(receipts.size).toBe(1);
@@ -171,7 +241,9 @@ describe('paid flow with the stripe provider', () => {
     for (let i = 0; i < 4; i++) statuses.push((await generate(t, body, paymentHeader(instruction.reference))).statusCode);
     expect(statuses).toEqual([503, 503, 502, 402]);
     await sweepPaymentRequests(entitiesContext(t.deps));
-    const refundCalls = fake.requests.filter((r) => r.path === '/v1/refunds' && r.params.payment_intent === instruction.reference);
+    const refundCalls = fake.requests.filter(
+      (r) => r.path === '/v1/refunds' && r.params.payment_intent === instruction.reference,
+    );
     expect(refundCalls.length).toBeGreaterThanOrEqual(1);
     expect(refundCalls.every((r) => r.idempotencyKey === `refund:${instruction.reference}`)).toBe(true);
     expect([...fake.refunds.values()].filter((r) => r.payment_intent === instruction.reference)).toHaveLength(1);
@@ -188,7 +260,10 @@ describe('paid flow with the stripe provider', () => {
     await sweepPaymentRequests(entitiesContext(t.deps));
     expect(fake.intents.get(instruction.reference)?.status).toBe('canceled');
     await expect(
-      agentStripe().paymentIntents.confirm(instruction.reference, { client_secret: instruction.address, payment_method: 'pm_card_visa' } as never),
+      agentStripe().paymentIntents.confirm(instruction.reference, {
+        client_secret: instruction.address,
+        payment_method: 'pm_card_visa',
+      } as never),
     ).rejects.toThrow();
   });
 });
