@@ -3,12 +3,12 @@
  * job definitions from their own `jobs.ts`; this file wires them to one worker.
  */
 import type { Deps } from '../deps.js';
-import { entitiesTasks } from '../features/entities/jobs.js';
+import { entitiesJobs, entitiesTasks } from '../features/entities/jobs.js';
 import { idempotencyTasks } from '../features/idempotency/jobs.js';
 import { type JobDefinition, JobWorker, type PeriodicTask } from './worker.js';
 
-export function jobDefinitions(_deps: Deps): JobDefinition<any>[] {
-  return [];
+export function jobDefinitions(deps: Deps): JobDefinition<any>[] {
+  return [...entitiesJobs(deps)];
 }
 
 export function periodicTasks(deps: Deps): PeriodicTask[] {

@@ -2,7 +2,8 @@
  * Background work of the entities feature: the periodic payment sweep (expiry, refunds) and
  * the `entity.published` callback deliveries.
  */
-import type { PeriodicTask } from '../../jobs/worker.js';
+import type { JobDefinition, PeriodicTask } from '../../jobs/worker.js';
+import { callbackJob } from './callbacks.js';
 import { type EntitiesDeps, entitiesContext } from './context.js';
 import { sweepPaymentRequests } from './sweep.js';
 
@@ -16,4 +17,8 @@ export function entitiesTasks(deps: EntitiesDeps): PeriodicTask[] {
       },
     },
   ];
+}
+
+export function entitiesJobs(deps: EntitiesDeps): JobDefinition<any>[] {
+  return [callbackJob(entitiesContext(deps))];
 }

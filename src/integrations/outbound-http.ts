@@ -1,0 +1,337 @@
+/**
+ * SSRF-safe outbound HTTP for customer-supplied URLs (webhooks, agent callbacks).
+ *
+ * Rules: HTTPS only; the host's addresses are resolved here, every one must be public, and the
+ * connection is pinned to the address we checked (undici `connect.lookup`), so DNS rebinding
+ * cannot switch it between the check and the connect. IP-literal hosts are checked directly,
+ * because Node never calls a custom `lookup` for them. Redirects are never followed (a 3xx is
+ * returned as the status). No ambient proxy is used. `allowPrivate` lifts the address and
+ * HTTPS rules for local development and tests only.
+ *
+ * Self-contained on purpose (only node:, undici and ipaddr.js imports): other features copy it.
+ */
+import { promises as dns } from 'node:dns';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent, request } from 'undici';
+
+export interface OutboundRequest {
+  url: string;
+  method?: 'POST';
+  headers: Record<string, string>;
+  body: string;
+  /** DNS + TCP + TLS budget. Default 5000. */
+  connectTimeoutMs?: number;
+  /** Whole request budget, from start to the end of reading the response snippet. Default 15000. */
+  timeoutMs?: number;
+  allowPrivate: boolean;
+  /** Resolver override (tests); default is the system resolver (`dns.lookup`, all addresses). */
+  lookup?: HostLookup;
+}
+
+export interface OutboundResponse {
+  status: number;
+  durationMs: number;
+  /** First 2 KB of the response body, decoded as UTF-8. */
+  bodySnippet: string;
+}
+
+export type OutboundErrorCode =
+  | 'invalid_url'
+  | 'forbidden_address'
+  | 'dns_failed'
+  | 'connect_failed'
+  | 'timeout'
+  | 'too_many_redirects'
+  | 'network_error';
+
+export class OutboundError extends Error {
+  readonly code: OutboundErrorCode;
+  constructor(code: OutboundErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'OutboundError';
+    this.code = code;
+  }
+}
+
+/** Returns every address the host name resolves to. */
+export type HostLookup = (hostname: string) => Promise<string[]>;
+
+export const SNIPPET_BYTES = 2048;
+const MAX_URL_LENGTH = 2048;
+
+const systemLookup: HostLookup = async (hostname) => {
+  const answers = await dns.lookup(hostname, { all: true, verbatim: true });
+  return answers.map((answer) => answer.address);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Address classification. Deny-lists (not ipaddr.js `range() === 'unicast'`, which lets
+// `::7f00:1` and `::5efe:7f00:1` through): the union of the ranges Svix and Hook0 refuse.
+
+const blockedV4 = [
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.88.99.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
+].map((cidr) => ipaddr.IPv4.parseCIDR(cidr));
+
+const blockedV6 = [
+  '::/8', // unspecified, loopback, IPv4-compatible, IPv4-mapped, IPv4-translated, ISATAP spellings
+  '100::/64', // discard-only
+  '2001:db8::/32', // documentation
+  '2002::/16', // 6to4 (embeds an IPv4 that a relay would reach)
+  '3fff::/20', // documentation
+  '5f00::/16', // segment routing
+  'fc00::/7', // unique local (includes AWS IMDSv6 fd00:ec2::254)
+  'fe80::/10', // link-local
+  'fec0::/10', // deprecated site-local
+  'ff00::/8', // multicast
+].map((cidr) => ipaddr.IPv6.parseCIDR(cidr));
+
+// 2001::/23 is IETF protocol assignments; only these parts of it are globally reachable (IANA).
+const ietfV6 = ipaddr.IPv6.parseCIDR('2001::/23');
+const ietfGlobalV6 = ['2001:1::1/128', '2001:1::2/128', '2001:3::/32', '2001:4:112::/48', '2001:20::/28', '2001:30::/28'].map(
+  (cidr) => ipaddr.IPv6.parseCIDR(cidr),
+);
+
+// NAT64 well-known prefix: judged by the IPv4 address it embeds (refusing it would break
+// delivery on NAT64/DNS64 networks).
+const nat64V6 = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
+
+function isForbiddenV4(address: ipaddr.IPv4): boolean {
+  return blockedV4.some((cidr) => address.match(cidr));
+}
+
+function isForbiddenV6(address: ipaddr.IPv6): boolean {
+  if (address.match(nat64V6)) {
+    const parts = address.parts;
+    const embedded = new ipaddr.IPv4([parts[6]! >> 8, parts[6]! & 0xff, parts[7]! >> 8, parts[7]! & 0xff]);
+    return isForbiddenV4(embedded);
+  }
+  if (address.match(ietfV6)) return !ietfGlobalV6.some((cidr) => address.match(cidr));
+  return blockedV6.some((cidr) => address.match(cidr));
+}
+
+/** True when `ip` (an IPv4 or IPv6 literal, no brackets) is not a public unicast address. */
+export function isForbiddenAddress(ip: string): boolean {
+  if (!ipaddr.isValid(ip)) return true;
+  const address = ipaddr.parse(ip);
+  return address.kind() === 'ipv4' ? isForbiddenV4(address as ipaddr.IPv4) : isForbiddenV6(address as ipaddr.IPv6);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Target {
+  url: URL;
+  /** Host name without IPv6 brackets. */
+  host: string;
+}
+
+function parseTarget(raw: string, allowPrivate: boolean): Target {
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_URL_LENGTH) {
+    throw new OutboundError('invalid_url', `URL must be 1 to ${MAX_URL_LENGTH} characters.`);
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new OutboundError('invalid_url', 'URL is not a valid absolute URL.');
+  }
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+    throw new OutboundError('invalid_url', 'URL must use https.');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new OutboundError('invalid_url', 'URL must not contain a user name or password.');
+  }
+  if (url.hash !== '') throw new OutboundError('invalid_url', 'URL must not contain a fragment.');
+  // WHATWG parsing already normalised 0x7f.1, 2130706433, 0177.0.0.1 … to 127.0.0.1.
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (host === '') throw new OutboundError('invalid_url', 'URL has no host.');
+  return { url, host };
+}
+
+async function withDeadline<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Resolves the host and returns the address to connect to, after checking every answer
+ * (a mix of public and private answers is refused: it is what a rebinding attack looks like).
+ */
+async function resolvePublicAddress(host: string, lookup: HostLookup, budgetMs: number): Promise<string> {
+  if (net.isIP(host) !== 0) {
+    if (isForbiddenAddress(host)) throw new OutboundError('forbidden_address', `Address ${host} is not a public address.`);
+    return host;
+  }
+  // RFC 6761: localhost names are loopback whatever a resolver says (and some resolvers say nothing).
+  if (/(^|\.)localhost\.?$/i.test(host)) {
+    throw new OutboundError('forbidden_address', `${host} is a loopback name.`);
+  }
+  let addresses: string[];
+  try {
+    addresses = await withDeadline(
+      lookup(host),
+      budgetMs,
+      () => new OutboundError('timeout', `DNS lookup of ${host} timed out.`),
+    );
+  } catch (error) {
+    if (error instanceof OutboundError) throw error;
+    throw new OutboundError('dns_failed', `Could not resolve ${host}.`, { cause: error });
+  }
+  if (addresses.length === 0) throw new OutboundError('dns_failed', `Could not resolve ${host}.`);
+  const forbidden = addresses.find((address) => isForbiddenAddress(address));
+  if (forbidden !== undefined) {
+    throw new OutboundError('forbidden_address', `${host} resolves to ${forbidden}, which is not a public address.`);
+  }
+  return addresses[0]!;
+}
+
+/**
+ * Registration-time check of a customer URL: syntax, scheme, and (unless `allowPrivate`) that
+ * the host resolves only to public addresses. Throws `OutboundError`. Not a security boundary
+ * on its own (DNS can change later); `sendOutbound` checks again on every request.
+ */
+export async function checkOutboundUrl(url: string, options: { allowPrivate: boolean; lookup?: HostLookup }): Promise<void> {
+  const target = parseTarget(url, options.allowPrivate);
+  if (options.allowPrivate) return;
+  await resolvePublicAddress(target.host, options.lookup ?? systemLookup, 5000);
+}
+
+function classifyFailure(error: unknown, timedOut: boolean): OutboundError {
+  if (error instanceof OutboundError) return error;
+  if (timedOut) return new OutboundError('timeout', 'The request timed out.', { cause: error });
+  const code = (error as { code?: string } | null)?.code ?? '';
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new OutboundError('timeout', 'Connecting timed out.', { cause: error });
+  }
+  if (
+    /^(ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|ECONNRESET|EPIPE)$/.test(code) ||
+    /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH)/.test(code) ||
+    code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+  ) {
+    return new OutboundError('connect_failed', `Could not connect: ${code || message}.`, { cause: error });
+  }
+  return new OutboundError('network_error', `Network error: ${code || message}.`, { cause: error });
+}
+
+/**
+ * Sends one POST to a customer URL. Resolves and checks the address itself (unless
+ * `allowPrivate`), connects to the checked address, never follows redirects, and reads at most
+ * the first 2 KB of the response. Resolves with the status for any HTTP answer (including 3xx,
+ * 4xx, 5xx); rejects with `OutboundError` when no HTTP answer arrived in time.
+ */
+export async function sendOutbound(req: OutboundRequest): Promise<OutboundResponse> {
+  const started = performance.now();
+  const connectTimeoutMs = req.connectTimeoutMs ?? 5000;
+  const timeoutMs = req.timeoutMs ?? 15000;
+  const target = parseTarget(req.url, req.allowPrivate);
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new OutboundError('timeout', `No complete response within ${timeoutMs} ms.`));
+  }, timeoutMs);
+
+  let agent: Agent | undefined;
+  try {
+    const lookup = req.lookup ?? systemLookup;
+    // With allowPrivate we still pin when a resolver was injected, so tests see the same path.
+    const pinned =
+      req.allowPrivate && req.lookup === undefined
+        ? undefined
+        : await resolvePublicAddressOrAllow(target.host, lookup, connectTimeoutMs, req.allowPrivate);
+    agent = new Agent({
+      connect: {
+        timeout: connectTimeoutMs,
+        ...(pinned === undefined ? {} : { lookup: pinnedLookup(pinned) }),
+      },
+      keepAliveTimeout: 1,
+      pipelining: 0,
+    });
+    const response = await request(target.url, {
+      method: 'POST',
+      headers: req.headers,
+      body: req.body,
+      dispatcher: agent,
+      signal: controller.signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const snippet = await readSnippet(response.body);
+    return { status: response.statusCode, durationMs: Math.round(performance.now() - started), bodySnippet: snippet };
+  } catch (error) {
+    throw classifyFailure(controller.signal.reason instanceof OutboundError ? controller.signal.reason : error, timedOut);
+  } finally {
+    clearTimeout(timer);
+    agent?.destroy().catch(() => {});
+  }
+}
+
+async function resolvePublicAddressOrAllow(
+  host: string,
+  lookup: HostLookup,
+  budgetMs: number,
+  allowPrivate: boolean,
+): Promise<string> {
+  if (!allowPrivate) return resolvePublicAddress(host, lookup, budgetMs);
+  if (net.isIP(host) !== 0) return host;
+  const addresses = await withDeadline(lookup(host), budgetMs, () => new OutboundError('timeout', 'DNS lookup timed out.')).catch(
+    (error: unknown) => {
+      if (error instanceof OutboundError) throw error;
+      throw new OutboundError('dns_failed', `Could not resolve ${host}.`, { cause: error });
+    },
+  );
+  if (addresses.length === 0) throw new OutboundError('dns_failed', `Could not resolve ${host}.`);
+  return addresses[0]!;
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | Array<{ address: string; family: number }>,
+  family?: number,
+) => void;
+
+/** A `net.connect` lookup that always answers with the address we already checked. */
+function pinnedLookup(address: string) {
+  const family = net.isIP(address);
+  return (_hostname: string, options: { all?: boolean } | LookupCallback, callback?: LookupCallback) => {
+    const cb = (typeof options === 'function' ? options : callback) as LookupCallback;
+    const all = typeof options === 'object' && options !== null && options.all === true;
+    if (all) cb(null, [{ address, family }]);
+    else cb(null, address, family);
+  };
+}
+
+async function readSnippet(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= SNIPPET_BYTES) break; // breaking out destroys the stream; the rest is not read
+  }
+  const bytes = Buffer.concat(chunks).subarray(0, SNIPPET_BYTES);
+  // Do not cut a multi-byte character in half.
+  return new TextDecoder('utf-8', { fatal: false }).decode(bytes).replace(/\uFFFD$/, '');
+}
