@@ -12,6 +12,12 @@ const languages = new Set(
   engine.list_voices().flatMap((voice) => voice.languages.map((language) => language.name.toLowerCase())),
 );
 
+// One encoder for the worker's life: a stream ends with flush(), and the next encode starts a
+// new, independently decodable stream. A fresh encoder costs ~10x more on its first frames.
+const encoder = new Mp3Encoder(1, SAMPLE_RATE, 64);
+encoder.encodeBuffer(new Int16Array(SAMPLE_RATE / 10));
+encoder.flush();
+
 function pickLanguage(hint) {
   if (typeof hint !== 'string' || hint === '') return 'en-us';
   const tag = hint.toLowerCase();
@@ -41,7 +47,6 @@ function synthesize({ text, variant, pitch, rate, language }) {
     pcm.set(chunk, offset);
     offset += chunk.length;
   }
-  const encoder = new Mp3Encoder(1, SAMPLE_RATE, 64);
   const parts = [];
   for (let i = 0; i < pcm.length; i += 1152 * 16) parts.push(encoder.encodeBuffer(pcm.subarray(i, i + 1152 * 16)));
   parts.push(encoder.flush());
