@@ -3,6 +3,7 @@
  * an account would do it: discovery → schema → 400 → 402 → confirm → 200 → profile page,
  * service.json, audio → delete → 410.
  */
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -253,5 +254,6 @@ describe('sandbox flow from a clean start', () => {
     expect(operation.security).toEqual([]);
     expect(openapi.paths['/api/entities/{slug}'].delete).toBeTruthy();
     expect(openapi.paths['/e/{slug}']).toBeUndefined();
+    expect(await new Validator().validate(openapi)).toMatchObject({ valid: true });
   });
 });
