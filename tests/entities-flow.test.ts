@@ -222,6 +222,17 @@ describe('sandbox flow from a clean start', () => {
     expect(page.body).toContain('src="https://cdn.example.com/bot.png"');
     expect(page.body).toContain('href="https://bot.example.com/"');
     expect((await t.app.inject({ url: '/e/no-such-entity' })).statusCode).toBe(404);
+    // Unknown routes and methods under /api/entities answer in the entity API's shape too.
+    for (const [method, url] of [
+      ['GET', '/api/entities/generate'],
+      ['PUT', '/api/entities/x'],
+      ['GET', '/api/entities/a/b'],
+    ] as const) {
+      const res = await t.app.inject({ method, url });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ status: 'not_found' });
+      expect(res.json().error).toBeUndefined();
+    }
     expect((await t.app.inject({ url: '/e/NOT%20A%20SLUG' })).statusCode).toBe(404);
   });
 

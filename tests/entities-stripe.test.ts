@@ -252,6 +252,39 @@ describe('paid flow with the stripe provider', () => {
     expect(creates.every((r) => /^(pi_create:[0-9a-f-]{36}|k-.+|pi_create:abc)$/.test(r.idempotencyKey ?? ''))).toBe(true);
   });
 
+  it('P9 (stripe): a refund that failed at the processor is resumed by the sweeper, and still happens exactly once', async () => {
+    const broken: SpeechSynthesizer = {
+      synthesize: async () => {
+        throw new Error('engine down');
+      },
+      close: async () => undefined,
+    };
+    const t = await stripeApp({ overrides: { speech: broken } });
+    const body = validBody();
+    const instruction = (await generate(t, body)).json().mpp_instruction;
+    fake.pay(instruction.reference);
+    fake.failNextRefunds = 10;
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await generate(t, body, paymentHeader(instruction.reference)));
+    expect(answers[2]?.statusCode).toBe(502);
+    expect(answers[2]?.json()).toMatchObject({ status: 'failed', payment_status: 'refund_pending' });
+    const row = () =>
+      t.deps.db.kysely
+        .selectFrom('entity_payment_requests')
+        .selectAll()
+        .where('payment_intent_id', '=', instruction.reference)
+        .executeTakeFirstOrThrow();
+    expect((await row()).state).toBe('refunding');
+    const refundsOf = () => [...fake.refunds.values()].filter((r) => r.payment_intent === instruction.reference).length;
+    expect(refundsOf()).toBe(0);
+    fake.failNextRefunds = 0;
+    const report = await sweepPaymentRequests(entitiesContext(t.deps));
+    expect(report.refunded).toBe(1);
+    await sweepPaymentRequests(entitiesContext(t.deps));
+    expect((await row()).state).toBe('refunded');
+    expect(refundsOf()).toBe(1);
+  }, 30_000);
+
   it('P10 (stripe): an expired unpaid intent is cancelled at the processor', async () => {
     const clock = new ManualClock(new Date());
     const t = await stripeApp({ clock });

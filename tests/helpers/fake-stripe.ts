@@ -72,6 +72,8 @@ export class FakeStripe {
   readonly requests: LoggedRequest[] = [];
   private readonly idempotency = new Map<string, { path: string; params: string; status: number; body: string }>();
   private server: http.Server | null = null;
+  /** The next n refund calls fail with a 500 api_error (the SDK retries those itself). */
+  failNextRefunds = 0;
   /** Extra delay before answering retrieve calls (for race tests). */
   retrieveDelayMs = 0;
   port = 0;
@@ -149,6 +151,10 @@ export class FakeStripe {
     if (!isSecret && !isPublishable)
       return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
 
+    if (req.method === 'POST' && url.pathname === '/v1/refunds' && this.failNextRefunds > 0) {
+      this.failNextRefunds--;
+      return send(500, { error: { type: 'api_error', message: 'An unknown error occurred.' } });
+    }
     if (key && req.method === 'POST') {
       const seen = this.idempotency.get(`${auth}:${key}`);
       const fingerprint = JSON.stringify(params);

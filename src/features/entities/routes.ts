@@ -115,7 +115,12 @@ function sendOutcome(context: EntitiesContext, reply: FastifyReply, outcome: Gen
     case 'refunded':
       return reply
         .code(502)
-        .send({ status: 'failed', payment_status: 'refunded', message: outcome.message, transaction_id: outcome.transactionId });
+        .send({
+          status: 'failed',
+          payment_status: outcome.paymentStatus,
+          message: outcome.message,
+          transaction_id: outcome.transactionId,
+        });
   }
 }
 
@@ -190,82 +195,98 @@ export const entitiesRoutes = (deps: EntitiesDeps) => async (app: FastifyInstanc
     sendCacheableJson(request, reply, buildLlmsTxt(context), 'text/plain; charset=utf-8'),
   );
 
-  app.post(
-    '/api/entities/generate',
-    {
-      bodyLimit: GENERATE_BODY_LIMIT,
-      schema: {
-        tags,
-        servers,
-        summary: 'Generate and publish an entity profile (paid: 1.00 AUD)',
-        description:
-          `No API key. Send the body without payment: 402 with \`mpp_instruction\`. Pay the intent, then repeat the exact request with ` +
-          `\`Payment-Authorization: mpp; reference="<payment_intent_id>"\`. Rules: ${urls.schema}.`,
-        security: [],
-        'x-payment-info': paymentInfo,
-        headers: {
-          type: 'object',
-          properties: { 'payment-authorization': { type: 'string', description: 'mpp; reference="<payment_intent_id>"' } },
-        },
-        body: GenerateBody,
-        response: {
-          200: PublishedResponse,
-          400: InvalidRequestResponse,
-          402: PaymentRequiredResponse,
-          409: StatusResponse,
-          410: StatusResponse,
-          429: StatusResponse,
-          503: StatusResponse,
-        },
-      } as never,
-    },
-    async (request, reply) => {
-      const outcome = await generateEntity(context, {
-        body: request.body,
-        credential: parsePaymentAuthorization(request.raw),
-        admitUnpaid: () => limitUnpaid.call(app as never, request, reply) as Promise<void>,
-      });
-      return sendOutcome(context, reply, outcome);
-    },
-  );
+  // The JSON API under /api/entities, with its own not-found answer (never the /v1 envelope).
+  await app.register(
+    async (api) => {
+      api.setNotFoundHandler((request, reply) =>
+        reply
+          .code(404)
+          .header('cache-control', 'no-store')
+          .send({
+            status: 'not_found',
+            message: `No route ${request.method} ${request.url.split('?')[0]}. See ${urls.discovery}.`,
+          }),
+      );
 
-  app.delete<{ Params: { slug: string } }>(
-    '/api/entities/:slug',
-    {
-      schema: {
-        tags,
-        servers,
-        summary: 'Delete a published entity',
-        description: 'Header `Deletion-Token: <receipt.deletion_token>`. Afterwards the profile URLs answer 410.',
-        security: [],
-        params: SlugParams,
-        response: { 200: StatusResponse, 401: StatusResponse, 403: StatusResponse, 404: StatusResponse, 410: StatusResponse },
-      } as never,
-    },
-    async (request, reply) => {
-      const header = request.headers['deletion-token'];
-      const token = typeof header === 'string' ? header : undefined;
-      const outcome = await deleteEntity(context, request.params.slug, token);
-      reply.header('cache-control', 'no-store');
-      switch (outcome) {
-        case 'deleted':
-          return reply.send({
-            status: 'deleted',
-            slug: request.params.slug,
-            message: 'The profile, its audio and its machine-readable document are gone.',
+      api.post(
+        '/generate',
+        {
+          bodyLimit: GENERATE_BODY_LIMIT,
+          schema: {
+            tags,
+            servers,
+            summary: 'Generate and publish an entity profile (paid: 1.00 AUD)',
+            description:
+              `No API key. Send the body without payment: 402 with \`mpp_instruction\`. Pay the intent, then repeat the exact request with ` +
+              `\`Payment-Authorization: mpp; reference="<payment_intent_id>"\`. Rules: ${urls.schema}.`,
+            security: [],
+            'x-payment-info': paymentInfo,
+            headers: {
+              type: 'object',
+              properties: { 'payment-authorization': { type: 'string', description: 'mpp; reference="<payment_intent_id>"' } },
+            },
+            body: GenerateBody,
+            response: {
+              200: PublishedResponse,
+              400: InvalidRequestResponse,
+              402: PaymentRequiredResponse,
+              409: StatusResponse,
+              410: StatusResponse,
+              429: StatusResponse,
+              503: StatusResponse,
+            },
+          } as never,
+        },
+        async (request, reply) => {
+          const outcome = await generateEntity(context, {
+            body: request.body,
+            credential: parsePaymentAuthorization(request.raw),
+            admitUnpaid: () => limitUnpaid.call(app as never, request, reply) as Promise<void>,
           });
-        case 'not_found':
-          return reply.code(404).send({ status: 'not_found', message: 'No entity has this slug.' });
-        case 'gone':
-          return reply.code(410).send({ status: 'gone', message: 'This entity was already deleted.' });
-        case 'token_missing':
-          return reply
-            .code(401)
-            .send({ status: 'unauthorized', message: 'Send the header Deletion-Token with the receipt.deletion_token.' });
-        case 'token_invalid':
-          return reply.code(403).send({ status: 'forbidden', message: 'The deletion token does not match this entity.' });
-      }
+          return sendOutcome(context, reply, outcome);
+        },
+      );
+
+      api.delete<{ Params: { slug: string } }>(
+        '/:slug',
+        {
+          schema: {
+            tags,
+            servers,
+            summary: 'Delete a published entity',
+            description: 'Header `Deletion-Token: <receipt.deletion_token>`. Afterwards the profile URLs answer 410.',
+            security: [],
+            params: SlugParams,
+            response: { 200: StatusResponse, 401: StatusResponse, 403: StatusResponse, 404: StatusResponse, 410: StatusResponse },
+          } as never,
+        },
+        async (request, reply) => {
+          const header = request.headers['deletion-token'];
+          const token = typeof header === 'string' ? header : undefined;
+          const outcome = await deleteEntity(context, request.params.slug, token);
+          reply.header('cache-control', 'no-store');
+          switch (outcome) {
+            case 'deleted':
+              return reply.send({
+                status: 'deleted',
+                slug: request.params.slug,
+                message: 'The profile, its audio and its machine-readable document are gone.',
+              });
+            case 'not_found':
+              return reply.code(404).send({ status: 'not_found', message: 'No entity has this slug.' });
+            case 'gone':
+              return reply.code(410).send({ status: 'gone', message: 'This entity was already deleted.' });
+            case 'token_missing':
+              return reply
+                .code(401)
+                .send({ status: 'unauthorized', message: 'Send the header Deletion-Token with the receipt.deletion_token.' });
+            case 'token_invalid':
+              return reply.code(403).send({ status: 'forbidden', message: 'The deletion token does not match this entity.' });
+          }
+        },
+      );
     },
+    { prefix: '/api/entities' },
   );
 
   if (deps.payments instanceof SandboxPaymentProvider) {

@@ -87,7 +87,7 @@ export type GenerateOutcome =
   | { kind: 'conflict'; status: 'payment_request_mismatch' | 'payment_in_progress'; message: string; retryAfter?: number }
   | { kind: 'gone'; message: string }
   | { kind: 'retry_later'; message: string; retryAfter: number; paymentStatus: 'paid' | 'unpaid' }
-  | { kind: 'refunded'; message: string; transactionId: string };
+  | { kind: 'refunded'; message: string; transactionId: string; paymentStatus: 'refunded' | 'refund_pending' };
 
 /** Rejects (throws) when the unpaid path is over its rate limit (P15); called before any intent is made. */
 export type AdmitUnpaid = () => Promise<void>;
@@ -421,11 +421,14 @@ async function publish(
     const message = err instanceof Error ? err.message : String(err);
     context.logger.error({ err, payment_intent: reference, attempt }, 'entity generation failed after payment');
     if (attempt >= MAX_GENERATION_ATTEMPTS) {
-      await refundPaymentRequest(context, reference, message);
+      const refunded = await refundPaymentRequest(context, reference, message);
       return {
         kind: 'refunded',
-        message: `Publishing failed ${attempt} times; your payment has been refunded in full. Start again without the header to retry.`,
+        message: refunded
+          ? `Publishing failed ${attempt} times; your payment has been refunded in full. Start again without the header to retry.`
+          : `Publishing failed ${attempt} times; your payment will be refunded in full automatically. Start again without the header to retry.`,
         transactionId: reference,
+        paymentStatus: refunded ? 'refunded' : 'refund_pending',
       };
     }
     await moveRequestState(context.db.kysely, {
@@ -486,15 +489,21 @@ async function replayPublished(context: EntitiesContext, row: PaymentRequestRow)
 
 /**
  * Refunds the payment of one request exactly once (P9): the state move to `refunding` admits a
- * single caller, and the processor call carries the key `refund:<pi>` (P16), so even a repeated
- * call (after a crash) cannot refund twice. A failed call leaves `refunding`; the sweeper retries.
+ * single caller, and the processor call carries the key `refund:<pi>` (P16), so even a resumed
+ * call (after a crash) cannot refund twice. A failed call leaves `refunding`; the sweeper resumes it.
  */
-export async function refundPaymentRequest(context: EntitiesContext, paymentIntentId: string, reason: string): Promise<boolean> {
+export async function refundPaymentRequest(
+  context: EntitiesContext,
+  paymentIntentId: string,
+  reason: string,
+  options: { resume?: boolean } = {},
+): Promise<boolean> {
   const now = isoNow(context.clock);
   const db = context.db.kysely;
   const moved = await moveRequestState(db, {
     paymentIntentId,
-    from: ['pending', 'claimed', 'refunding'],
+    // Only the sweeper resumes an unfinished refund; everyone else must win the move.
+    from: options.resume ? ['refunding'] : ['pending', 'claimed'],
     to: 'refunding',
     now,
     lastError: reason,

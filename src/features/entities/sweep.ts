@@ -35,7 +35,7 @@ export async function sweepPaymentRequests(context: EntitiesContext, limit = 100
 async function sweepOne(context: EntitiesContext, row: PaymentRequestRow, now: Date, graceMs: number, report: SweepReport) {
   const reference = row.payment_intent_id;
   if (row.state === 'refunding') {
-    if (await refundPaymentRequest(context, reference, 'retrying an unfinished refund')) report.refunded++;
+    if (await refundPaymentRequest(context, reference, 'resuming an unfinished refund', { resume: true })) report.refunded++;
     return;
   }
   const intent = await context.payments.retrieveIntent(reference);
