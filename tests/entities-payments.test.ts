@@ -282,6 +282,30 @@ describe('payment properties', () => {
     await real.close();
   });
 
+  it('P9: two paid requests racing for one name: one publishes, the other gets 400 name taken and is refunded once', async () => {
+    const name = `Racer ${Date.now()}`;
+    const bodyA = validBody({ name, description: 'The first of two agents that want one name.' });
+    const bodyB = validBody({ name, description: 'The second of two agents that want one name.' });
+    const a = await paidInstruction(t, bodyA);
+    const b = await paidInstruction(t, bodyB);
+    const refundsBefore = await refundsOf(t);
+    const [ra, rb] = await Promise.all([
+      generate(t, bodyA, paymentHeader(a.reference)),
+      generate(t, bodyB, paymentHeader(b.reference)),
+    ]);
+    const statuses = [ra.statusCode, rb.statusCode].sort();
+    expect(statuses).toEqual([200, 400]);
+    const loser = ra.statusCode === 400 ? ra : rb;
+    const loserRef = ra.statusCode === 400 ? a.reference : b.reference;
+    expect(loser.json().invalid[0].field).toBe('name');
+    expect(loser.json().message).toContain('refunded');
+    expect(await refundsOf(t)).toBe(refundsBefore + 1);
+    expect((await intentRow(t, loserRef)).amount_refunded).toBe(100);
+    expect((await requestRow(t, loserRef)).state).toBe('refunded');
+    expect((await generate(t, ra.statusCode === 400 ? bodyA : bodyB, paymentHeader(loserRef))).statusCode).toBe(400);
+    expect(await refundsOf(t)).toBe(refundsBefore + 1);
+  });
+
   it('P10: instructions expire; expired unpaid intents are cancelled; a late retry gets a fresh 402', async () => {
     const clock = new ManualClock(new Date());
     const c = await app({ clock });

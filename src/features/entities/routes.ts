@@ -113,14 +113,12 @@ function sendOutcome(context: EntitiesContext, reply: FastifyReply, outcome: Gen
         .code(503)
         .send({ status: 'temporarily_unavailable', payment_status: outcome.paymentStatus, message: outcome.message });
     case 'refunded':
-      return reply
-        .code(502)
-        .send({
-          status: 'failed',
-          payment_status: outcome.paymentStatus,
-          message: outcome.message,
-          transaction_id: outcome.transactionId,
-        });
+      return reply.code(502).send({
+        status: 'failed',
+        payment_status: outcome.paymentStatus,
+        message: outcome.message,
+        transaction_id: outcome.transactionId,
+      });
   }
 }
 
