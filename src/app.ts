@@ -9,6 +9,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { collectionsRoutes } from './features/collections/routes.js';
+import { registerPlayLinkPublicRoutes } from './features/play-links/public-routes.js';
+import { playLinksRoutes } from './features/play-links/routes.js';
 import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -47,6 +49,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
 
   registerAssetRoutes(app, deps.assets);
+  registerPlayLinkPublicRoutes(app as unknown as FastifyInstance, deps);
 
   await app.register(
     async (v1) => {
@@ -64,6 +67,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       });
       registerIdempotency(v1, deps);
       await v1.register(collectionsRoutes(deps));
+      await v1.register(playLinksRoutes(deps));
     },
     { prefix: '/v1' },
   );

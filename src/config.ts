@@ -23,6 +23,21 @@ export interface Config {
   /** Largest accepted JSON request body, in bytes. */
   jsonBodyLimit: number;
   trustProxy: boolean;
+  /** Public play links: cache lifetime of a resolved token, push interval of play counts, audio redirects. */
+  playLinks: PlayLinkConfig;
+}
+
+export interface PlayLinkConfig {
+  /** How long one process trusts a resolved token (ms); bounds staleness across processes. 0 disables the cache. */
+  cacheTtlMs: number;
+  /** Upper bound on resolved tokens kept in memory. */
+  cacheMaxEntries: number;
+  /** How often in-memory play counts are written to the database (ms). */
+  countFlushMs: number;
+  /** When set, `/p/<token>.mp3` redirects to `<this>/<blob key>` (a CDN or public bucket) instead of the app. */
+  audioPublicBaseUrl: string | null;
+  /** Lifetime of presigned audio URLs when the blob store signs them (S3). */
+  audioUrlTtlSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -98,5 +113,12 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     jsonBodyLimit: int(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 104_857_600),
     trustProxy: bool(env, 'TRUST_PROXY', false),
+    playLinks: {
+      cacheTtlMs: int(env, 'PLAY_LINK_CACHE_TTL_MS', 5_000, 0, 3_600_000),
+      cacheMaxEntries: int(env, 'PLAY_LINK_CACHE_MAX_ENTRIES', 100_000, 1, 10_000_000),
+      countFlushMs: int(env, 'PLAY_COUNT_FLUSH_MS', 10_000, 100, 3_600_000),
+      audioPublicBaseUrl: env.AUDIO_PUBLIC_BASE_URL ? url('AUDIO_PUBLIC_BASE_URL', env.AUDIO_PUBLIC_BASE_URL) : null,
+      audioUrlTtlSeconds: int(env, 'AUDIO_URL_TTL_SECONDS', 3_600, 60, 604_800),
+    },
   };
 }

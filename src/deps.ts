@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { type BlobStore, createBlobStore } from './blobs/index.js';
 import type { Config } from './config.js';
 import { type Db, openDb } from './db/index.js';
+import { createPlayLinkRuntime, type PlayLinkRuntime } from './features/play-links/cache.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createLogger } from './logger.js';
 import { type Assets, loadAssets } from './web/assets.js';
@@ -18,6 +19,8 @@ export interface Deps {
   blobs: BlobStore;
   /** Compiled browser scripts and static files for pages. */
   assets: Assets;
+  /** Per-process cache of resolved play-link tokens and pending play counts. */
+  playLinks: PlayLinkRuntime;
 }
 
 export interface DepsOverrides {
@@ -35,6 +38,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     logger: overrides.logger ?? createLogger(config.logLevel),
     blobs: overrides.blobs ?? createBlobStore(config),
     assets: loadAssets(),
+    playLinks: createPlayLinkRuntime({ ttlMs: config.playLinks.cacheTtlMs, maxEntries: config.playLinks.cacheMaxEntries }),
   };
 }
 

@@ -16,6 +16,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
+  /** PostgreSQL schema the connection is confined to, when not the default. */
+  schema: string | undefined;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -32,6 +34,7 @@ export function openDb(config: DatabaseConfig, options: OpenDbOptions = {}): Db 
   return {
     kysely,
     dialect: config.dialect,
+    schema: config.dialect === 'postgres' ? options.schema : undefined,
     async ping() {
       try {
         await sql`select 1`.execute(kysely);

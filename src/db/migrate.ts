@@ -3,19 +3,23 @@ import type { Db } from './index.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_users_recordings.js';
 import * as m0003 from './migrations/0003_events.js';
+import * as m0005 from './migrations/0005_play_links.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_users_recordings': m0002,
   '0003_events': m0003,
+  '0005_play_links': m0005,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** Brings the schema up to date. Safe to run from several processes at once (Kysely takes a lock). */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db: db.kysely, provider });
+  // With a non-default schema, Kysely must be told where its bookkeeping tables live, or it
+  // finds another schema's tables through introspection and skips creating its own.
+  const migrator = new Migrator({ db: db.kysely, provider, ...(db.schema ? { migrationTableSchema: db.schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

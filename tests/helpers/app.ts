@@ -23,6 +23,11 @@ export interface TestApp {
   newAccount(email?: string): Promise<{ key: string; keyId: string; email: string }>;
   /** A JSON request with `Authorization: Bearer <key>` when `key` is given. */
   request(options: InjectOptions & { key?: string; json?: unknown }): Promise<LightMyRequestResponse>;
+  /**
+   * Environment for child processes (CLI, workers) that must use this app's database, data
+   * directory and URLs. Vitest puts Vite's BASE_URL ("/") into process.env; this replaces it.
+   */
+  childEnv(extra?: Record<string, string>): NodeJS.ProcessEnv;
   close(): Promise<void>;
 }
 
@@ -48,6 +53,17 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     async newAccount(email = `user-${randomToken(6).toLowerCase()}@example.com`) {
       const created = await createApiKey(deps, { accountEmail: email });
       return { key: created.key, keyId: created.id, email: created.account };
+    },
+    childEnv(extra = {}) {
+      return {
+        ...process.env,
+        ...database.env,
+        NODE_ENV: 'test',
+        DATA_DIR: dataDir,
+        BASE_URL: config.baseUrl,
+        SITE_URL: config.siteUrl,
+        ...extra,
+      };
     },
     request({ key, json, headers, ...rest }) {
       return app.inject({

@@ -1,0 +1,114 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+/** Everything a public URL needs about one token, in one indexed query. */
+export interface ResolvedLinkRow {
+  token: string;
+  play_count: number;
+  user_id: string;
+  collection_id: string;
+  display_name: string;
+  phonetic_spelling: string | null;
+  blob_key: string;
+  mime_type: string;
+  byte_size: number;
+  duration_ms: number;
+  recorded_at: string;
+  allow_indexing: number | null;
+}
+
+/** An active token whose user has a recording and whose collection is live; undefined otherwise. */
+export const findResolvableLink = (db: Executor, token: string) =>
+  db
+    .selectFrom('play_links as pl')
+    .innerJoin('users as u', 'u.id', 'pl.user_id')
+    .innerJoin('recordings as r', 'r.user_id', 'u.id')
+    .innerJoin('collections as c', 'c.id', 'u.collection_id')
+    .leftJoin('play_link_settings as s', 's.collection_id', 'c.id')
+    .select([
+      'pl.token',
+      'pl.play_count',
+      'u.id as user_id',
+      'u.collection_id',
+      'u.display_name',
+      'u.phonetic_spelling',
+      'r.blob_key',
+      'r.mime_type',
+      'r.byte_size',
+      'r.duration_ms',
+      'r.recorded_at',
+      's.allow_indexing',
+    ])
+    .where('pl.token', '=', token)
+    .where('pl.status', '=', 'active')
+    .where('c.archived_at', 'is', null)
+    .executeTakeFirst() as Promise<ResolvedLinkRow | undefined>;
+
+export interface UserLinkRow {
+  user_id: string;
+  display_name: string;
+  token: string | null;
+  duration_ms: number | null;
+  recorded_at: string | null;
+}
+
+/** Users of one collection among `ids`, with their recording and active link when they have them. */
+export const findUsersWithLinks = (db: Executor, collectionId: string, ids: string[]) =>
+  db
+    .selectFrom('users as u')
+    .leftJoin('recordings as r', 'r.user_id', 'u.id')
+    .leftJoin('play_links as pl', (join) => join.onRef('pl.user_id', '=', 'u.id').on('pl.status', '=', 'active'))
+    .select(['u.id as user_id', 'u.display_name', 'pl.token', 'r.duration_ms', 'r.recorded_at'])
+    .where('u.collection_id', '=', collectionId)
+    .where('u.id', 'in', ids)
+    .execute() as Promise<UserLinkRow[]>;
+
+export const findActiveLinkOfUser = (db: Executor, userId: string) =>
+  db
+    .selectFrom('play_links')
+    .select(['token', 'play_count'])
+    .where('user_id', '=', userId)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+
+export const insertActiveLink = (
+  db: Executor,
+  row: { token: string; user_id: string; created_at: string; play_count?: number },
+) =>
+  db
+    .insertInto('play_links')
+    .values({ ...row, status: 'active', retired_at: null })
+    .execute();
+
+/** Retires the user's active link; returns its token (undefined when there was none). */
+export async function retireActiveLink(db: Executor, userId: string, at: string) {
+  const row = await db
+    .updateTable('play_links')
+    .set({ status: 'retired', retired_at: at })
+    .where('user_id', '=', userId)
+    .where('status', '=', 'active')
+    .returning(['token', 'play_count'])
+    .executeTakeFirst();
+  return row;
+}
+
+export const addPlayCount = (db: Executor, token: string, plays: number) =>
+  db
+    .updateTable('play_links')
+    .set((eb) => ({ play_count: eb('play_count', '+', plays) }))
+    .where('token', '=', token)
+    .execute();
+
+export const findSettings = (db: Executor, collectionId: string) =>
+  db.selectFrom('play_link_settings').selectAll().where('collection_id', '=', collectionId).executeTakeFirst();
+
+export const upsertSettings = (db: Executor, row: { collection_id: string; allow_indexing: number; updated_at: string }) =>
+  db
+    .insertInto('play_link_settings')
+    .values(row)
+    .onConflict((oc) =>
+      oc.column('collection_id').doUpdateSet({ allow_indexing: row.allow_indexing, updated_at: row.updated_at }),
+    )
+    .execute();
