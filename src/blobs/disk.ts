@@ -61,7 +61,7 @@ export class DiskBlobStore implements BlobStore {
   }
 
   /** Disk blobs have no URL of their own: the app serves them (see the play-links audio route). */
-  async directReadUrl(): Promise<string | null> {
+  async directReadUrl(_key: string, _options: { expiresInSeconds: number; contentType?: string }): Promise<string | null> {
     return null;
   }
 
