@@ -94,6 +94,13 @@ describe('PlayLinkCache', () => {
   });
 });
 
+it('adds flushed plays to cached entries so counts never go backwards', async () => {
+  const { cache } = setup();
+  await cache.get('t1', async () => link('t1'));
+  cache.noteFlushed(new Map([['t1', 3]]));
+  expect(cache.peek('t1')?.storedPlayCount).toBe(3);
+});
+
 describe('PlayCounter', () => {
   it('adds, moves on rotation, hands over and restores counts', () => {
     const counter = new PlayCounter();

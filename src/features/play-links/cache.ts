@@ -112,6 +112,19 @@ export class PlayLinkCache {
     this.negative.delete(token);
   }
 
+  /**
+   * Plays just written to the database: cached entries add them to their stored count, so a
+   * count never goes backwards between a flush and the entry's expiry. Loads running during the
+   * flush may have read the old count, so they are not stored.
+   */
+  noteFlushed(counts: Map<string, number>): void {
+    this.generation++;
+    for (const [token, plays] of counts) {
+      const value = this.positive.get(token)?.value;
+      if (value) value.storedPlayCount += plays;
+    }
+  }
+
   invalidateToken(token: string): void {
     this.generation++;
     this.inflight.delete(token);

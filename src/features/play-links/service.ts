@@ -304,6 +304,7 @@ export async function flushPlayCounts(deps: Deps): Promise<number> {
     deps.playLinks.counter.restore(counts);
     throw err;
   }
+  deps.playLinks.cache.noteFlushed(counts);
   let total = 0;
   for (const plays of counts.values()) total += plays;
   return total;
