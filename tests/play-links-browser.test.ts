@@ -4,13 +4,16 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flushPlayCounts } from '../src/features/play-links/service.js';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { launchBrowser } from './helpers/browser.js';
 import { addRecordedUser, createCollection } from './helpers/play-link-fixtures.js';
+
+// jsqr is CommonJS with a `default` property; its types describe the ES default export.
+const jsQR = (jsQRModule as unknown as { default: typeof import('jsqr').default }).default;
 
 let t: TestApp & { url: string };
 let browser: Browser;
