@@ -3,12 +3,14 @@
  * `buildApp` does no I/O at import time and takes all adapters from `deps`, so tests build it
  * with a fresh database and `app.inject`, and `main.ts` with the real ones.
  */
+import http from 'node:http';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { collectionsRoutes } from './features/collections/routes.js';
+import { createPlayLinkFastPath } from './features/play-links/fast-path.js';
 import { registerPlayLinkPublicRoutes } from './features/play-links/public-routes.js';
 import { playLinksRoutes } from './features/play-links/routes.js';
 import { requireApiKey } from './http/auth.js';
@@ -21,7 +23,10 @@ import { registerAssetRoutes } from './web/assets.js';
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const { config } = deps;
+  const playLinkFastPath = createPlayLinkFastPath(deps);
   const app = Fastify({
+    // Cached `/p/<token>.mp3` redirects are answered before routing (see play-links/fast-path.ts).
+    serverFactory: (handler) => http.createServer((req, res) => playLinkFastPath(req, res) || handler(req, res)),
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdFor,
     requestIdHeader: false,

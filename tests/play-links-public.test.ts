@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskBlobStore } from '../src/blobs/disk.js';
 import { flushPlayCounts, invalidatePlayLinksOfUser } from '../src/features/play-links/service.js';
-import { createTestApp, type TestApp } from './helpers/app.js';
+import { createTestApp, startTestServer, type TestApp } from './helpers/app.js';
 import { addRecordedUser, addRecording, addUser, createCollection, spokenMp3 } from './helpers/play-link-fixtures.js';
 
 let t: TestApp;
@@ -353,5 +353,46 @@ describe('/p/<token>/qr.svg', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('image/svg+xml');
     expect(res.body.startsWith('<svg')).toBe(true);
+  });
+});
+
+describe('the .mp3 fast path (cached tokens, before routing)', () => {
+  it('answers exactly like the route, counts plays, and leaves misses, HEAD and query strings to the route', async () => {
+    const server = await startTestServer();
+    try {
+      const { key: k } = await server.newAccount();
+      const { token } = await addRecordedUser(server, await createCollection(server, k));
+      const fetchMp3 = (suffix = '', init: RequestInit = {}) =>
+        fetch(`${server.url}/p/${token}.mp3${suffix}`, { redirect: 'manual', ...init });
+      const pick = (res: Response) => ({
+        status: res.status,
+        location: res.headers.get('location'),
+        cache: res.headers.get('cache-control'),
+        cors: res.headers.get('access-control-allow-origin'),
+        robots: res.headers.get('x-robots-tag'),
+        cookie: res.headers.get('set-cookie'),
+        hasRequestId: (res.headers.get('x-request-id') ?? '').startsWith('req_'),
+      });
+      expect(server.deps.playLinks.cache.peek(token)).toBeUndefined();
+      const viaRoute = pick(await fetchMp3()); // miss: Fastify route, fills the cache
+      expect(server.deps.playLinks.cache.peek(token)).toBeTruthy();
+      const viaFastPath = pick(await fetchMp3()); // hit: answered before routing
+      expect(viaFastPath).toEqual(viaRoute);
+      expect(viaRoute).toMatchObject({
+        status: 302,
+        cache: 'no-store',
+        cors: '*',
+        robots: 'noindex',
+        cookie: null,
+        hasRequestId: true,
+      });
+      expect(pick(await fetchMp3('?x=1'))).toEqual(viaRoute);
+      expect((await fetchMp3('', { method: 'HEAD' })).status).toBe(302);
+      expect((await fetch(`${server.url}/p/AAAAAAAAAAAAAAAA.mp3`, { redirect: 'manual' })).status).toBe(404);
+      // GET without query: route once, fast path once, with query once; HEAD is not a play.
+      expect(server.deps.playLinks.counter.pendingFor(token)).toBe(3);
+    } finally {
+      await server.close();
+    }
   });
 });

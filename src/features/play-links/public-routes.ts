@@ -11,6 +11,7 @@ import { embedNotFound, embedWidget } from '../../web/views/embed.js';
 import { playerPage, playLinkNotFoundPage } from '../../web/views/player.js';
 import { isPlayStart, parseRange } from './audio-response.js';
 import type { ResolvedPlayLink } from './cache.js';
+import { REDIRECT_HEADERS } from './fast-path.js';
 import {
   appAudioPath,
   durationSeconds,
@@ -134,10 +135,7 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
       if (isPlayStart(request.method, request.headers.range)) recordPlay(deps, link.token);
       return reply
         .code(302)
-        .header('location', link.audioLocation)
-        .header('cache-control', 'no-store')
-        .header('access-control-allow-origin', '*')
-        .header('x-robots-tag', 'noindex')
+        .headers({ ...REDIRECT_HEADERS, location: link.audioLocation })
         .send();
     }
     const link = await resolve(raw);

@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
+import type { Dialect } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
@@ -20,7 +21,22 @@ export interface ResolvedLinkRow {
 }
 
 /** An active token whose user has a recording and whose collection is live; undefined otherwise. */
-export const findResolvableLink = (db: Executor, token: string) =>
+export async function findResolvableLink(db: Kysely<Database>, token: string): Promise<ResolvedLinkRow | undefined> {
+  // Built once per database and reused: this runs on every cache miss of the public URLs.
+  let compiled = resolvableLinkQueries.get(db);
+  if (!compiled) {
+    compiled = resolvableLinkQuery(db, TOKEN_PLACEHOLDER).compile();
+    resolvableLinkQueries.set(db, compiled);
+  }
+  const parameters = compiled.parameters.map((value) => (value === TOKEN_PLACEHOLDER ? token : value));
+  const result = await db.executeQuery<ResolvedLinkRow>(CompiledQuery.raw(compiled.sql, parameters));
+  return result.rows[0];
+}
+
+const TOKEN_PLACEHOLDER = '\u0000token';
+const resolvableLinkQueries = new WeakMap<Kysely<Database>, CompiledQuery>();
+
+const resolvableLinkQuery = (db: Executor, token: string) =>
   db
     .selectFrom('play_links as pl')
     .innerJoin('users as u', 'u.id', 'pl.user_id')
@@ -43,8 +59,7 @@ export const findResolvableLink = (db: Executor, token: string) =>
     ])
     .where('pl.token', '=', token)
     .where('pl.status', '=', 'active')
-    .where('c.archived_at', 'is', null)
-    .executeTakeFirst() as Promise<ResolvedLinkRow | undefined>;
+    .where('c.archived_at', 'is', null);
 
 export interface UserLinkRow {
   user_id: string;
@@ -54,16 +69,32 @@ export interface UserLinkRow {
   recorded_at: string | null;
 }
 
-/** Users of one collection among `ids`, with their recording and active link when they have them. */
-export const findUsersWithLinks = (db: Executor, collectionId: string, ids: string[]) =>
-  db
+/**
+ * Users of one collection among `ids`, with their recording and active link when they have them.
+ * Looked up by primary key and filtered by collection here: a `collection_id = ?` condition in
+ * SQL lets SQLite's planner walk the whole collection's index instead of the 100 keys. The ids
+ * go in as ONE parameter (a JSON array on SQLite, an array on PostgreSQL), so the statement text
+ * is the same for every batch size: cheap to build and to prepare.
+ */
+export async function findUsersWithLinks(
+  db: Executor,
+  collectionId: string,
+  ids: string[],
+  dialect: Dialect = 'sqlite',
+): Promise<UserLinkRow[]> {
+  const idList =
+    dialect === 'postgres'
+      ? sql<boolean>`u.id = any(${ids}::text[])`
+      : sql<boolean>`u.id in (select value from json_each(${JSON.stringify(ids)}))`;
+  const rows = await db
     .selectFrom('users as u')
     .leftJoin('recordings as r', 'r.user_id', 'u.id')
     .leftJoin('play_links as pl', (join) => join.onRef('pl.user_id', '=', 'u.id').on('pl.status', '=', 'active'))
-    .select(['u.id as user_id', 'u.display_name', 'pl.token', 'r.duration_ms', 'r.recorded_at'])
-    .where('u.collection_id', '=', collectionId)
-    .where('u.id', 'in', ids)
-    .execute() as Promise<UserLinkRow[]>;
+    .select(['u.id as user_id', 'u.collection_id', 'u.display_name', 'pl.token', 'r.duration_ms', 'r.recorded_at'])
+    .where(idList)
+    .execute();
+  return rows.filter((row) => row.collection_id === collectionId).map(({ collection_id: _, ...row }) => row as UserLinkRow);
+}
 
 export const findActiveLinkOfUser = (db: Executor, userId: string) =>
   db
@@ -94,11 +125,12 @@ export async function retireActiveLink(db: Executor, userId: string, at: string)
   return row;
 }
 
-export const addPlayCount = (db: Executor, token: string, plays: number) =>
+/** Adds `plays` to the count of every token in `tokens` (one statement). */
+export const addPlayCounts = (db: Executor, tokens: string[], plays: number) =>
   db
     .updateTable('play_links')
     .set((eb) => ({ play_count: eb('play_count', '+', plays) }))
-    .where('token', '=', token)
+    .where('token', 'in', tokens)
     .execute();
 
 export const findSettings = (db: Executor, collectionId: string) =>

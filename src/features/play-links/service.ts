@@ -8,7 +8,7 @@ import { sha256Hex } from '../../lib/secrets.js';
 import { requireLiveCollection } from '../collections/service.js';
 import type { ResolvedPlayLink } from './cache.js';
 import {
-  addPlayCount,
+  addPlayCounts,
   findActiveLinkOfUser,
   findResolvableLink,
   findSettings,
@@ -61,7 +61,7 @@ export async function ensureActivePlayLink(trx: Transaction<Database>, userId: s
 }
 
 async function userLinkRow(deps: Deps, collectionId: string, userId: string): Promise<UserLinkRow> {
-  const [row] = isUuid(userId) ? await findUsersWithLinks(deps.db.kysely, collectionId, [userId]) : [];
+  const [row] = isUuid(userId) ? await findUsersWithLinks(deps.db.kysely, collectionId, [userId], deps.db.dialect) : [];
   if (!row) throw notFound('user', 'user_id');
   return row;
 }
@@ -184,7 +184,7 @@ export async function batchPlayLinks(
   await requireLiveCollection(deps, accountId, query.collection_id);
   const ids = parseUserIds(query.user_ids);
   const lookup = [...new Set(ids.filter(isUuid))];
-  const rows = lookup.length === 0 ? [] : await findUsersWithLinks(deps.db.kysely, query.collection_id, lookup);
+  const rows = lookup.length === 0 ? [] : await findUsersWithLinks(deps.db.kysely, query.collection_id, lookup, deps.db.dialect);
   const byId = new Map(rows.map((row) => [row.user_id, row]));
   for (const row of rows) {
     if (row.token === null && row.duration_ms !== null) {
@@ -280,6 +280,9 @@ export function resolvePlayLink(deps: Deps, token: string): Promise<ResolvedPlay
   return deps.playLinks.cache.get(token, () => loadResolved(deps, token));
 }
 
+/** Tokens per UPDATE; well under SQLite's and PostgreSQL's parameter limits. */
+const FLUSH_CHUNK = 500;
+
 /** Counts one play in memory (no database write; see `flushPlayCounts`). */
 export function recordPlay(deps: Deps, token: string): void {
   deps.playLinks.counter.add(token);
@@ -290,15 +293,20 @@ export const playCountOf = (deps: Deps, link: ResolvedPlayLink): number =>
   link.storedPlayCount + deps.playLinks.counter.pendingFor(link.token);
 
 /**
- * Writes pending play counts in one transaction (one UPDATE per token that was played). On
+ * Writes pending play counts in one transaction. Tokens are grouped by how many plays they got
+ * (mostly 1, 2, 3…), so thousands of played links take a handful of UPDATE statements. On
  * failure the counts go back into memory for the next flush. Returns the number of plays written.
  */
 export async function flushPlayCounts(deps: Deps): Promise<number> {
   const counts = deps.playLinks.counter.take();
   if (counts.size === 0) return 0;
+  const byPlays = new Map<number, string[]>();
+  for (const [token, plays] of counts) byPlays.set(plays, [...(byPlays.get(plays) ?? []), token]);
   try {
     await deps.db.kysely.transaction().execute(async (trx) => {
-      for (const [token, plays] of counts) await addPlayCount(trx, token, plays);
+      for (const [plays, tokens] of byPlays) {
+        for (let i = 0; i < tokens.length; i += FLUSH_CHUNK) await addPlayCounts(trx, tokens.slice(i, i + FLUSH_CHUNK), plays);
+      }
     });
   } catch (err) {
     deps.playLinks.counter.restore(counts);
