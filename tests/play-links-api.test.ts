@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureActivePlayLink, playLinkForUser } from '../src/features/play-links/index.js';
 import { newId } from '../src/lib/ids.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { authContract } from './helpers/auth-contract.js';
@@ -224,6 +225,38 @@ describe('play-link settings', () => {
     expect((await get(url)).json()).toEqual({ allow_indexing: true });
     expect((await t.request({ method: 'PATCH', url, key, json: { allow_indexing: 'yes' } })).statusCode).toBe(400);
     await t.request({ method: 'PATCH', url, key, json: { allow_indexing: false } });
+  });
+});
+
+describe('functions other features call', () => {
+  it('ensureActivePlayLink creates one link per user and keeps it; playLinkForUser matches the API', async () => {
+    const userId = await addUser(t, collectionId);
+    const token = await addRecording(t, userId);
+    await t.deps.db.kysely.deleteFrom('play_links').where('user_id', '=', userId).execute();
+    const at = new Date().toISOString();
+    const created = await t.deps.db.kysely.transaction().execute((trx) => ensureActivePlayLink(trx, userId, at));
+    expect(created).not.toBe(token);
+    expect(await t.deps.db.kysely.transaction().execute((trx) => ensureActivePlayLink(trx, userId, at))).toBe(created);
+    const viaApi = (await get(linkUrl(userId))).json();
+    expect(await playLinkForUser(t.deps, userId)).toEqual(viaApi);
+    expect(viaApi.play_link).toBe(`${BASE}/p/${created}`);
+    // A second active link for one user is refused by the database itself.
+    await expect(
+      t.deps.db.kysely
+        .insertInto('play_links')
+        .values({ token: 'dupdupdupdup', user_id: userId, status: 'active', created_at: at, retired_at: null })
+        .execute(),
+    ).rejects.toThrow();
+  });
+
+  it('creates the link on first read when a recording exists without one', async () => {
+    const userId = await addUser(t, collectionId);
+    await addRecording(t, userId);
+    await t.deps.db.kysely.deleteFrom('play_links').where('user_id', '=', userId).execute();
+    const item = (await batch(userId)).json().data[0];
+    expect(item.has_recording).toBe(true);
+    expect((await get(linkUrl(userId))).json().play_link).toBe(item.play_link);
+    await expect(playLinkForUser(t.deps, newId())).rejects.toMatchObject({ code: 'resource_missing' });
   });
 });
 
