@@ -26,7 +26,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const playLinkFastPath = createPlayLinkFastPath(deps);
   const app = Fastify({
     // Cached `/p/<token>.mp3` redirects are answered before routing (see play-links/fast-path.ts).
-    serverFactory: (handler) => http.createServer((req, res) => playLinkFastPath(req, res) || handler(req, res)),
+    serverFactory: (handler) => http.createServer((req, res) => playLinkFastPath(req, res, () => handler(req, res))),
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdFor,
     requestIdHeader: false,

@@ -1,17 +1,19 @@
 /**
  * The hottest public URL, `GET /p/<token>.mp3`, answered straight from the node:http request
- * listener when the token is already in this process's cache: no routing, hooks or promises,
- * so the redirect runs close to a bare node:http server. Anything else (a cache miss, an
- * unknown token, HEAD, a query string) falls through to the Fastify route, which answers the same
- * way and fills the cache. Install with Fastify's `serverFactory` (see app.ts).
+ * listener: no routing, hooks or per-request promises when the token is cached, so the redirect
+ * runs close to a bare node:http server; a cache miss loads the token (the same cached, coalesced
+ * load the route uses) and answers the same way. Everything else (unknown or removed tokens,
+ * HEAD, a query string, a database error) goes to the Fastify route via `next`, which answers
+ * with the same headers and renders 404s and 500s. Install with Fastify's `serverFactory` (app.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Deps } from '../../deps.js';
 import { requestIdFor } from '../../http/request-id.js';
 import { isPlayStart } from './audio-response.js';
-import { TOKEN_SHAPE } from './service.js';
+import type { ResolvedPlayLink } from './cache.js';
+import { resolvePlayLink, TOKEN_SHAPE } from './service.js';
 
-export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
+export type FastPath = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
 /** Headers of every `.mp3` redirect, shared with the Fastify route so both answer alike. */
 export const REDIRECT_HEADERS = {
@@ -20,16 +22,10 @@ export const REDIRECT_HEADERS = {
   'x-robots-tag': 'noindex',
 } as const;
 
-export function createPlayLinkFastPath(deps: Pick<Deps, 'playLinks'>): FastPath {
-  const { cache, counter } = deps.playLinks;
-  return (req, res) => {
-    const url = req.url;
-    if (req.method !== 'GET' || url === undefined || !url.startsWith('/p/') || !url.endsWith('.mp3')) return false;
-    const token = url.slice(3, -4);
-    if (!TOKEN_SHAPE.test(token)) return false;
-    const link = cache.peek(token);
-    if (!link) return false;
-    if (isPlayStart('GET', req.headers.range)) counter.add(token);
+export function createPlayLinkFastPath(deps: Deps): FastPath {
+  const { counter } = deps.playLinks;
+  const redirect = (req: IncomingMessage, res: ServerResponse, link: ResolvedPlayLink) => {
+    if (isPlayStart('GET', req.headers.range)) counter.add(link.token);
     res.writeHead(302, {
       ...REDIRECT_HEADERS,
       location: link.audioLocation,
@@ -37,6 +33,18 @@ export function createPlayLinkFastPath(deps: Pick<Deps, 'playLinks'>): FastPath 
       'content-length': '0',
     });
     res.end();
-    return true;
+  };
+  return (req, res, next) => {
+    const url = req.url;
+    if (req.method !== 'GET' || url === undefined || !url.startsWith('/p/') || !url.endsWith('.mp3')) return next();
+    const token = url.slice(3, -4);
+    if (!TOKEN_SHAPE.test(token)) return next();
+    const resolved = resolvePlayLink(deps, token);
+    if (resolved === null) return next();
+    if (!(resolved instanceof Promise)) return redirect(req, res, resolved);
+    resolved.then(
+      (link) => (link ? redirect(req, res, link) : next()),
+      () => next(),
+    );
   };
 }
