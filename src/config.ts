@@ -92,6 +92,21 @@ function database(env: Env, dataDir: string): DatabaseConfig {
   throw new ConfigError('DATABASE_URL must start with postgres:// or sqlite:');
 }
 
+function playLinks(env: Env): PlayLinkConfig {
+  const config: PlayLinkConfig = {
+    cacheTtlMs: int(env, 'PLAY_LINK_CACHE_TTL_MS', 5_000, 0, 3_600_000),
+    cacheMaxEntries: int(env, 'PLAY_LINK_CACHE_MAX_ENTRIES', 100_000, 1, 10_000_000),
+    countFlushMs: int(env, 'PLAY_COUNT_FLUSH_MS', 10_000, 100, 3_600_000),
+    audioPublicBaseUrl: env.AUDIO_PUBLIC_BASE_URL ? url('AUDIO_PUBLIC_BASE_URL', env.AUDIO_PUBLIC_BASE_URL) : null,
+    audioUrlTtlSeconds: int(env, 'AUDIO_URL_TTL_SECONDS', 3_600, 60, 604_800),
+  };
+  // A cached redirect must never point at a presigned URL that has expired.
+  if (config.cacheTtlMs * 2 > config.audioUrlTtlSeconds * 1000) {
+    throw new ConfigError('PLAY_LINK_CACHE_TTL_MS must be at most half of AUDIO_URL_TTL_SECONDS (in ms)');
+  }
+  return config;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   if (nodeEnv !== 'development' && nodeEnv !== 'production' && nodeEnv !== 'test') {
@@ -113,12 +128,6 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     jsonBodyLimit: int(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 104_857_600),
     trustProxy: bool(env, 'TRUST_PROXY', false),
-    playLinks: {
-      cacheTtlMs: int(env, 'PLAY_LINK_CACHE_TTL_MS', 5_000, 0, 3_600_000),
-      cacheMaxEntries: int(env, 'PLAY_LINK_CACHE_MAX_ENTRIES', 100_000, 1, 10_000_000),
-      countFlushMs: int(env, 'PLAY_COUNT_FLUSH_MS', 10_000, 100, 3_600_000),
-      audioPublicBaseUrl: env.AUDIO_PUBLIC_BASE_URL ? url('AUDIO_PUBLIC_BASE_URL', env.AUDIO_PUBLIC_BASE_URL) : null,
-      audioUrlTtlSeconds: int(env, 'AUDIO_URL_TTL_SECONDS', 3_600, 60, 604_800),
-    },
+    playLinks: playLinks(env),
   };
 }

@@ -276,3 +276,21 @@ describe('authentication', () => {
     ],
   }));
 });
+
+describe('concurrent rotations', () => {
+  it('leave exactly one active link; a loser gets 409 conflict, never a 500', async () => {
+    const { userId } = await addRecordedUser(t, collectionId);
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => t.request({ method: 'POST', url: `${linkUrl(userId)}/rotate`, key })),
+    );
+    for (const res of results) expect([200, 409]).toContain(res.statusCode);
+    const active = await t.deps.db.kysely
+      .selectFrom('play_links')
+      .select('token')
+      .where('user_id', '=', userId)
+      .where('status', '=', 'active')
+      .execute();
+    expect(active).toHaveLength(1);
+    expect((await get(linkUrl(userId))).json().play_link).toBe(`${BASE}/p/${active[0]?.token}`);
+  });
+});

@@ -126,11 +126,22 @@ export async function rotatePlayLink(deps: Deps, accountId: string, collectionId
   if (row.duration_ms === null || row.recorded_at === null) throw noRecording();
   const now = isoNow(deps.clock);
   const token = newPlayLinkToken();
-  const retired = await deps.db.kysely.transaction().execute(async (trx) => {
-    const old = await retireActiveLink(trx, userId, now);
-    await insertActiveLink(trx, { token, user_id: userId, created_at: now, play_count: Number(old?.play_count ?? 0) });
-    return old?.token;
-  });
+  let retired: string | undefined;
+  try {
+    retired = await deps.db.kysely.transaction().execute(async (trx) => {
+      const old = await retireActiveLink(trx, userId, now);
+      await insertActiveLink(trx, { token, user_id: userId, created_at: now, play_count: Number(old?.play_count ?? 0) });
+      return old?.token;
+    });
+  } catch (err) {
+    // Two rotations at once: the unique index on the active link lets one win.
+    if (isUniqueViolation(err)) {
+      throw new AppError('conflict', 'The play link was rotated by another request at the same time; fetch it or retry.', {
+        cause: err,
+      });
+    }
+    throw err;
+  }
   if (retired) {
     deps.playLinks.counter.move(retired, token);
     invalidatePlayLinkToken(deps, retired);
@@ -142,6 +153,10 @@ export async function rotatePlayLink(deps: Deps, accountId: string, collectionId
     recordedAt: row.recorded_at,
   });
 }
+
+/** A unique-constraint failure, as SQLite and PostgreSQL report it. */
+const isUniqueViolation = (err: unknown): boolean =>
+  (err as { code?: string }).code === '23505' || /UNIQUE constraint failed/.test(String((err as Error)?.message));
 
 /** Splits `a, b,,c` into trimmed, non-empty ids, in order, duplicates kept. */
 export function parseUserIds(raw: string): string[] {
