@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PlayCounter, PlayLinkCache, type ResolvedPlayLink } from './cache.js';
+import { KeyBatcher, PlayCounter, PlayLinkCache, type ResolvedPlayLink } from './cache.js';
 
 const link = (token: string, userId = 'u1'): ResolvedPlayLink => ({
   token,
@@ -119,5 +119,24 @@ describe('PlayCounter', () => {
     counter.add('b');
     counter.restore(taken);
     expect(counter.pendingFor('b')).toBe(4);
+  });
+});
+
+describe('KeyBatcher', () => {
+  it('loads keys asked for in one turn with one call, in chunks, and passes errors to every waiter', async () => {
+    const calls: string[][] = [];
+    const batcher = new KeyBatcher<string>(async (keys) => {
+      calls.push(keys);
+      return new Map(keys.filter((k) => k !== 'missing').map((k) => [k, k.toUpperCase()]));
+    }, 2);
+    const results = await Promise.all(['a', 'b', 'a', 'missing'].map((k) => batcher.load(k)));
+    expect(results).toEqual(['A', 'B', 'A', null]);
+    expect(calls).toEqual([['a', 'b'], ['missing']]);
+
+    const failing = new KeyBatcher<string>(async () => {
+      throw new Error('database down');
+    });
+    const outcomes = await Promise.allSettled([failing.load('x'), failing.load('y')]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
   });
 });

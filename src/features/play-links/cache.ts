@@ -187,6 +187,49 @@ export class PlayCounter {
   }
 }
 
+/**
+ * Coalesces loads of different keys requested in the same turn of the event loop into one
+ * `loadMany` call (run from `setImmediate`, in chunks of `maxBatch`). Under load, a burst of cache
+ * misses costs one query instead of one per token.
+ */
+export class KeyBatcher<V> {
+  private waiting = new Map<string, { resolve: (value: V | null) => void; reject: (err: unknown) => void }[]>();
+  private scheduled = false;
+
+  constructor(
+    private readonly loadMany: (keys: string[]) => Promise<Map<string, V>>,
+    private readonly maxBatch = 200,
+  ) {}
+
+  load(key: string): Promise<V | null> {
+    return new Promise((resolve, reject) => {
+      const list = this.waiting.get(key);
+      if (list) list.push({ resolve, reject });
+      else this.waiting.set(key, [{ resolve, reject }]);
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => void this.run());
+      }
+    });
+  }
+
+  private async run(): Promise<void> {
+    this.scheduled = false;
+    const batch = this.waiting;
+    this.waiting = new Map();
+    const keys = [...batch.keys()];
+    for (let i = 0; i < keys.length; i += this.maxBatch) {
+      const chunk = keys.slice(i, i + this.maxBatch);
+      try {
+        const found = await this.loadMany(chunk);
+        for (const key of chunk) for (const waiter of batch.get(key) ?? []) waiter.resolve(found.get(key) ?? null);
+      } catch (err) {
+        for (const key of chunk) for (const waiter of batch.get(key) ?? []) waiter.reject(err);
+      }
+    }
+  }
+}
+
 export interface PlayLinkRuntime {
   cache: PlayLinkCache;
   counter: PlayCounter;

@@ -20,23 +20,32 @@ export interface ResolvedLinkRow {
   allow_indexing: number | null;
 }
 
-/** An active token whose user has a recording and whose collection is live; undefined otherwise. */
-export async function findResolvableLink(db: Kysely<Database>, token: string): Promise<ResolvedLinkRow | undefined> {
-  // Built once per database and reused: this runs on every cache miss of the public URLs.
+/**
+ * Of `tokens`, those that are active, whose user has a recording and whose collection is live
+ * (the others are simply absent). One statement for any number of tokens: the tokens go in as a
+ * single parameter (JSON array on SQLite, text[] on PostgreSQL), and the statement is built once
+ * per database, because this runs on every cache miss of the public URLs.
+ */
+export async function findResolvableLinks(db: Kysely<Database>, dialect: Dialect, tokens: string[]): Promise<ResolvedLinkRow[]> {
   let compiled = resolvableLinkQueries.get(db);
   if (!compiled) {
-    compiled = resolvableLinkQuery(db, TOKEN_PLACEHOLDER).compile();
+    const tokenList =
+      dialect === 'postgres'
+        ? sql<boolean>`pl.token = any(${TOKENS_PLACEHOLDER}::text[])`
+        : sql<boolean>`pl.token in (select value from json_each(${TOKENS_PLACEHOLDER}))`;
+    compiled = resolvableLinkQuery(db, tokenList).compile();
     resolvableLinkQueries.set(db, compiled);
   }
-  const parameters = compiled.parameters.map((value) => (value === TOKEN_PLACEHOLDER ? token : value));
+  const list = dialect === 'postgres' ? tokens : JSON.stringify(tokens);
+  const parameters = compiled.parameters.map((value) => (value === TOKENS_PLACEHOLDER ? list : value));
   const result = await db.executeQuery<ResolvedLinkRow>(CompiledQuery.raw(compiled.sql, parameters));
-  return result.rows[0];
+  return result.rows;
 }
 
-const TOKEN_PLACEHOLDER = '\u0000token';
+const TOKENS_PLACEHOLDER = '\u0000tokens';
 const resolvableLinkQueries = new WeakMap<Kysely<Database>, CompiledQuery>();
 
-const resolvableLinkQuery = (db: Executor, token: string) =>
+const resolvableLinkQuery = (db: Executor, tokenList: ReturnType<typeof sql<boolean>>) =>
   db
     .selectFrom('play_links as pl')
     .innerJoin('users as u', 'u.id', 'pl.user_id')
@@ -57,7 +66,7 @@ const resolvableLinkQuery = (db: Executor, token: string) =>
       'r.recorded_at',
       's.allow_indexing',
     ])
-    .where('pl.token', '=', token)
+    .where(tokenList)
     .where('pl.status', '=', 'active')
     .where('c.archived_at', 'is', null);
 

@@ -6,11 +6,11 @@ import { isoNow } from '../../lib/clock.js';
 import { isUuid, randomToken } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { requireLiveCollection } from '../collections/service.js';
-import type { ResolvedPlayLink } from './cache.js';
+import { KeyBatcher, type ResolvedPlayLink } from './cache.js';
 import {
   addPlayCounts,
   findActiveLinkOfUser,
-  findResolvableLink,
+  findResolvableLinks,
   findSettings,
   findUsersWithLinks,
   insertActiveLink,
@@ -257,9 +257,7 @@ function contentHashOf(row: ResolvedLinkRow): string {
 export const appAudioPath = (token: string, contentHash: string, blobKey: string): string =>
   `/p/${token}/audio/${contentHash.slice(0, 32)}.${blobKey.split('.').pop() ?? 'mp3'}`;
 
-async function loadResolved(deps: Deps, token: string): Promise<ResolvedPlayLink | null> {
-  const row = await findResolvableLink(deps.db.kysely, token);
-  if (!row) return null;
+async function toResolved(deps: Deps, row: ResolvedLinkRow): Promise<ResolvedPlayLink> {
   const contentHash = contentHashOf(row);
   const { audioPublicBaseUrl, audioUrlTtlSeconds } = deps.config.playLinks;
   const direct = audioPublicBaseUrl
@@ -284,6 +282,22 @@ async function loadResolved(deps: Deps, token: string): Promise<ResolvedPlayLink
   };
 }
 
+const batchers = new WeakMap<Deps['playLinks'], KeyBatcher<ResolvedPlayLink>>();
+
+/** Cache misses of one event-loop turn share one query (see KeyBatcher). */
+function missLoader(deps: Deps): KeyBatcher<ResolvedPlayLink> {
+  let batcher = batchers.get(deps.playLinks);
+  if (!batcher) {
+    batcher = new KeyBatcher(async (tokens) => {
+      const rows = await findResolvableLinks(deps.db.kysely, deps.db.dialect, tokens);
+      const links = await Promise.all(rows.map((row) => toResolved(deps, row)));
+      return new Map(links.map((link) => [link.token, link]));
+    });
+    batchers.set(deps.playLinks, batcher);
+  }
+  return batcher;
+}
+
 /**
  * What a public token stands for, or null: unknown, retired (rotated), recording or user deleted,
  * collection archived all look the same. Served from the per-process cache (see cache.ts).
@@ -292,7 +306,7 @@ export function resolvePlayLink(deps: Deps, token: string): Promise<ResolvedPlay
   if (!TOKEN_SHAPE.test(token)) return null;
   const cached = deps.playLinks.cache.peek(token);
   if (cached !== undefined) return cached;
-  return deps.playLinks.cache.get(token, () => loadResolved(deps, token));
+  return deps.playLinks.cache.get(token, () => missLoader(deps).load(token));
 }
 
 /** Tokens per UPDATE; well under SQLite's and PostgreSQL's parameter limits. */
