@@ -147,9 +147,11 @@ describe('/p/<token>.mp3 and the app-served audio', () => {
 
   it('redirects to AUDIO_PUBLIC_BASE_URL or to a URL the blob store signs', async () => {
     const cdn = await createTestApp({ env: { AUDIO_PUBLIC_BASE_URL: 'https://cdn.example.com/audio/' } });
-    const signing = new DiskBlobStore(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vn-blobs-')), 'blobs'));
-    signing.directReadUrl = async (blobKey, options) =>
-      `https://bucket.s3.example.com/${blobKey}?X-Amz-Expires=${options.expiresInSeconds}&X-Amz-Signature=abc`;
+    // A store that signs URLs the way the S3 adapter's presignedUrl(key, ttlSeconds) does.
+    const signing = Object.assign(new DiskBlobStore(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vn-blobs-')), 'blobs')), {
+      presignedUrl: async (blobKey: string, ttlSeconds: number) =>
+        `https://bucket.s3.example.com/${blobKey}?X-Amz-Expires=${ttlSeconds}&X-Amz-Signature=abc`,
+    });
     const s3 = await createTestApp({ overrides: { blobs: signing } });
     try {
       for (const [app, expected] of [

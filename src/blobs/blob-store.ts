@@ -30,12 +30,6 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Keys under a prefix (for orphan clean-up). */
   list(prefix: string): Promise<string[]>;
-  /**
-   * A URL a browser can GET the blob from directly (S3: a presigned GET URL valid for
-   * `expiresInSeconds`), or null when the store has none and the app must serve the bytes itself
-   * (disk). Play links redirect `/p/<token>.mp3` here. Optional so adapters can add it later.
-   */
-  directReadUrl?(key: string, options: { expiresInSeconds: number; contentType?: string }): Promise<string | null>;
 }
 
 const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;

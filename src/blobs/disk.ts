@@ -60,11 +60,6 @@ export class DiskBlobStore implements BlobStore {
     await fs.rm(this.file(key), { force: true });
   }
 
-  /** Disk blobs have no URL of their own: the app serves them (see the play-links audio route). */
-  async directReadUrl(_key: string, _options: { expiresInSeconds: number; contentType?: string }): Promise<string | null> {
-    return null;
-  }
-
   async list(prefix: string): Promise<string[]> {
     const root = path.resolve(this.root);
     const start = path.join(root, prefix);

@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import type { BlobStore } from '../../blobs/index.js';
 import type { Database } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
@@ -257,13 +258,18 @@ function contentHashOf(row: ResolvedLinkRow): string {
 export const appAudioPath = (token: string, contentHash: string, blobKey: string): string =>
   `/p/${token}/audio/${contentHash.slice(0, 32)}.${blobKey.split('.').pop() ?? 'mp3'}`;
 
+/**
+ * A blob store that can sign GET URLs (S3's `presignedUrl(key, ttlSeconds)`; disk answers null).
+ * Typed structurally so this works whether or not the store interface declares the method.
+ */
+type SigningBlobStore = BlobStore & { presignedUrl?(key: string, ttlSeconds: number): Promise<string | null> };
+
 async function toResolved(deps: Deps, row: ResolvedLinkRow): Promise<ResolvedPlayLink> {
   const contentHash = contentHashOf(row);
   const { audioPublicBaseUrl, audioUrlTtlSeconds } = deps.config.playLinks;
   const direct = audioPublicBaseUrl
     ? `${audioPublicBaseUrl}/${row.blob_key}`
-    : ((await deps.blobs.directReadUrl?.(row.blob_key, { expiresInSeconds: audioUrlTtlSeconds, contentType: row.mime_type })) ??
-      null);
+    : ((await (deps.blobs as SigningBlobStore).presignedUrl?.(row.blob_key, audioUrlTtlSeconds)) ?? null);
   return {
     token: row.token,
     userId: row.user_id,
