@@ -1,23 +1,20 @@
-/**
- * `npm run bench`: runs every benchmark script in this folder (`bench/<feature>.ts`), one after
- * another, each in its own process. Pass names to run some: `npm run bench -- play-links`.
- */
+/** `npm run bench`: runs every benchmark script in bench/ one after another (each prints its own table). */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
-const wanted = process.argv.slice(2);
+const only = process.argv.slice(2);
 const scripts = fs
   .readdirSync(dir)
-  .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && file !== 'run.ts' && !file.startsWith('_'))
-  .filter((file) => wanted.length === 0 || wanted.includes(path.basename(file, '.ts')))
+  .filter((f) => f.endsWith('.ts') && !['run.ts', 'lib.ts'].includes(f))
+  .filter((f) => only.length === 0 || only.some((name) => f.startsWith(name)))
   .sort();
 let failed = false;
 for (const script of scripts) {
-  console.log(`\n=== ${script} ===`);
-  const result = spawnSync(process.execPath, [...process.execArgv, path.join(dir, script)], { stdio: 'inherit' });
+  console.log(`\n### ${script}`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(dir, script)], { stdio: 'inherit' });
   if (result.status !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);

@@ -1,2 +1,0 @@
-// autocannon ships no types; the benchmark uses a small part of it loosely.
-declare module 'autocannon';
