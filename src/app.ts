@@ -3,6 +3,7 @@
  * `buildApp` does no I/O at import time and takes all adapters from `deps`, so tests build it
  * with a fresh database and `app.inject`, and `main.ts` with the real ones.
  */
+import http from 'node:http';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
@@ -14,6 +15,9 @@ import { recordingsRoutes } from './features/recordings/routes.js';
 import { usersRoutes } from './features/users/routes.js';
 import { webhooksRoutes } from './features/webhooks/routes.js';
 import { entitiesRoutes } from './features/entities/routes.js';
+import { createPlayLinkFastPath } from './features/play-links/fast-path.js';
+import { registerPlayLinkPublicRoutes } from './features/play-links/public-routes.js';
+import { playLinksRoutes } from './features/play-links/routes.js';
 import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -24,7 +28,10 @@ import { registerAssetRoutes } from './web/assets.js';
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const { config } = deps;
+  const playLinkFastPath = createPlayLinkFastPath(deps);
   const app = Fastify({
+    // Cached `/p/<token>.mp3` redirects are answered before routing (see play-links/fast-path.ts).
+    serverFactory: (handler) => http.createServer((req, res) => playLinkFastPath(req, res, () => handler(req, res))),
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdFor,
     requestIdHeader: false,
@@ -55,6 +62,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(recorderRoutes(deps, { perMinute: config.recorderRateLimitPerMinute }));
   // Agent API under SITE_URL: its own error bodies (spec section 7), body limit and rate limit.
   await app.register(entitiesRoutes(deps));
+  registerPlayLinkPublicRoutes(app as unknown as FastifyInstance, deps);
 
   await app.register(
     async (v1) => {
@@ -75,6 +83,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       await v1.register(usersRoutes(deps));
       await v1.register(recordingsRoutes(deps));
       await v1.register(webhooksRoutes(deps));
+      await v1.register(playLinksRoutes(deps));
     },
     { prefix: '/v1' },
   );

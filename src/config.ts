@@ -45,6 +45,21 @@ export interface Config {
   entityUnpaidRateLimitPerMinute: number;
   /** Base64 PKCS#8 DER Ed25519 private key for callback signatures; null = generated under DATA_DIR. */
   entitySigningKey: string | null;
+  /** Public play links: cache lifetime of a resolved token, push interval of play counts, audio redirects. */
+  playLinks: PlayLinkConfig;
+}
+
+export interface PlayLinkConfig {
+  /** How long one process trusts a resolved token (ms); bounds staleness across processes. 0 disables the cache. */
+  cacheTtlMs: number;
+  /** Upper bound on resolved tokens kept in memory. */
+  cacheMaxEntries: number;
+  /** How often in-memory play counts are written to the database (ms). */
+  countFlushMs: number;
+  /** When set, `/p/<token>.mp3` redirects to `<this>/<blob key>` (a CDN or public bucket) instead of the app. */
+  audioPublicBaseUrl: string | null;
+  /** Lifetime of presigned audio URLs when the blob store signs them (S3). */
+  audioUrlTtlSeconds: number;
 }
 
 export interface WebhookConfig {
@@ -164,6 +179,21 @@ function blobs(env: Env): BlobConfig {
   };
 }
 
+function playLinks(env: Env): PlayLinkConfig {
+  const config: PlayLinkConfig = {
+    cacheTtlMs: int(env, 'PLAY_LINK_CACHE_TTL_MS', 5_000, 0, 3_600_000),
+    cacheMaxEntries: int(env, 'PLAY_LINK_CACHE_MAX_ENTRIES', 100_000, 1, 10_000_000),
+    countFlushMs: int(env, 'PLAY_COUNT_FLUSH_MS', 10_000, 100, 3_600_000),
+    audioPublicBaseUrl: env.AUDIO_PUBLIC_BASE_URL ? url('AUDIO_PUBLIC_BASE_URL', env.AUDIO_PUBLIC_BASE_URL) : null,
+    audioUrlTtlSeconds: int(env, 'AUDIO_URL_TTL_SECONDS', 3_600, 60, 604_800),
+  };
+  // A cached redirect must never point at a presigned URL that has expired.
+  if (config.cacheTtlMs * 2 > config.audioUrlTtlSeconds * 1000) {
+    throw new ConfigError('PLAY_LINK_CACHE_TTL_MS must be at most half of AUDIO_URL_TTL_SECONDS (in ms)');
+  }
+  return config;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   if (nodeEnv !== 'development' && nodeEnv !== 'production' && nodeEnv !== 'test') {
@@ -198,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     entityRefundGraceSeconds: int(env, 'ENTITY_REFUND_GRACE_SECONDS', 3600, 0, 30 * 86400),
     entityUnpaidRateLimitPerMinute: int(env, 'ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
     entitySigningKey: optional(env, 'ENTITY_SIGNING_KEY'),
+    playLinks: playLinks(env),
   };
 }
 

@@ -8,6 +8,7 @@ import { type BlobStore, createBlobStore } from './blobs/index.js';
 import type { Config } from './config.js';
 import { type Db, openDb } from './db/index.js';
 import { createPaymentProvider, type PaymentProvider } from './integrations/payments/index.js';
+import { createPlayLinkRuntime, type PlayLinkRuntime } from './features/play-links/cache.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createLogger } from './logger.js';
 import { createSpeechSynthesizer, type SpeechSynthesizer } from './speech/index.js';
@@ -27,6 +28,8 @@ export interface Deps {
   payments: PaymentProvider;
   /** Text-to-speech engine (eSpeak NG in a worker thread by default). */
   speech: SpeechSynthesizer;
+  /** Per-process cache of resolved play-link tokens and pending play counts. */
+  playLinks: PlayLinkRuntime;
 }
 
 export interface DepsOverrides {
@@ -52,6 +55,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     audio: overrides.audio ?? createAudioProcessorFromConfig(config),
     payments: overrides.payments ?? createPaymentProvider(config, { db, clock }),
     speech: overrides.speech ?? createSpeechSynthesizer(),
+    playLinks: createPlayLinkRuntime({ ttlMs: config.playLinks.cacheTtlMs, maxEntries: config.playLinks.cacheMaxEntries }),
   };
 }
 

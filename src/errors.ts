@@ -24,6 +24,8 @@ const kinds = {
   invalid_api_key: { status: 401, type: 'authentication_error' },
   resource_missing: { status: 404, type: 'invalid_request_error' },
   route_not_found: { status: 404, type: 'invalid_request_error' },
+  /** The user exists but has not recorded their name yet, so there is no play link to show. */
+  recording_missing: { status: 404, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
   conflict: { status: 409, type: 'invalid_request_error' },
   idempotency_key_reused: { status: 409, type: 'idempotency_error' },

@@ -3,6 +3,7 @@ import type { Db } from './index.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_users_recordings.js';
 import * as m0003 from './migrations/0003_events.js';
+import * as m0005 from './migrations/0005_play_links.js';
 import * as m0006 from './migrations/0006_webhooks.js';
 import * as m0007 from './migrations/0007_entities.js';
 
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_users_recordings': m0002,
   '0003_events': m0003,
+  '0005_play_links': m0005,
   '0006_webhooks': m0006,
   '0007_entities': m0007,
 };

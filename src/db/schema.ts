@@ -77,6 +77,14 @@ export interface PlayLinksTable {
   retired_at: string | null;
 }
 
+/** Settings of a collection's public play-link pages (not part of the spec's Collection object). */
+export interface PlayLinkSettingsTable {
+  collection_id: string;
+  /** 1 when search engines may index the player pages; 0 (default) sends `noindex`. */
+  allow_indexing: number;
+  updated_at: string;
+}
+
 export interface IdempotencyKeysTable {
   account_id: string;
   key: string;
@@ -249,6 +257,7 @@ export interface Database {
   users: UsersTable;
   recordings: RecordingsTable;
   play_links: PlayLinksTable;
+  play_link_settings: PlayLinkSettingsTable;
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
   events: EventsTable;

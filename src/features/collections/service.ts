@@ -1,8 +1,10 @@
 import type { Db } from '../../db/index.js';
+import type { Deps as AppDeps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
 import { type Clock, isoNow } from '../../lib/clock.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { decodeCursor, toPage } from '../../lib/pagination.js';
+import { invalidateAllPlayLinks } from '../play-links/index.js';
 import {
   archiveLiveCollection,
   type CollectionRow,
@@ -126,9 +128,11 @@ export async function updateCollection(
 }
 
 /** Archives (soft-deletes) the collection: data is kept, but it is gone from the API. */
-export async function archiveCollection(deps: Deps, accountId: string, id: string) {
+export async function archiveCollection(deps: Deps & Pick<AppDeps, 'playLinks'>, accountId: string, id: string) {
   if (!isUuid(id) || !(await archiveLiveCollection(deps.db.kysely, accountId, id, isoNow(deps.clock)))) {
     throw notFound('collection', 'collection_id');
   }
+  // Play links of an archived collection stop resolving; drop them from this process's cache now.
+  invalidateAllPlayLinks(deps);
   return { deleted: true as const, id };
 }

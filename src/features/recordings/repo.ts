@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, PlayLinksTable, RecordingsTable } from '../../db/schema.js';
+import type { Database, RecordingsTable } from '../../db/schema.js';
 
 export type RecordingRow = RecordingsTable;
 
@@ -33,8 +33,6 @@ export const findActivePlayLink = (db: Kysely<Database>, userId: string) =>
     .orderBy('created_at', 'desc')
     .executeTakeFirst();
 
-export const insertPlayLink = (trx: Kysely<Database>, row: Omit<PlayLinksTable, 'play_count'>) =>
-  trx.insertInto('play_links').values(row).execute();
 
 /** Which of these blob keys a recording row still points at. */
 export async function findReferencedBlobKeys(db: Kysely<Database>, keys: string[]): Promise<Set<string>> {

@@ -2,18 +2,8 @@ import { Type } from 'typebox';
 
 export const MAX_AUDIO_BYTES = 5 * 1024 * 1024;
 
-export const PlayLink = Type.Object(
-  {
-    play_link: Type.String({ description: '{base_url}/p/<token>' }),
-    play_url: Type.String({ description: '{base_url}/p/<token>.mp3' }),
-    embed_html: Type.String({ description: 'iframe, 200 by 40 pixels' }),
-    display_name: Type.String(),
-    duration_seconds: Type.Integer({ minimum: 1 }),
-    recorded_at: Type.String({ format: 'date-time' }),
-    status: Type.Literal('active'),
-  },
-  { title: 'PlayLink' },
-);
+/** The answer to a recording upload is the user's play link, as the play-links API shows it. */
+export { PlayLink } from '../play-links/schemas.js';
 
 export const AudioBody = Type.Unsafe<Buffer>({
   type: 'string',

@@ -10,13 +10,15 @@ import type { Logger } from 'pino';
 import { type AudioProcessor, AudioRejectedError, type ProcessedAudio } from '../../audio/pipeline.js';
 import type { BlobStore } from '../../blobs/index.js';
 import type { Db } from '../../db/index.js';
+import type { Deps } from '../../deps.js';
 import type { Database, UsersTable } from '../../db/schema.js';
 import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { isUuid, randomToken } from '../../lib/ids.js';
+import { isUuid } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { requireLiveCollection } from '../collections/service.js';
 import { recordEvent } from '../events/service.js';
+import { ensureActivePlayLink, invalidatePlayLinksOfUser, type PlayLink, toPlayLink } from '../play-links/index.js';
 import { playLinkUrls } from '../play-links/urls.js';
 import { bumpCollectionCounts, findUserByRecordToken, lockUser } from '../users/repo.js';
 import {
@@ -24,7 +26,6 @@ import {
   findActivePlayLink,
   findRecording,
   findReferencedBlobKeys,
-  insertPlayLink,
   insertRecording,
   type RecordingRow,
   replaceRecording,
@@ -37,6 +38,7 @@ export type RecordingsDeps = {
   audio: AudioProcessor;
   logger: Logger;
   config: { baseUrl: string };
+  playLinks: Deps['playLinks'];
 };
 
 export const RECORDINGS_PREFIX = 'recordings/';
@@ -44,32 +46,7 @@ export const recordingBlobPrefix = (userId: string) => `${RECORDINGS_PREFIX}${us
 export const recordingBlobKey = (userId: string, mp3: Buffer) => `${recordingBlobPrefix(userId)}${sha256Hex(mp3)}.mp3`;
 export const RECORDING_MIME_TYPE = 'audio/mpeg';
 
-export interface PlayLinkObject {
-  play_link: string;
-  play_url: string;
-  embed_html: string;
-  display_name: string;
-  duration_seconds: number;
-  recorded_at: string;
-  status: 'active';
-}
-
-/** The spec's play-link object. (The play-links feature may provide the canonical one at merge.) */
-export function playLinkObject(
-  baseUrl: string,
-  input: { token: string; displayName: string; durationMs: number; recordedAt: string },
-): PlayLinkObject {
-  const urls = playLinkUrls(baseUrl, input.token);
-  return {
-    play_link: urls.play_link,
-    play_url: urls.play_url,
-    embed_html: urls.embed_html,
-    display_name: input.displayName,
-    duration_seconds: Math.max(1, Math.round(input.durationMs / 1000)),
-    recorded_at: input.recordedAt,
-    status: 'active',
-  };
-}
+export type PlayLinkObject = PlayLink;
 
 /** Audio refusals as API errors (codes documented in docs/recordings.md). */
 async function processUpload(audio: AudioProcessor, upload: Buffer): Promise<ProcessedAudio> {
@@ -135,24 +112,22 @@ async function saveRecording(
         await bumpCollectionCounts(trx, user.collection_id, { recorded: 1 });
       }
       // The token is created once and kept on every re-recording.
-      let token = (await findActivePlayLink(trx, user.id))?.token;
-      if (token === undefined) {
-        token = randomToken(12);
-        await insertPlayLink(trx, { token, user_id: user.id, status: 'active', created_at: recordedAt, retired_at: null });
-      }
+      const token = await ensureActivePlayLink(trx, user.id, recordedAt);
       await recordEvent(trx, {
         accountId: target.accountId,
         type: 'recording.completed',
         data: eventData(deps.config.baseUrl, user, token, recordedAt),
         at,
       });
-      return playLinkObject(deps.config.baseUrl, {
+      return toPlayLink(deps.config.baseUrl, {
         token,
         displayName: user.display_name,
         durationMs: processed.durationMs,
         recordedAt,
       });
     });
+    // Resolved tokens cached by this process must not redirect to the old audio.
+    invalidatePlayLinksOfUser(deps, target.userId);
     if (previousKey !== null && previousKey !== key) await deleteBlobQuietly(deps, previousKey);
     return result;
   } catch (error) {
@@ -264,6 +239,7 @@ export async function deleteRecording(deps: RecordingsDeps, accountId: string, c
     await bumpCollectionCounts(trx, collection.id, { recorded: -1 });
     return recording.blob_key;
   });
+  invalidatePlayLinksOfUser(deps, userId);
   await deleteBlobQuietly(deps, key);
   return { deleted: true as const, user_id: userId };
 }

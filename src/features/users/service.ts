@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { BlobStore } from '../../blobs/index.js';
 import type { Db } from '../../db/index.js';
+import type { Deps } from '../../deps.js';
 import type { Database } from '../../db/schema.js';
 import { AppError, type ItemError, notFound } from '../../errors.js';
 import { validationError } from '../../http/validation.js';
@@ -16,6 +17,7 @@ import { decodeCursor, toPage } from '../../lib/pagination.js';
 import type { CollectionRow } from '../collections/repo.js';
 import type { CustomField } from '../collections/schemas.js';
 import { requireLiveCollection } from '../collections/service.js';
+import { invalidatePlayLinksOfUser } from '../play-links/index.js';
 import { recordingBlobPrefix, recordRecordingDeleted } from '../recordings/service.js';
 import {
   bumpCollectionCounts,
@@ -33,7 +35,14 @@ import {
 import type { CreateUserBody, ListUsersQuery, UpdateUserBody, User } from './schemas.js';
 import { type CustomValues, checkCustomValues, type Issue, normalizeUserEmail, notBlank, shapeIssues } from './validate.js';
 
-export type UsersDeps = { db: Db; clock: Clock; blobs: BlobStore; logger: Logger; config: { baseUrl: string } };
+export type UsersDeps = {
+  db: Db;
+  clock: Clock;
+  blobs: BlobStore;
+  logger: Logger;
+  config: { baseUrl: string };
+  playLinks: Deps['playLinks'];
+};
 
 export const recordUrl = (baseUrl: string, token: string) => `${baseUrl}/r/${token}`;
 export const newRecordToken = () => randomToken(24);
@@ -302,6 +311,8 @@ export async function updateUser(
   changes.updated_at = nextTimestamp(deps.clock, current.updated_at);
   try {
     const row = await updateUserRow(deps.db.kysely, current.id, changes);
+    // The player page shows the display name and phonetic spelling from the cached link.
+    invalidatePlayLinksOfUser(deps, current.id);
     return toUser(deps.config.baseUrl, row, current.recording_user_id !== null);
   } catch (error) {
     const kind = uniqueViolation(error);
@@ -336,6 +347,7 @@ export async function deleteUser(deps: UsersDeps, accountId: string, collectionI
     await deleteUserRow(trx, user.id);
     await bumpCollectionCounts(trx, collection.id, { members: -1, recorded: hadRecording ? -1 : 0 });
   });
+  invalidatePlayLinksOfUser(deps, userId);
   // After the commit: every audio file of this user, including any orphan from an interrupted upload.
   await deleteBlobsUnder(deps, recordingBlobPrefix(userId));
   return { deleted: true as const, id: userId };

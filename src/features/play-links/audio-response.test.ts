@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config.js';
+import { isPlayStart, parseRange } from './audio-response.js';
+import { tokenFromPlayLinkUrl } from './public-routes.js';
+
+describe('parseRange', () => {
+  it.each([
+    [undefined, null],
+    ['bytes=0-99', { start: 0, end: 99 }],
+    ['bytes=10-', { start: 10, end: 999 }],
+    ['bytes=-100', { start: 900, end: 999 }],
+    ['bytes=-5000', { start: 0, end: 999 }],
+    ['bytes=900-5000', { start: 900, end: 999 }],
+    ['bytes=1000-', 'unsatisfiable'],
+    ['bytes=-0', 'unsatisfiable'],
+    ['bytes=5-1', null],
+    ['bytes=0-1,5-9', null],
+    ['items=0-1', null],
+    ['bytes=-', null],
+  ] as const)('%s of 1000 bytes → %j', (header, expected) => {
+    expect(parseRange(header, 1000)).toEqual(expected);
+  });
+});
+
+describe('isPlayStart', () => {
+  it('counts GETs from the start only', () => {
+    expect(isPlayStart('GET', undefined)).toBe(true);
+    expect(isPlayStart('GET', 'bytes=0-')).toBe(true);
+    expect(isPlayStart('GET', 'bytes=100-')).toBe(false);
+    expect(isPlayStart('HEAD', undefined)).toBe(false);
+  });
+});
+
+describe('tokenFromPlayLinkUrl', () => {
+  const base = 'https://api.example.com';
+  it.each([
+    ['https://api.example.com/p/Abc_def-12345678', 'Abc_def-12345678'],
+    ['https://api.example.com/p/Abc_def-12345678/', 'Abc_def-12345678'],
+    ['https://api.example.com/p/Abc_def-12345678.mp3', 'Abc_def-12345678'],
+    ['https://api.example.com/p/Abc_def-12345678/embed?x=1', 'Abc_def-12345678'],
+    ['https://evil.example.com/p/Abc_def-12345678', null],
+    ['https://api.example.com/x/p/Abc_def-12345678', null],
+    ['https://api.example.com/p/Abc_def-12345678/meta', null],
+    ['javascript:alert(1)', null],
+    ['not a url', null],
+  ])('%s → %s', (url, token) => {
+    expect(tokenFromPlayLinkUrl(base, url)).toBe(token);
+  });
+});
+
+describe('play-link settings', () => {
+  it('refuses a cache TTL that could outlive presigned audio URLs', () => {
+    expect(loadConfig({ PLAY_LINK_CACHE_TTL_MS: '30000', AUDIO_URL_TTL_SECONDS: '60' }).playLinks.cacheTtlMs).toBe(30000);
+    expect(() => loadConfig({ PLAY_LINK_CACHE_TTL_MS: '30001', AUDIO_URL_TTL_SECONDS: '60' })).toThrow(/PLAY_LINK_CACHE_TTL_MS/);
+    expect(() => loadConfig({ AUDIO_PUBLIC_BASE_URL: 'ftp://x' })).toThrow(/AUDIO_PUBLIC_BASE_URL/);
+  });
+});

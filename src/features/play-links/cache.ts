@@ -1,0 +1,240 @@
+/**
+ * Per-process memory of resolved play-link tokens (the public URLs' hot path) and of play counts
+ * not yet written to the database.
+ *
+ * Consistency: an entry lives `ttlMs` at most, so a change made by another process shows within
+ * that time; changes made in this process invalidate at once (`invalidateToken`/`invalidateUser`).
+ * A load that started before an invalidation never stores its (possibly stale) result: every
+ * invalidation bumps `generation`, and a load only stores when the generation is unchanged.
+ * Unknown tokens are cached too (negative entries), in their own map so any user invalidation can
+ * drop them all at once: a token that starts resolving again (re-record) is never hidden.
+ */
+
+export interface ResolvedPlayLink {
+  token: string;
+  userId: string;
+  collectionId: string;
+  displayName: string;
+  phoneticSpelling: string | null;
+  blobKey: string;
+  mimeType: string;
+  byteSize: number;
+  durationMs: number;
+  recordedAt: string;
+  /** Play count in the database when the entry was loaded (pending in-memory plays not included). */
+  storedPlayCount: number;
+  allowIndexing: boolean;
+  /** Hex digest naming the audio content: the ETag and part of the immutable audio URL. */
+  contentHash: string;
+  /** Where `/p/<token>.mp3` redirects: an absolute URL (CDN, presigned S3) or an app path. */
+  audioLocation: string;
+}
+
+interface Entry {
+  value: ResolvedPlayLink | null;
+  expiresAt: number;
+}
+
+export interface PlayLinkCacheOptions {
+  ttlMs: number;
+  maxEntries: number;
+  now?: () => number;
+}
+
+export class PlayLinkCache {
+  private positive = new Map<string, Entry>();
+  private negative = new Map<string, Entry>();
+  private tokensByUser = new Map<string, Set<string>>();
+  private inflight = new Map<string, Promise<ResolvedPlayLink | null>>();
+  private generation = 0;
+  private readonly now: () => number;
+
+  constructor(private readonly options: PlayLinkCacheOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The cached value (null = known unknown), or undefined when absent or expired. */
+  peek(token: string): ResolvedPlayLink | null | undefined {
+    const entry = this.positive.get(token) ?? this.negative.get(token);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= this.now()) {
+      this.drop(token);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  /** Cached value or `load()`; concurrent misses of one token share a single load. */
+  async get(token: string, load: () => Promise<ResolvedPlayLink | null>): Promise<ResolvedPlayLink | null> {
+    const cached = this.peek(token);
+    if (cached !== undefined) return cached;
+    const running = this.inflight.get(token);
+    if (running) return running;
+    const generation = this.generation;
+    const promise = load().then(
+      (value) => {
+        this.inflight.delete(token);
+        if (generation === this.generation && this.options.ttlMs > 0) this.store(token, value);
+        return value;
+      },
+      (err) => {
+        this.inflight.delete(token);
+        throw err;
+      },
+    );
+    this.inflight.set(token, promise);
+    return promise;
+  }
+
+  private store(token: string, value: ResolvedPlayLink | null): void {
+    const map = value ? this.positive : this.negative;
+    if (map.size >= this.options.maxEntries) {
+      // Oldest first (Map keeps insertion order): cheap, and entries are short-lived anyway.
+      const oldest = map.keys().next().value;
+      if (oldest !== undefined) this.drop(oldest);
+    }
+    map.set(token, { value, expiresAt: this.now() + this.options.ttlMs });
+    if (value) {
+      const tokens = this.tokensByUser.get(value.userId) ?? new Set<string>();
+      tokens.add(token);
+      this.tokensByUser.set(value.userId, tokens);
+    }
+  }
+
+  private drop(token: string): void {
+    const entry = this.positive.get(token);
+    if (entry?.value) {
+      const tokens = this.tokensByUser.get(entry.value.userId);
+      tokens?.delete(token);
+      if (tokens?.size === 0) this.tokensByUser.delete(entry.value.userId);
+    }
+    this.positive.delete(token);
+    this.negative.delete(token);
+  }
+
+  /**
+   * Plays just written to the database: cached entries add them to their stored count, so a
+   * count never goes backwards between a flush and the entry's expiry. Loads running during the
+   * flush may have read the old count, so they are not stored.
+   */
+  noteFlushed(counts: Map<string, number>): void {
+    this.generation++;
+    for (const [token, plays] of counts) {
+      const value = this.positive.get(token)?.value;
+      if (value) value.storedPlayCount += plays;
+    }
+  }
+
+  invalidateToken(token: string): void {
+    this.generation++;
+    this.inflight.delete(token);
+    this.drop(token);
+  }
+
+  invalidateUser(userId: string): void {
+    this.generation++;
+    for (const token of this.tokensByUser.get(userId) ?? []) {
+      this.positive.delete(token);
+      this.inflight.delete(token);
+    }
+    this.tokensByUser.delete(userId);
+    this.negative = new Map();
+  }
+
+  invalidateAll(): void {
+    this.generation++;
+    this.positive = new Map();
+    this.negative = new Map();
+    this.tokensByUser = new Map();
+    this.inflight = new Map();
+  }
+
+  get size(): number {
+    return this.positive.size + this.negative.size;
+  }
+}
+
+/** Plays counted in memory, written to the database in batches (`flushPlayCounts`). */
+export class PlayCounter {
+  private pending = new Map<string, number>();
+
+  add(token: string, plays = 1): void {
+    this.pending.set(token, (this.pending.get(token) ?? 0) + plays);
+  }
+
+  pendingFor(token: string): number {
+    return this.pending.get(token) ?? 0;
+  }
+
+  /** A rotated link keeps its plays: pending counts follow the new token. */
+  move(from: string, to: string): void {
+    const plays = this.pending.get(from);
+    if (plays === undefined) return;
+    this.pending.delete(from);
+    this.add(to, plays);
+  }
+
+  /** Hands over every pending count and starts afresh. */
+  take(): Map<string, number> {
+    const taken = this.pending;
+    this.pending = new Map();
+    return taken;
+  }
+
+  /** Puts counts back after a failed write, so no play is lost. */
+  restore(counts: Map<string, number>): void {
+    for (const [token, plays] of counts) this.add(token, plays);
+  }
+}
+
+/**
+ * Coalesces loads of different keys requested in the same turn of the event loop into one
+ * `loadMany` call (run from `setImmediate`, in chunks of `maxBatch`). Under load, a burst of cache
+ * misses costs one query instead of one per token.
+ */
+export class KeyBatcher<V> {
+  private waiting = new Map<string, { resolve: (value: V | null) => void; reject: (err: unknown) => void }[]>();
+  private scheduled = false;
+
+  constructor(
+    private readonly loadMany: (keys: string[]) => Promise<Map<string, V>>,
+    private readonly maxBatch = 200,
+  ) {}
+
+  load(key: string): Promise<V | null> {
+    return new Promise((resolve, reject) => {
+      const list = this.waiting.get(key);
+      if (list) list.push({ resolve, reject });
+      else this.waiting.set(key, [{ resolve, reject }]);
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => void this.run());
+      }
+    });
+  }
+
+  private async run(): Promise<void> {
+    this.scheduled = false;
+    const batch = this.waiting;
+    this.waiting = new Map();
+    const keys = [...batch.keys()];
+    for (let i = 0; i < keys.length; i += this.maxBatch) {
+      const chunk = keys.slice(i, i + this.maxBatch);
+      try {
+        const found = await this.loadMany(chunk);
+        for (const key of chunk) for (const waiter of batch.get(key) ?? []) waiter.resolve(found.get(key) ?? null);
+      } catch (err) {
+        for (const key of chunk) for (const waiter of batch.get(key) ?? []) waiter.reject(err);
+      }
+    }
+  }
+}
+
+export interface PlayLinkRuntime {
+  cache: PlayLinkCache;
+  counter: PlayCounter;
+}
+
+export function createPlayLinkRuntime(options: PlayLinkCacheOptions): PlayLinkRuntime {
+  return { cache: new PlayLinkCache(options), counter: new PlayCounter() };
+}

@@ -1,0 +1,50 @@
+/**
+ * The hottest public URL, `GET /p/<token>.mp3`, answered straight from the node:http request
+ * listener: no routing, hooks or per-request promises when the token is cached, so the redirect
+ * runs close to a bare node:http server; a cache miss loads the token (the same cached, coalesced
+ * load the route uses) and answers the same way. Everything else (unknown or removed tokens,
+ * HEAD, a query string, a database error) goes to the Fastify route via `next`, which answers
+ * with the same headers and renders 404s and 500s. Install with Fastify's `serverFactory` (app.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Deps } from '../../deps.js';
+import { requestIdFor } from '../../http/request-id.js';
+import { isPlayStart } from './audio-response.js';
+import type { ResolvedPlayLink } from './cache.js';
+import { resolvePlayLink, TOKEN_SHAPE } from './service.js';
+
+export type FastPath = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+/** Headers of every `.mp3` redirect, shared with the Fastify route so both answer alike. */
+export const REDIRECT_HEADERS = {
+  'cache-control': 'no-store',
+  'access-control-allow-origin': '*',
+  'x-robots-tag': 'noindex',
+} as const;
+
+export function createPlayLinkFastPath(deps: Deps): FastPath {
+  const { counter } = deps.playLinks;
+  const redirect = (req: IncomingMessage, res: ServerResponse, link: ResolvedPlayLink) => {
+    if (isPlayStart('GET', req.headers.range)) counter.add(link.token);
+    res.writeHead(302, {
+      ...REDIRECT_HEADERS,
+      location: link.audioLocation,
+      'x-request-id': requestIdFor(req),
+      'content-length': '0',
+    });
+    res.end();
+  };
+  return (req, res, next) => {
+    const url = req.url;
+    if (req.method !== 'GET' || url === undefined || !url.startsWith('/p/') || !url.endsWith('.mp3')) return next();
+    const token = url.slice(3, -4);
+    if (!TOKEN_SHAPE.test(token)) return next();
+    const resolved = resolvePlayLink(deps, token);
+    if (resolved === null) return next();
+    if (!(resolved instanceof Promise)) return redirect(req, res, resolved);
+    resolved.then(
+      (link) => (link ? redirect(req, res, link) : next()),
+      () => next(),
+    );
+  };
+}

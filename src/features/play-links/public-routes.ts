@@ -1,0 +1,300 @@
+/**
+ * Public play-link URLs (no API key): `/p/<token>` (player page), `/p/<token>.mp3` (302 to the
+ * audio), `/p/<token>/embed`, `/p/<token>/meta`, `/p/<token>/qr.svg`, the app-served immutable
+ * audio `/p/<token>/audio/<hash>.<ext>` (disk storage), and `/oembed`.
+ * Unknown and removed tokens get the same 404. No route sets a cookie.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import QRCode from 'qrcode';
+import type { Deps } from '../../deps.js';
+import { embedNotFound, embedWidget } from '../../web/views/embed.js';
+import { playerPage, playLinkNotFoundPage } from '../../web/views/player.js';
+import { isPlayStart, parseRange } from './audio-response.js';
+import type { ResolvedPlayLink } from './cache.js';
+import { REDIRECT_HEADERS } from './fast-path.js';
+import {
+  appAudioPath,
+  durationSeconds,
+  flushPlayCounts,
+  playCountOf,
+  recordPlay,
+  resolvePlayLink,
+  toPlayLink,
+} from './service.js';
+import { playLinkUrls } from './urls.js';
+
+type Params = { Params: { token: string } };
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/** CSP of our pages: own scripts and styles only, audio from us or the audio host. */
+function pageCsp(deps: Deps, link: ResolvedPlayLink | null, frameAncestors: string): string {
+  const media = new Set(["'self'", originOf(deps.config.baseUrl) ?? "'self'"]);
+  const audioOrigin = link ? originOf(link.audioLocation) : null;
+  if (audioOrigin) media.add(audioOrigin);
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self'",
+    `media-src ${[...media].join(' ')}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors ${frameAncestors}`,
+  ].join('; ');
+}
+
+function pageHeaders(reply: FastifyReply, csp: string, indexable: boolean): FastifyReply {
+  reply
+    .header('content-security-policy', csp)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'strict-origin-when-cross-origin')
+    .header('cross-origin-opener-policy', 'same-origin')
+    .header('permissions-policy', 'camera=(), microphone=(), geolocation=()')
+    .header('cache-control', 'public, max-age=60')
+    .type('text/html; charset=utf-8');
+  if (!indexable) reply.header('x-robots-tag', 'noindex');
+  return reply;
+}
+
+const notFoundText = (reply: FastifyReply) =>
+  reply
+    .code(404)
+    .header('cache-control', 'no-store')
+    .header('x-content-type-options', 'nosniff')
+    .type('text/plain; charset=utf-8')
+    .send('Not found');
+
+const notFoundJson = (reply: FastifyReply, requestId: string) =>
+  reply
+    .code(404)
+    .header('cache-control', 'no-store')
+    .header('access-control-allow-origin', '*')
+    .send({
+      error: {
+        type: 'invalid_request_error',
+        code: 'resource_missing',
+        message: 'No such play link.',
+        request_id: requestId,
+      },
+    });
+
+export function oembedUrlFor(baseUrl: string, playLink: string): string {
+  return `${baseUrl}/oembed?url=${encodeURIComponent(playLink)}&format=json`;
+}
+
+/** The `/meta` document: the seven play-link fields and what integrations need besides. */
+export function metaOf(deps: Deps, link: ResolvedPlayLink) {
+  const base = deps.config.baseUrl;
+  const urls = playLinkUrls(base, link.token);
+  return {
+    ...toPlayLink(base, link),
+    token: link.token,
+    phonetic_spelling: link.phoneticSpelling,
+    audio_mime_type: link.mimeType,
+    embed_url: urls.embed_url,
+    oembed_url: oembedUrlFor(base, urls.play_link),
+    play_count: playCountOf(deps, link),
+  };
+}
+
+/** Token of a play link URL of ours (`{BASE_URL}/p/<token>`, `/embed` and `.mp3` too), or null. */
+export function tokenFromPlayLinkUrl(baseUrl: string, raw: string): string | null {
+  let url: URL;
+  let base: URL;
+  try {
+    url = new URL(raw);
+    base = new URL(baseUrl);
+  } catch {
+    return null;
+  }
+  if (url.host !== base.host || (url.protocol !== 'http:' && url.protocol !== 'https:')) return null;
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const match = /^\/p\/([A-Za-z0-9_-]{8,64})(?:\.mp3|\/embed)?\/?$/.exec(url.pathname.slice(prefix.length));
+  return url.pathname.startsWith(`${prefix}/p/`) && match ? (match[1] as string) : null;
+}
+
+export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): void {
+  const { baseUrl } = deps.config;
+  const assets = deps.assets;
+  const resolve = async (token: string) => resolvePlayLink(deps, token);
+
+  app.get<Params>('/p/:token', { schema: { hide: true } }, async (request, reply) => {
+    const raw = request.params.token;
+    if (raw.endsWith('.mp3')) {
+      const link = await resolve(raw.slice(0, -4));
+      if (!link) return notFoundText(reply);
+      if (isPlayStart(request.method, request.headers.range)) recordPlay(deps, link.token);
+      return reply
+        .code(302)
+        .headers({ ...REDIRECT_HEADERS, location: link.audioLocation })
+        .send();
+    }
+    const link = await resolve(raw);
+    if (!link) {
+      return pageHeaders(reply.code(404), pageCsp(deps, null, "'none'"), false)
+        .header('cache-control', 'no-store')
+        .send(playLinkNotFoundPage(assets.url('player.css')).value);
+    }
+    const urls = playLinkUrls(baseUrl, link.token);
+    const page = playerPage({
+      displayName: link.displayName,
+      phoneticSpelling: link.phoneticSpelling,
+      durationSeconds: durationSeconds(link.durationMs),
+      playLink: urls.play_link,
+      playUrl: urls.play_url,
+      embedUrl: urls.embed_url,
+      embedHtml: urls.embed_html,
+      oembedUrl: oembedUrlFor(baseUrl, urls.play_link),
+      qrUrl: `${urls.play_link}/qr.svg`,
+      mimeType: link.mimeType,
+      allowIndexing: link.allowIndexing,
+      scriptUrl: assets.url('player.ts'),
+      styleUrl: assets.url('player.css'),
+    });
+    return pageHeaders(reply, pageCsp(deps, link, "'none'"), link.allowIndexing)
+      .header('x-frame-options', 'DENY')
+      .send(page.value);
+  });
+
+  app.get<Params>('/p/:token/embed', { schema: { hide: true } }, async (request, reply) => {
+    const link = await resolve(request.params.token);
+    const csp = pageCsp(deps, link, '*');
+    if (!link) {
+      return pageHeaders(reply.code(404), csp, false)
+        .header('cache-control', 'no-store')
+        .send(embedNotFound(assets.url('embed.css')).value);
+    }
+    const urls = playLinkUrls(baseUrl, link.token);
+    const widget = embedWidget({
+      displayName: link.displayName,
+      playUrl: urls.play_url,
+      playLink: urls.play_link,
+      scriptUrl: assets.url('embed.ts'),
+      styleUrl: assets.url('embed.css'),
+    });
+    return pageHeaders(reply, csp, false).send(widget.value);
+  });
+
+  app.get<Params>('/p/:token/meta', { schema: { hide: true } }, async (request, reply) => {
+    const link = await resolve(request.params.token);
+    if (!link) return notFoundJson(reply, request.id);
+    return reply
+      .header('access-control-allow-origin', '*')
+      .header('cache-control', 'public, max-age=15')
+      .header('x-robots-tag', 'noindex')
+      .send(metaOf(deps, link));
+  });
+
+  app.get<Params>('/p/:token/qr.svg', { schema: { hide: true } }, async (request, reply) => {
+    const link = await resolve(request.params.token);
+    if (!link) return notFoundText(reply);
+    const svg = await QRCode.toString(playLinkUrls(baseUrl, link.token).play_link, {
+      type: 'svg',
+      margin: 2,
+      errorCorrectionLevel: 'M',
+    });
+    return reply
+      .type('image/svg+xml')
+      .header('cache-control', 'public, max-age=3600')
+      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+      .header('x-content-type-options', 'nosniff')
+      .header('cross-origin-resource-policy', 'cross-origin')
+      .header('x-robots-tag', 'noindex')
+      .send(svg);
+  });
+
+  app.get<{ Params: { token: string; file: string } }>(
+    '/p/:token/audio/:file',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const link = await resolve(request.params.token);
+      // Content-addressed: a URL of older audio (before a re-record) is gone, not redirected.
+      if (!link || appAudioPath(link.token, link.contentHash, link.blobKey) !== `/p/${link.token}/audio/${request.params.file}`) {
+        return notFoundText(reply);
+      }
+      const etag = `"${link.contentHash}"`;
+      reply
+        .header('etag', etag)
+        .header('cache-control', IMMUTABLE)
+        .header('accept-ranges', 'bytes')
+        .header('access-control-allow-origin', '*')
+        .header('cross-origin-resource-policy', 'cross-origin')
+        .header('x-content-type-options', 'nosniff')
+        .header('x-robots-tag', 'noindex');
+      const ifNoneMatch = request.headers['if-none-match'];
+      if (ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
+        return reply.code(304).send();
+      }
+      const ifRange = request.headers['if-range'];
+      const range = ifRange === undefined || ifRange === etag ? parseRange(request.headers.range, link.byteSize) : null;
+      if (range === 'unsatisfiable') {
+        return reply.code(416).header('content-range', `bytes */${link.byteSize}`).send();
+      }
+      const stream = await deps.blobs.stream(link.blobKey, range ?? undefined);
+      if (!stream) return notFoundText(reply);
+      reply.type(link.mimeType);
+      if (range) {
+        reply
+          .code(206)
+          .header('content-range', `bytes ${range.start}-${range.end}/${link.byteSize}`)
+          .header('content-length', range.end - range.start + 1);
+      } else {
+        reply.header('content-length', link.byteSize);
+      }
+      if (request.method === 'HEAD') {
+        stream.destroy();
+        return reply.send();
+      }
+      return reply.send(stream);
+    },
+  );
+
+  app.get<{ Querystring: Record<string, string | undefined> }>('/oembed', { schema: { hide: true } }, async (request, reply) => {
+    const { url, format, maxwidth, maxheight } = request.query;
+    reply.header('access-control-allow-origin', '*');
+    if (format !== undefined && format !== 'json') {
+      return reply.code(501).type('text/plain; charset=utf-8').send('Only format=json is supported.');
+    }
+    if (typeof url !== 'string' || url === '') {
+      return reply.code(400).type('text/plain; charset=utf-8').send('The url parameter is required.');
+    }
+    const token = tokenFromPlayLinkUrl(baseUrl, url);
+    const link = token ? await resolve(token) : null;
+    // The widget is a fixed 200x40: a consumer that cannot fit it gets 404, as for an unknown URL.
+    const tooSmall = (limit: string | undefined, size: number) => limit !== undefined && Number(limit) < size;
+    if (!link || tooSmall(maxwidth, 200) || tooSmall(maxheight, 40)) return notFoundText(reply);
+    const urls = playLinkUrls(baseUrl, link.token);
+    return reply.header('cache-control', 'public, max-age=300').send({
+      version: '1.0',
+      type: 'rich',
+      title: `How to say ${link.displayName}`,
+      provider_name: 'voicename',
+      provider_url: baseUrl,
+      cache_age: 3600,
+      html: urls.embed_html,
+      width: 200,
+      height: 40,
+    });
+  });
+
+  // Play counts: written in batches, never one database write per play.
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => flushPlayCounts(deps).catch((err) => deps.logger.error({ err }, 'play count flush failed; will retry'));
+  app.addHook('onReady', async () => {
+    timer = setInterval(flush, deps.config.playLinks.countFlushMs);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => {
+    if (timer) clearInterval(timer);
+    await flush();
+  });
+}

@@ -1,0 +1,88 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { accountOf } from '../../http/auth.js';
+import { ErrorResponse } from '../../http/schemas.js';
+import { BatchQuery, BatchResponse, CollectionOnlyParams, PlayLink, PlayLinkSettings, UserPlayLinkParams } from './schemas.js';
+import { batchPlayLinks, getPlayLink, getPlayLinkSettings, rotatePlayLink, updatePlayLinkSettings } from './service.js';
+
+/** The /v1 play-link API (registered inside the authenticated /v1 scope). */
+export const playLinksRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const tags = ['Play links'];
+    const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
+
+    app.get(
+      '/collections/:collection_id/users/:user_id/play-link',
+      {
+        schema: {
+          tags,
+          summary: "Fetch a user's play link",
+          description:
+            "The public links of the user's recorded name. 404 `recording_missing` when the user has not recorded yet.",
+          params: UserPlayLinkParams,
+          response: { 200: PlayLink, ...errors },
+        },
+      },
+      async (request) => getPlayLink(deps, accountOf(request), request.params.collection_id, request.params.user_id),
+    );
+
+    app.post(
+      '/collections/:collection_id/users/:user_id/play-link/rotate',
+      {
+        schema: {
+          tags,
+          summary: "Rotate a user's play link",
+          description:
+            'Issues a new token; the old play link, .mp3, embed and meta URLs answer 404 from now on. Returns the new play link.',
+          params: UserPlayLinkParams,
+          response: { 200: PlayLink, ...errors },
+        },
+      },
+      async (request) => rotatePlayLink(deps, accountOf(request), request.params.collection_id, request.params.user_id),
+    );
+
+    app.get(
+      '/play-links/batch',
+      {
+        schema: {
+          tags,
+          summary: 'Resolve up to 100 play links',
+          description:
+            'One item per requested id, in request order. Ids that are not users of the collection give `has_recording: false`.',
+          querystring: BatchQuery,
+          response: { 200: BatchResponse, ...errors },
+        },
+      },
+      async (request) => batchPlayLinks(deps, accountOf(request), request.query),
+    );
+
+    app.get(
+      '/collections/:collection_id/play-link-settings',
+      {
+        schema: {
+          tags,
+          summary: "Fetch a collection's play-link page settings",
+          params: CollectionOnlyParams,
+          response: { 200: PlayLinkSettings, ...errors },
+        },
+      },
+      async (request) => getPlayLinkSettings(deps, accountOf(request), request.params.collection_id),
+    );
+
+    app.patch(
+      '/collections/:collection_id/play-link-settings',
+      {
+        schema: {
+          tags,
+          summary: "Change a collection's play-link page settings",
+          description: '`allow_indexing: true` lets search engines index the player pages (default: `noindex`).',
+          params: CollectionOnlyParams,
+          body: Type.Partial(PlayLinkSettings),
+          response: { 200: PlayLinkSettings, ...errors },
+        },
+      },
+      async (request) => updatePlayLinkSettings(deps, accountOf(request), request.params.collection_id, request.body),
+    );
+  };

@@ -1,0 +1,373 @@
+import type { Transaction } from 'kysely';
+import type { BlobStore } from '../../blobs/index.js';
+import type { Database } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { AppError, notFound } from '../../errors.js';
+import { isoNow } from '../../lib/clock.js';
+import { isUuid, randomToken } from '../../lib/ids.js';
+import { sha256Hex } from '../../lib/secrets.js';
+import { requireLiveCollection } from '../collections/service.js';
+import { KeyBatcher, type ResolvedPlayLink } from './cache.js';
+import {
+  addPlayCounts,
+  findActiveLinkOfUser,
+  findResolvableLinks,
+  findSettings,
+  findUsersWithLinks,
+  insertActiveLink,
+  type ResolvedLinkRow,
+  retireActiveLink,
+  type UserLinkRow,
+  upsertSettings,
+} from './repo.js';
+import { type BatchPlayLinkItem, MAX_BATCH_IDS, MAX_USER_ID_LENGTH, type PlayLink, type PlayLinkSettings } from './schemas.js';
+import { playLinkUrls } from './urls.js';
+
+/** Token of a new play link: 12 random bytes (96 bits), 16 URL-safe characters. */
+export const newPlayLinkToken = (): string => randomToken(12);
+/** Shape of tokens we ever issue; anything else is answered 404 without touching the database. */
+export const TOKEN_SHAPE = /^[A-Za-z0-9_-]{8,64}$/;
+
+/** Whole seconds, rounded, and never 0 for a recording that exists (a 0.4 s name still plays). */
+export const durationSeconds = (ms: number): number => Math.max(1, Math.round(ms / 1000));
+
+/** The spec's seven-field Play link object. */
+export function toPlayLink(
+  baseUrl: string,
+  link: { token: string; displayName: string; durationMs: number; recordedAt: string },
+): PlayLink {
+  const urls = playLinkUrls(baseUrl, link.token);
+  return {
+    play_link: urls.play_link,
+    play_url: urls.play_url,
+    embed_html: urls.embed_html,
+    display_name: link.displayName,
+    duration_seconds: durationSeconds(link.durationMs),
+    recorded_at: link.recordedAt,
+    status: 'active',
+  };
+}
+
+/**
+ * Makes sure the user has an active play link and returns its token. Call inside the transaction
+ * that stores a recording (first recording creates the link; later ones keep it). Safe against
+ * races: a second active link for one user is refused by a unique index, and the loser re-reads.
+ */
+export async function ensureActivePlayLink(trx: Transaction<Database>, userId: string, at: string): Promise<string> {
+  const existing = await findActiveLinkOfUser(trx, userId);
+  if (existing) return existing.token;
+  const token = newPlayLinkToken();
+  await insertActiveLink(trx, { token, user_id: userId, created_at: at });
+  return token;
+}
+
+async function userLinkRow(deps: Deps, collectionId: string, userId: string): Promise<UserLinkRow> {
+  const [row] = isUuid(userId) ? await findUsersWithLinks(deps.db.kysely, collectionId, [userId], deps.db.dialect) : [];
+  if (!row) throw notFound('user', 'user_id');
+  return row;
+}
+
+const noRecording = () =>
+  new AppError('recording_missing', 'This user has not recorded their name yet, so there is no play link.', {
+    param: 'user_id',
+  });
+
+/** A link for a row with a recording; creates the active link if the recording has none yet. */
+async function linkFromRow(deps: Deps, row: UserLinkRow): Promise<PlayLink> {
+  if (row.duration_ms === null || row.recorded_at === null) throw noRecording();
+  const token =
+    row.token ?? (await deps.db.kysely.transaction().execute((trx) => ensureActiveLinkSafely(trx, row.user_id, deps)));
+  return toPlayLink(deps.config.baseUrl, {
+    token,
+    displayName: row.display_name,
+    durationMs: Number(row.duration_ms),
+    recordedAt: row.recorded_at,
+  });
+}
+
+async function ensureActiveLinkSafely(trx: Transaction<Database>, userId: string, deps: Deps): Promise<string> {
+  try {
+    return await ensureActivePlayLink(trx, userId, isoNow(deps.clock));
+  } catch (err) {
+    // Another request created it first (unique index on the active link): use theirs.
+    const winner = await findActiveLinkOfUser(deps.db.kysely, userId);
+    if (winner) return winner.token;
+    throw err;
+  }
+}
+
+/**
+ * The play link of a user of one of the account's live collections. 404 `resource_missing` for an
+ * unknown, archived or foreign collection or a user not in it; 404 `recording_missing` when the
+ * user exists but has no recording.
+ */
+export async function getPlayLink(deps: Deps, accountId: string, collectionId: string, userId: string): Promise<PlayLink> {
+  await requireLiveCollection(deps, accountId, collectionId);
+  return linkFromRow(deps, await userLinkRow(deps, collectionId, userId));
+}
+
+/**
+ * The play link object of a user whose access was already checked (the recordings feature calls
+ * this for its upload response). Throws `recording_missing` when the user has no recording.
+ */
+export async function playLinkForUser(deps: Deps, userId: string): Promise<PlayLink> {
+  const user = await deps.db.kysely.selectFrom('users').select('collection_id').where('id', '=', userId).executeTakeFirst();
+  if (!user) throw notFound('user', 'user_id');
+  return linkFromRow(deps, await userLinkRow(deps, user.collection_id, userId));
+}
+
+/**
+ * Issues a new token for the user's play link and retires the old one at once (its public URLs
+ * answer 404 from now on, in this process immediately and in others within the cache TTL). The
+ * play count carries over. Needs a recording, like the link itself.
+ */
+export async function rotatePlayLink(deps: Deps, accountId: string, collectionId: string, userId: string): Promise<PlayLink> {
+  await requireLiveCollection(deps, accountId, collectionId);
+  const row = await userLinkRow(deps, collectionId, userId);
+  if (row.duration_ms === null || row.recorded_at === null) throw noRecording();
+  const now = isoNow(deps.clock);
+  const token = newPlayLinkToken();
+  let retired: string | undefined;
+  try {
+    retired = await deps.db.kysely.transaction().execute(async (trx) => {
+      const old = await retireActiveLink(trx, userId, now);
+      await insertActiveLink(trx, { token, user_id: userId, created_at: now, play_count: Number(old?.play_count ?? 0) });
+      return old?.token;
+    });
+  } catch (err) {
+    // Two rotations at once: the unique index on the active link lets one win.
+    if (isUniqueViolation(err)) {
+      throw new AppError('conflict', 'The play link was rotated by another request at the same time; fetch it or retry.', {
+        cause: err,
+      });
+    }
+    throw err;
+  }
+  if (retired) {
+    deps.playLinks.counter.move(retired, token);
+    invalidatePlayLinkToken(deps, retired);
+  }
+  return toPlayLink(deps.config.baseUrl, {
+    token,
+    displayName: row.display_name,
+    durationMs: Number(row.duration_ms),
+    recordedAt: row.recorded_at,
+  });
+}
+
+/** A unique-constraint failure, as SQLite and PostgreSQL report it. */
+const isUniqueViolation = (err: unknown): boolean =>
+  (err as { code?: string }).code === '23505' || /UNIQUE constraint failed/.test(String((err as Error)?.message));
+
+/** Splits `a, b,,c` into trimmed, non-empty ids, in order, duplicates kept. */
+export function parseUserIds(raw: string): string[] {
+  const ids = raw
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
+  if (ids.length > MAX_BATCH_IDS) {
+    throw new AppError(
+      'parameter_invalid',
+      `Invalid query parameter "user_ids": at most ${MAX_BATCH_IDS} ids, got ${ids.length}.`,
+      {
+        param: 'user_ids',
+      },
+    );
+  }
+  const long = ids.find((id) => id.length > MAX_USER_ID_LENGTH);
+  if (long !== undefined) {
+    throw new AppError(
+      'parameter_invalid',
+      `Invalid query parameter "user_ids": ids are at most ${MAX_USER_ID_LENGTH} characters.`,
+      {
+        param: 'user_ids',
+      },
+    );
+  }
+  return ids;
+}
+
+/**
+ * Up to 100 play links of one collection in one query: one item per requested id, in request
+ * order. Ids that are not users of this collection (unknown, malformed, or another collection's)
+ * get `display_name: ""`, `has_recording: false`, `play_link: null`: nothing of anyone else leaks.
+ */
+export async function batchPlayLinks(
+  deps: Deps,
+  accountId: string,
+  query: { collection_id: string; user_ids: string },
+): Promise<{ data: BatchPlayLinkItem[] }> {
+  await requireLiveCollection(deps, accountId, query.collection_id);
+  const ids = parseUserIds(query.user_ids);
+  const lookup = [...new Set(ids.filter(isUuid))];
+  const rows = lookup.length === 0 ? [] : await findUsersWithLinks(deps.db.kysely, query.collection_id, lookup, deps.db.dialect);
+  const byId = new Map(rows.map((row) => [row.user_id, row]));
+  for (const row of rows) {
+    if (row.token === null && row.duration_ms !== null) {
+      row.token = await deps.db.kysely.transaction().execute((trx) => ensureActiveLinkSafely(trx, row.user_id, deps));
+    }
+  }
+  return {
+    data: ids.map((id) => {
+      const row = byId.get(id);
+      const recorded = row !== undefined && row.duration_ms !== null && row.token !== null;
+      return {
+        user_id: id,
+        display_name: row?.display_name ?? '',
+        has_recording: recorded,
+        play_link: recorded ? playLinkUrls(deps.config.baseUrl, row.token as string).play_link : null,
+      };
+    }),
+  };
+}
+
+/** The collection's play-link page settings (defaults when never set). */
+export async function getPlayLinkSettings(deps: Deps, accountId: string, collectionId: string): Promise<PlayLinkSettings> {
+  await requireLiveCollection(deps, accountId, collectionId);
+  const row = await findSettings(deps.db.kysely, collectionId);
+  return { allow_indexing: row?.allow_indexing === 1 };
+}
+
+/** Changes the collection's play-link page settings; public pages follow at once in this process. */
+export async function updatePlayLinkSettings(
+  deps: Deps,
+  accountId: string,
+  collectionId: string,
+  input: Partial<PlayLinkSettings>,
+): Promise<PlayLinkSettings> {
+  const current = await getPlayLinkSettings(deps, accountId, collectionId);
+  const next = { ...current, ...input };
+  await upsertSettings(deps.db.kysely, {
+    collection_id: collectionId,
+    allow_indexing: next.allow_indexing ? 1 : 0,
+    updated_at: isoNow(deps.clock),
+  });
+  invalidateAllPlayLinks(deps);
+  return next;
+}
+
+// ---- Public URLs: resolution, counts, invalidation ----
+
+function contentHashOf(row: ResolvedLinkRow): string {
+  const base = row.blob_key.split('/').pop() ?? '';
+  const named = /^([0-9a-f]{64})\.[a-z0-9]+$/.exec(base);
+  return named?.[1] ?? sha256Hex(`${row.blob_key}\n${row.byte_size}\n${row.recorded_at}`);
+}
+
+/** Path of the app-served, immutable audio of a link (disk storage). */
+export const appAudioPath = (token: string, contentHash: string, blobKey: string): string =>
+  `/p/${token}/audio/${contentHash.slice(0, 32)}.${blobKey.split('.').pop() ?? 'mp3'}`;
+
+/**
+ * A blob store that can sign GET URLs (S3's `presignedUrl(key, ttlSeconds)`; disk answers null).
+ * Typed structurally so this works whether or not the store interface declares the method.
+ */
+type SigningBlobStore = BlobStore & { presignedUrl?(key: string, ttlSeconds: number): Promise<string | null> };
+
+async function toResolved(deps: Deps, row: ResolvedLinkRow): Promise<ResolvedPlayLink> {
+  const contentHash = contentHashOf(row);
+  const { audioPublicBaseUrl, audioUrlTtlSeconds } = deps.config.playLinks;
+  const direct = audioPublicBaseUrl
+    ? `${audioPublicBaseUrl}/${row.blob_key}`
+    : ((await (deps.blobs as SigningBlobStore).presignedUrl?.(row.blob_key, audioUrlTtlSeconds)) ?? null);
+  return {
+    token: row.token,
+    userId: row.user_id,
+    collectionId: row.collection_id,
+    displayName: row.display_name,
+    phoneticSpelling: row.phonetic_spelling,
+    blobKey: row.blob_key,
+    mimeType: row.mime_type,
+    byteSize: Number(row.byte_size),
+    durationMs: Number(row.duration_ms),
+    recordedAt: row.recorded_at,
+    storedPlayCount: Number(row.play_count),
+    allowIndexing: row.allow_indexing === 1,
+    contentHash,
+    audioLocation: direct ?? `${deps.config.baseUrl}${appAudioPath(row.token, contentHash, row.blob_key)}`,
+  };
+}
+
+const batchers = new WeakMap<Deps['playLinks'], KeyBatcher<ResolvedPlayLink>>();
+
+/** Cache misses of one event-loop turn share one query (see KeyBatcher). */
+function missLoader(deps: Deps): KeyBatcher<ResolvedPlayLink> {
+  let batcher = batchers.get(deps.playLinks);
+  if (!batcher) {
+    batcher = new KeyBatcher(async (tokens) => {
+      const rows = await findResolvableLinks(deps.db.kysely, deps.db.dialect, tokens);
+      const links = await Promise.all(rows.map((row) => toResolved(deps, row)));
+      return new Map(links.map((link) => [link.token, link]));
+    });
+    batchers.set(deps.playLinks, batcher);
+  }
+  return batcher;
+}
+
+/**
+ * What a public token stands for, or null: unknown, retired (rotated), recording or user deleted,
+ * collection archived all look the same. Served from the per-process cache (see cache.ts).
+ */
+export function resolvePlayLink(deps: Deps, token: string): Promise<ResolvedPlayLink | null> | ResolvedPlayLink | null {
+  if (!TOKEN_SHAPE.test(token)) return null;
+  const cached = deps.playLinks.cache.peek(token);
+  if (cached !== undefined) return cached;
+  return deps.playLinks.cache.get(token, () => missLoader(deps).load(token));
+}
+
+/** Tokens per UPDATE; well under SQLite's and PostgreSQL's parameter limits. */
+const FLUSH_CHUNK = 500;
+
+/** Counts one play in memory (no database write; see `flushPlayCounts`). */
+export function recordPlay(deps: Deps, token: string): void {
+  deps.playLinks.counter.add(token);
+}
+
+/** Plays of a link: stored count plus this process's plays not yet flushed. */
+export const playCountOf = (deps: Deps, link: ResolvedPlayLink): number =>
+  link.storedPlayCount + deps.playLinks.counter.pendingFor(link.token);
+
+/**
+ * Writes pending play counts in one transaction. Tokens are grouped by how many plays they got
+ * (mostly 1, 2, 3…), so thousands of played links take a handful of UPDATE statements. On
+ * failure the counts go back into memory for the next flush. Returns the number of plays written.
+ */
+export async function flushPlayCounts(deps: Deps): Promise<number> {
+  const counts = deps.playLinks.counter.take();
+  if (counts.size === 0) return 0;
+  const byPlays = new Map<number, string[]>();
+  for (const [token, plays] of counts) byPlays.set(plays, [...(byPlays.get(plays) ?? []), token]);
+  try {
+    await deps.db.kysely.transaction().execute(async (trx) => {
+      for (const [plays, tokens] of byPlays) {
+        for (let i = 0; i < tokens.length; i += FLUSH_CHUNK) await addPlayCounts(trx, tokens.slice(i, i + FLUSH_CHUNK), plays);
+      }
+    });
+  } catch (err) {
+    deps.playLinks.counter.restore(counts);
+    throw err;
+  }
+  deps.playLinks.cache.noteFlushed(counts);
+  let total = 0;
+  for (const plays of counts.values()) total += plays;
+  return total;
+}
+
+/** Call after a change to one token (rotation). */
+export function invalidatePlayLinkToken(deps: Pick<Deps, 'playLinks'>, token: string): void {
+  deps.playLinks.cache.invalidateToken(token);
+}
+
+/**
+ * Call after committing any change to a user's recording or the user itself: re-record (new
+ * audio, duration, recorded_at), recording deleted, user deleted, display name or phonetic
+ * spelling changed.
+ */
+export function invalidatePlayLinksOfUser(deps: Pick<Deps, 'playLinks'>, userId: string): void {
+  deps.playLinks.cache.invalidateUser(userId);
+}
+
+/** Call after changes that touch many links at once (a collection archived, settings changed). */
+export function invalidateAllPlayLinks(deps: Pick<Deps, 'playLinks'>): void {
+  deps.playLinks.cache.invalidateAll();
+}
