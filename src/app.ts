@@ -9,6 +9,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { collectionsRoutes } from './features/collections/routes.js';
+import { dashboardRoutes } from './features/dashboard/routes.js';
 import { recorderRoutes } from './features/recordings/recorder-routes.js';
 import { recordingsRoutes } from './features/recordings/routes.js';
 import { usersRoutes } from './features/users/routes.js';
@@ -52,6 +53,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   registerAssetRoutes(app, deps.assets);
   await app.register(recorderRoutes(deps, { perMinute: config.recorderRateLimitPerMinute }));
+  await app.register(dashboardRoutes(deps), { prefix: '/dashboard' });
 
   await app.register(
     async (v1) => {

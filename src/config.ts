@@ -31,6 +31,18 @@ export interface Config {
   /** Requests per minute per client address on the public recorder (/r/…). */
   recorderRateLimitPerMinute: number;
   webhooks: WebhookConfig;
+  dashboard: DashboardConfig;
+}
+
+export interface DashboardConfig {
+  /** How long a dashboard session lasts after sign-in (absolute, not sliding). */
+  sessionTtlMs: number;
+  /** smtp:// or smtps:// URL of the mail relay; null = the log mailer (links go to the server log). */
+  smtpUrl: string | null;
+  /** From address of sign-in mail. */
+  mailFrom: string;
+  /** Cookies get `Secure` when BASE_URL is https. */
+  secureCookies: boolean;
 }
 
 export interface WebhookConfig {
@@ -162,6 +174,35 @@ export function loadConfig(env: Env = process.env): Config {
     blobs: blobs(env),
     recorderRateLimitPerMinute: int(env, 'RECORDER_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     webhooks: webhookConfig(env),
+    dashboard: dashboardConfig(env, baseUrl),
+  };
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `90`, `90s`, `30m`, `12h` or `7d`; a bare number is seconds. */
+function duration(env: Env, name: string, fallback: string, minMs: number, maxMs: number): number {
+  const raw = str(env, name, fallback);
+  const match = /^(\d{1,9})([smhd]?)$/.exec(raw.trim());
+  const ms = match ? Number(match[1]) * (DURATION_UNITS[match[2] || 's'] as number) : NaN;
+  if (!(ms >= minMs && ms <= maxMs)) {
+    throw new ConfigError(`${name} must be a duration like 30m, 12h or 7d, from ${minMs / 60_000} minutes to ${maxMs / 86_400_000} days, got "${raw}"`);
+  }
+  return ms;
+}
+
+function dashboardConfig(env: Env, baseUrl: string): DashboardConfig {
+  const smtpUrl = str(env, 'SMTP_URL', '');
+  if (smtpUrl !== '' && !/^smtps?:\/\/[^/]/.test(smtpUrl)) {
+    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtps://user:pass@smtp.example.com:465');
+  }
+  const mailFrom = str(env, 'MAIL_FROM', `voicename <no-reply@${new URL(baseUrl).hostname}>`);
+  if (/[\r\n]/.test(mailFrom) || !/@/.test(mailFrom)) throw new ConfigError(`MAIL_FROM must be an e-mail address, got "${mailFrom}"`);
+  return {
+    sessionTtlMs: duration(env, 'SESSION_TTL', '7d', 5 * 60_000, 90 * 86_400_000),
+    smtpUrl: smtpUrl || null,
+    mailFrom,
+    secureCookies: baseUrl.startsWith('https:'),
   };
 }
 

@@ -7,6 +7,7 @@ import { type AudioProcessor, createAudioProcessorFromConfig } from './audio/pip
 import { type BlobStore, createBlobStore } from './blobs/index.js';
 import type { Config } from './config.js';
 import { type Db, openDb } from './db/index.js';
+import { createMailerFromConfig, type Mailer } from './integrations/mailer.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createLogger } from './logger.js';
 import { type Assets, loadAssets } from './web/assets.js';
@@ -21,6 +22,8 @@ export interface Deps {
   assets: Assets;
   /** Upload → clean MP3 (ffmpeg). */
   audio: AudioProcessor;
+  /** Outgoing e-mail (dashboard sign-in links). */
+  mailer: Mailer;
 }
 
 export interface DepsOverrides {
@@ -29,20 +32,24 @@ export interface DepsOverrides {
   clock?: Clock;
   logger?: Logger;
   audio?: AudioProcessor;
+  mailer?: Mailer;
 }
 
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
   return {
     config,
     db: overrides.db ?? openDb(config.database),
     clock: overrides.clock ?? systemClock,
-    logger: overrides.logger ?? createLogger(config.logLevel),
+    logger,
     blobs: overrides.blobs ?? createBlobStore(config),
     assets: loadAssets(),
     audio: overrides.audio ?? createAudioProcessorFromConfig(config),
+    mailer: overrides.mailer ?? createMailerFromConfig(config, logger),
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
+  await deps.mailer.close();
   await deps.db.close();
 }
