@@ -14,6 +14,7 @@ import { recorderRoutes } from './features/recordings/recorder-routes.js';
 import { recordingsRoutes } from './features/recordings/routes.js';
 import { usersRoutes } from './features/users/routes.js';
 import { webhooksRoutes } from './features/webhooks/routes.js';
+import { entitiesRoutes } from './features/entities/routes.js';
 import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -53,6 +54,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   registerAssetRoutes(app, deps.assets);
   await app.register(recorderRoutes(deps, { perMinute: config.recorderRateLimitPerMinute }));
+  // Agent API under SITE_URL: its own error bodies (spec section 7), body limit and rate limit.
+  await app.register(entitiesRoutes(deps));
   await app.register(dashboardRoutes(deps), { prefix: '/dashboard' });
 
   await app.register(

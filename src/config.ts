@@ -31,6 +31,20 @@ export interface Config {
   /** Requests per minute per client address on the public recorder (/r/…). */
   recorderRateLimitPerMinute: number;
   webhooks: WebhookConfig;
+  /** Entity generation: `stripe` when STRIPE_SECRET_KEY is set, otherwise the built-in `sandbox`. */
+  paymentProvider: 'sandbox' | 'stripe';
+  stripeSecretKey: string | null;
+  stripePublishableKey: string | null;
+  /** Where the Stripe SDK sends requests (tests point it at a local fake); null = Stripe's own API. */
+  stripeApi: { host: string; port: number; protocol: 'http' | 'https' } | null;
+  /** Seconds a payment instruction (402) stays payable before it is cancelled. */
+  entityInstructionTtlSeconds: number;
+  /** Seconds after expiry before a paid but never-claimed intent is refunded. */
+  entityRefundGraceSeconds: number;
+  /** Unpaid (intent-creating) requests per minute per client address. */
+  entityUnpaidRateLimitPerMinute: number;
+  /** Base64 PKCS#8 DER Ed25519 private key for callback signatures; null = generated under DATA_DIR. */
+  entitySigningKey: string | null;
   dashboard: DashboardConfig;
 }
 
@@ -113,6 +127,20 @@ function url(name: string, raw: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+function optional(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value === '' ? null : value;
+}
+
+function stripeApi(env: Env): Config['stripeApi'] {
+  const host = optional(env, 'STRIPE_API_HOST');
+  if (host === null) return null;
+  const protocol = str(env, 'STRIPE_API_PROTOCOL', 'https');
+  if (protocol !== 'http' && protocol !== 'https')
+    throw new ConfigError(`STRIPE_API_PROTOCOL must be http or https, got "${protocol}"`);
+  return { host, port: int(env, 'STRIPE_API_PORT', protocol === 'https' ? 443 : 80, 1, 65535), protocol };
+}
+
 function database(env: Env, dataDir: string): DatabaseConfig {
   const raw = env.DATABASE_URL;
   if (raw === undefined || raw === '') return { dialect: 'sqlite', file: path.join(dataDir, 'voicename.db') };
@@ -174,6 +202,14 @@ export function loadConfig(env: Env = process.env): Config {
     blobs: blobs(env),
     recorderRateLimitPerMinute: int(env, 'RECORDER_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     webhooks: webhookConfig(env),
+    paymentProvider: optional(env, 'STRIPE_SECRET_KEY') === null ? 'sandbox' : 'stripe',
+    stripeSecretKey: optional(env, 'STRIPE_SECRET_KEY'),
+    stripePublishableKey: optional(env, 'STRIPE_PUBLISHABLE_KEY'),
+    stripeApi: stripeApi(env),
+    entityInstructionTtlSeconds: int(env, 'ENTITY_INSTRUCTION_TTL_SECONDS', 1800, 60, 7 * 86400),
+    entityRefundGraceSeconds: int(env, 'ENTITY_REFUND_GRACE_SECONDS', 3600, 0, 30 * 86400),
+    entityUnpaidRateLimitPerMinute: int(env, 'ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
+    entitySigningKey: optional(env, 'ENTITY_SIGNING_KEY'),
     dashboard: dashboardConfig(env, baseUrl),
   };
 }

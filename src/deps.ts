@@ -8,8 +8,10 @@ import { type BlobStore, createBlobStore } from './blobs/index.js';
 import type { Config } from './config.js';
 import { type Db, openDb } from './db/index.js';
 import { createMailerFromConfig, type Mailer } from './integrations/mailer.js';
+import { createPaymentProvider, type PaymentProvider } from './integrations/payments/index.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createLogger } from './logger.js';
+import { createSpeechSynthesizer, type SpeechSynthesizer } from './speech/index.js';
 import { type Assets, loadAssets } from './web/assets.js';
 
 export interface Deps {
@@ -22,6 +24,10 @@ export interface Deps {
   assets: Assets;
   /** Upload → clean MP3 (ffmpeg). */
   audio: AudioProcessor;
+  /** Payment processor of entity generation (sandbox by default, Stripe when configured). */
+  payments: PaymentProvider;
+  /** Text-to-speech engine (eSpeak NG in a worker thread by default). */
+  speech: SpeechSynthesizer;
   /** Outgoing e-mail (dashboard sign-in links). */
   mailer: Mailer;
 }
@@ -32,24 +38,31 @@ export interface DepsOverrides {
   clock?: Clock;
   logger?: Logger;
   audio?: AudioProcessor;
+  payments?: PaymentProvider;
+  speech?: SpeechSynthesizer;
   mailer?: Mailer;
 }
 
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
+  const db = overrides.db ?? openDb(config.database);
+  const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config.logLevel);
   return {
     config,
-    db: overrides.db ?? openDb(config.database),
-    clock: overrides.clock ?? systemClock,
+    db,
+    clock,
     logger,
     blobs: overrides.blobs ?? createBlobStore(config),
     assets: loadAssets(),
     audio: overrides.audio ?? createAudioProcessorFromConfig(config),
+    payments: overrides.payments ?? createPaymentProvider(config, { db, clock }),
+    speech: overrides.speech ?? createSpeechSynthesizer(),
     mailer: overrides.mailer ?? createMailerFromConfig(config, logger),
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
+  await deps.speech.close();
   await deps.mailer.close();
   await deps.db.close();
 }

@@ -19,8 +19,8 @@ export const REDACT_PATHS = [
   '*.deletion_token',
 ];
 
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: {
@@ -32,7 +32,8 @@ export function createLogger(level: string): Logger {
       }),
       err: pino.stdSerializers.err,
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Masks path segments that are bearer capabilities (recorder tokens, dashboard sign-in links). */

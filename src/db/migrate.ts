@@ -4,6 +4,7 @@ import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_users_recordings.js';
 import * as m0003 from './migrations/0003_events.js';
 import * as m0006 from './migrations/0006_webhooks.js';
+import * as m0007 from './migrations/0007_entities.js';
 import * as m0008 from './migrations/0008_dashboard.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '0002_users_recordings': m0002,
   '0003_events': m0003,
   '0006_webhooks': m0006,
+  '0007_entities': m0007,
   '0008_dashboard': m0008,
 };
 

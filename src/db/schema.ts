@@ -136,6 +136,75 @@ export interface WebhooksTable {
   updated_at: string;
 }
 
+/** One 402 instruction: the payment intent it created and the request it is bound to. */
+export interface EntityPaymentRequestsTable {
+  id: string;
+  payment_intent_id: string;
+  provider: string;
+  /** SHA-256 hex of method, path and canonical JSON body (P2). */
+  fingerprint: string;
+  amount_minor: number;
+  currency: string;
+  livemode: number;
+  /** pending | claimed | published | refunding | refunded | canceled */
+  state: string;
+  attempts: number;
+  entity_id: string | null;
+  last_error: string | null;
+  created_at: string;
+  expires_at: string;
+  claimed_at: string | null;
+  updated_at: string;
+}
+
+export interface EntitiesTable {
+  id: string;
+  slug: string;
+  name: string;
+  entity_type: string;
+  description: string;
+  operator: string;
+  visibility: string;
+  avatar_url: string | null;
+  source_url: string | null;
+  voice_style: string | null;
+  language: string | null;
+  intro: string | null;
+  /** JSON object as text. */
+  external_metadata: string | null;
+  agent_id: string | null;
+  callback_url: string | null;
+  created_via: string;
+  claim_state: string;
+  verification_state: string;
+  payment_intent_id: string;
+  payment_method: string;
+  /** SHA-256 hex of the deletion token; the token itself is never stored. */
+  deletion_token_hash: string;
+  audio_blob_key: string | null;
+  audio_byte_size: number;
+  audio_duration_ms: number;
+  created_at: string;
+  deleted_at: string | null;
+}
+
+/** Payment intents of the built-in sandbox processor. */
+export interface SandboxPaymentIntentsTable {
+  id: string;
+  client_secret: string;
+  amount: number;
+  currency: string;
+  status: string;
+  /** JSON object of string values. */
+  metadata: string;
+  idempotency_key: string | null;
+  payment_method_type: string | null;
+  amount_refunded: number;
+  refund_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 /** One event (or test ping) to one webhook: the outbox row, the queue entry and the log. */
 export interface WebhookDeliveriesTable {
   id: string;
@@ -210,6 +279,9 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  entity_payment_requests: EntityPaymentRequestsTable;
+  entities: EntitiesTable;
+  sandbox_payment_intents: SandboxPaymentIntentsTable;
   dashboard_sign_in_tokens: DashboardSignInTokensTable;
   dashboard_sessions: DashboardSessionsTable;
 }

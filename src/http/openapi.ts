@@ -24,9 +24,9 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key, `vn_…`.' } },
       },
     },
-    // Only documented API routes; health checks and pages stay out of the document.
+    // Only documented API routes (/v1 and the paid entity API); health checks and pages stay out.
     transform: ({ schema, url, route }) => {
-      const hidden = !url.startsWith('/v1/') || url === '/v1/openapi.json';
+      const hidden = !(url.startsWith('/v1/') || url.startsWith('/api/entities/')) || url === '/v1/openapi.json';
       const secured = url.startsWith('/v1/') && !hidden;
       return {
         schema: {

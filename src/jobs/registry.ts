@@ -4,17 +4,18 @@
  */
 import type { Deps } from '../deps.js';
 import { dashboardTasks } from '../features/dashboard/jobs.js';
+import { entitiesJobs, entitiesTasks } from '../features/entities/jobs.js';
 import { idempotencyTasks } from '../features/idempotency/jobs.js';
 import { recordingsTasks } from '../features/recordings/jobs.js';
 import { webhookJobs, webhookTasks } from '../features/webhooks/jobs.js';
 import { type JobDefinition, JobWorker, type PeriodicTask } from './worker.js';
 
 export function jobDefinitions(deps: Deps): JobDefinition<any>[] {
-  return [...webhookJobs(deps)];
+  return [...webhookJobs(deps), ...entitiesJobs(deps)];
 }
 
 export function periodicTasks(deps: Deps): PeriodicTask[] {
-  return [...idempotencyTasks(deps), ...recordingsTasks(deps), ...webhookTasks(deps), ...dashboardTasks(deps)];
+  return [...idempotencyTasks(deps), ...recordingsTasks(deps), ...webhookTasks(deps), ...entitiesTasks(deps), ...dashboardTasks(deps)];
 }
 
 export function createWorker(deps: Deps, options: { pollMs?: number } = {}): JobWorker {

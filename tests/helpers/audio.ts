@@ -70,6 +70,8 @@ export function paddedSpeech(before: number, after: number, text?: string): stri
 }
 
 export interface DecodedAudio {
+  /** ffmpeg's name of the input codec, e.g. `mp3`. */
+  codec: string;
   durationMs: number;
   meanDb: number;
   maxDb: number;
@@ -88,6 +90,7 @@ export function decodeAudio(data: Buffer | string): DecodedAudio {
   const stderr = run.stderr.toString();
   const rate = Number(/Audio: [^,]+, (\d+) Hz/.exec(stderr)?.[1] ?? 0);
   return {
+    codec: /Audio: (\w+)/.exec(stderr)?.[1] ?? '',
     durationMs: rate ? (run.stdout.length / 2 / rate) * 1000 : 0,
     meanDb: Number(/mean_volume: (-?[\d.]+) dB/.exec(stderr)?.[1] ?? -200),
     maxDb: Number(/max_volume: (-?[\d.]+) dB/.exec(stderr)?.[1] ?? -200),

@@ -1,0 +1,93 @@
+/**
+ * `entity.published` notifications to an entity's `callback_url`. Agents have no account and no
+ * shared secret, so deliveries are signed with the server's Ed25519 key (public half in the
+ * discovery document): `X-Entity-Signature` = base64url Ed25519 over `<X-Entity-Timestamp>.<body>`.
+ * Sent through the SSRF-safe outbound client; retried by the jobs table.
+ */
+import { OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
+import type { JobDefinition } from '../../jobs/worker.js';
+import type { EntitiesContext } from './context.js';
+import { CALLBACK_JOB } from './jobs-names.js';
+import { findEntityById } from './repo.js';
+import { avatarUrlOf } from './service.js';
+
+/** Delay before attempt n + 1 after attempt n failed: 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h. */
+const BACKOFF_MS = [30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000];
+
+export function callbackPayload(context: EntitiesContext, entity: NonNullable<Awaited<ReturnType<typeof findEntityById>>>) {
+  const { urls } = context;
+  return {
+    id: `evt_${entity.id}`,
+    event: 'entity.published',
+    timestamp: entity.created_at,
+    data: {
+      name: entity.name,
+      slug: entity.slug,
+      entity_type: entity.entity_type,
+      visibility: entity.visibility,
+      profile_url: urls.profile(entity.slug),
+      machine_readable_url: urls.machineReadable(entity.slug),
+      audio_url: urls.audio(entity.slug),
+      avatar_url: avatarUrlOf(context, entity),
+      agent_id: entity.agent_id,
+      transaction_id: entity.payment_intent_id,
+      created_via: entity.created_via,
+      created_at: entity.created_at,
+    },
+  };
+}
+
+/** Headers of one signed delivery of `body` at `unixSeconds`. */
+export function signCallback(
+  context: EntitiesContext,
+  body: string,
+  eventId: string,
+  unixSeconds: number,
+): Record<string, string> {
+  const timestamp = String(unixSeconds);
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'voicename-callbacks/1',
+    'x-entity-event-id': eventId,
+    'x-entity-timestamp': timestamp,
+    'x-entity-key-id': context.keys.keyId,
+    'x-entity-signature': context.keys.sign(`${timestamp}.${body}`),
+  };
+}
+
+export function callbackJob(context: EntitiesContext): JobDefinition<{ entity_id: string }> {
+  return {
+    name: CALLBACK_JOB,
+    maxAttempts: BACKOFF_MS.length + 1,
+    backoffMs: (attempt) => BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length) - 1] ?? 21_600_000,
+    leaseMs: 30_000,
+    async handle(payload, { attempt }) {
+      const entity = await findEntityById(context.db.kysely, payload.entity_id);
+      // Deleted before delivery, or no URL: nothing to tell.
+      if (!entity || entity.deleted_at || !entity.callback_url) return;
+      const event = callbackPayload(context, entity);
+      const body = JSON.stringify(event);
+      const headers = signCallback(context, body, event.id, Math.floor(context.clock.now().getTime() / 1000));
+      try {
+        const response = await sendOutbound({
+          url: entity.callback_url,
+          headers,
+          body,
+          allowPrivate: context.config.webhooks.allowPrivateUrls,
+          timeoutMs: 15_000,
+        });
+        if (response.status < 200 || response.status >= 300) {
+          throw new Error(`callback answered HTTP ${response.status}`);
+        }
+        context.logger.info({ entity: entity.slug, attempt, status: response.status }, 'entity callback delivered');
+      } catch (err) {
+        // A URL that can never be delivered to (bad syntax, private address) is not retried.
+        if (err instanceof OutboundError && (err.code === 'invalid_url' || err.code === 'forbidden_address')) {
+          context.logger.warn({ entity: entity.slug, code: err.code }, 'entity callback refused by the outbound rules');
+          return;
+        }
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export const CALLBACK_JOB = 'entities.callback';

@@ -1,0 +1,113 @@
+/** Every query of the entities feature. */
+import type { Kysely } from 'kysely';
+import type { Database, EntitiesTable, EntityPaymentRequestsTable } from '../../db/schema.js';
+
+type Q = Kysely<Database>;
+export type PaymentRequestRow = EntityPaymentRequestsTable;
+export type EntityRow = EntitiesTable;
+
+export const insertPaymentRequest = (db: Q, row: EntityPaymentRequestsTable) =>
+  db.insertInto('entity_payment_requests').values(row).execute();
+
+export const findPaymentRequestByIntent = (db: Q, paymentIntentId: string) =>
+  db
+    .selectFrom('entity_payment_requests')
+    .selectAll()
+    .where('payment_intent_id', '=', paymentIntentId)
+    .executeTakeFirst() as Promise<PaymentRequestRow | undefined>;
+
+/**
+ * The atomic claim (P1, P6): one statement moves `pending` (or a claim whose holder died, older
+ * than `staleBefore`) to `claimed`. Exactly one concurrent caller sees one updated row.
+ */
+export async function claimPaymentRequest(db: Q, input: { paymentIntentId: string; now: string; staleBefore: string }) {
+  const result = await db
+    .updateTable('entity_payment_requests')
+    .set((eb) => ({ state: 'claimed', claimed_at: input.now, updated_at: input.now, attempts: eb('attempts', '+', 1) }))
+    .where('payment_intent_id', '=', input.paymentIntentId)
+    .where((eb) =>
+      eb.or([eb('state', '=', 'pending'), eb.and([eb('state', '=', 'claimed'), eb('claimed_at', '<', input.staleBefore)])]),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Moves a request from one of `from` to `to`; true when this caller made the move. */
+export async function moveRequestState(
+  db: Q,
+  input: { paymentIntentId: string; from: string[]; to: string; now: string; entityId?: string; lastError?: string | null },
+) {
+  const result = await db
+    .updateTable('entity_payment_requests')
+    .set({
+      state: input.to,
+      updated_at: input.now,
+      ...(input.entityId === undefined ? {} : { entity_id: input.entityId }),
+      ...(input.lastError === undefined ? {} : { last_error: input.lastError?.slice(0, 1000) ?? null }),
+    })
+    .where('payment_intent_id', '=', input.paymentIntentId)
+    .where('state', 'in', input.from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Requests the sweeper looks at: expired pending ones, stuck claims, unfinished refunds. */
+export const listRequestsToSweep = (db: Q, input: { now: string; staleClaimBefore: string; limit: number }) =>
+  db
+    .selectFrom('entity_payment_requests')
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('state', '=', 'pending'), eb('expires_at', '<', input.now)]),
+        eb.and([eb('state', '=', 'claimed'), eb('claimed_at', '<', input.staleClaimBefore)]),
+        eb('state', '=', 'refunding'),
+      ]),
+    )
+    .orderBy('expires_at')
+    .limit(input.limit)
+    .execute() as Promise<PaymentRequestRow[]>;
+
+export async function slugExists(db: Q, slug: string): Promise<boolean> {
+  const row = await db.selectFrom('entities').select('id').where('slug', '=', slug).executeTakeFirst();
+  return row !== undefined;
+}
+
+export const insertEntity = (db: Q, row: EntityRow) => db.insertInto('entities').values(row).execute();
+
+export const findEntityBySlug = (db: Q, slug: string) =>
+  db.selectFrom('entities').selectAll().where('slug', '=', slug).executeTakeFirst();
+
+export const findEntityById = (db: Q, id: string) =>
+  db.selectFrom('entities').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** Deletion keeps a tombstone (the slug stays reserved, so the URL answers 410) and wipes the rest. */
+export async function markEntityDeleted(db: Q, input: { id: string; now: string }) {
+  const result = await db
+    .updateTable('entities')
+    .set((eb) => ({
+      deleted_at: input.now,
+      name: eb.ref('slug'),
+      description: '',
+      operator: '',
+      avatar_url: null,
+      source_url: null,
+      intro: null,
+      external_metadata: null,
+      agent_id: null,
+      callback_url: null,
+      audio_blob_key: null,
+    }))
+    .where('id', '=', input.id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function countEntitiesByIntent(db: Q, paymentIntentId: string): Promise<number> {
+  const row = await db
+    .selectFrom('entities')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('payment_intent_id', '=', paymentIntentId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

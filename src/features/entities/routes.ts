@@ -1,0 +1,405 @@
+/**
+ * The agent-facing entity API under SITE_URL, in its own encapsulated plugin: its own error
+ * handler (the spec's bodies, never the /v1 envelope), its own body limit, a rate limit on the
+ * unpaid path (P15) and `Cache-Control: no-store` on every generation answer (P12).
+ */
+import { createHash } from 'node:crypto';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SandboxPaymentProvider } from '../../integrations/payments/sandbox.js';
+import { type EntitiesContext, type EntitiesDeps, entitiesContext } from './context.js';
+import { buildDiscoveryDocument, buildLlmsTxt } from './discovery.js';
+import { parsePaymentAuthorization } from './payment-header.js';
+import { deleteEntity, findProfile } from './profiles.js';
+import { SCHEMA_PATH } from './request-schema.js';
+import {
+  GenerateBody,
+  InvalidRequestResponse,
+  PaymentRequiredResponse,
+  PublishedResponse,
+  SlugParams,
+  StatusResponse,
+} from './schemas.js';
+import { type GenerateOutcome, generateEntity, PRICE } from './service.js';
+import { summarizeReceived, type ValidationProblems } from './validation.js';
+import { gonePage, machineReadableProfile, PROFILE_CSP, profilePage } from './views.js';
+
+export const GENERATE_BODY_LIMIT = 65_536;
+
+class RateLimited extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super('rate limited');
+  }
+}
+
+function invalidBody(context: EntitiesContext, problems: ValidationProblems, message: string) {
+  return { status: 'invalid_request', ...problems, message, schema_url: context.urls.schema, docs_url: context.urls.docs };
+}
+
+/** Parser-level failures (bad JSON, wrong type, too large) in the spec's 400 shape. */
+function parserProblem(
+  error: FastifyError,
+  request: FastifyRequest,
+): { received: unknown; allowed: string[]; message: string } | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return {
+        received: summarizeReceived(request.headers['content-type'] ?? ''),
+        allowed: ['application/json'],
+        message: 'The request is invalid: send the body as JSON with Content-Type: application/json.',
+      };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return {
+        received: `more than ${GENERATE_BODY_LIMIT} bytes`,
+        allowed: [`a JSON object of at most ${GENERATE_BODY_LIMIT} bytes`],
+        message: `The request is invalid: the body is larger than ${GENERATE_BODY_LIMIT} bytes.`,
+      };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return {
+        received: '',
+        allowed: ['a JSON object'],
+        message: 'The request is invalid: the body is empty; send a JSON object.',
+      };
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.statusCode === 400) {
+    return {
+      received: 'malformed JSON',
+      allowed: ['a JSON object'],
+      message: 'The request is invalid: the body is not valid JSON.',
+    };
+  }
+  if (error.statusCode === 413 || error.statusCode === 415) {
+    return {
+      received: 'unreadable body',
+      allowed: ['a JSON object'],
+      message: 'The request is invalid: the body cannot be read.',
+    };
+  }
+  return null;
+}
+
+const etagOf = (text: string) => `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
+
+function sendCacheableJson(request: FastifyRequest, reply: FastifyReply, text: string, contentType: string) {
+  const etag = etagOf(text);
+  reply
+    .header('cache-control', 'public, max-age=300')
+    .header('etag', etag)
+    .header('access-control-allow-origin', '*')
+    .header('vary', 'accept-encoding');
+  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+  return reply.type(contentType).send(text);
+}
+
+function sendOutcome(context: EntitiesContext, reply: FastifyReply, outcome: GenerateOutcome) {
+  reply.header('cache-control', 'no-store');
+  switch (outcome.kind) {
+    case 'invalid':
+      return reply.code(400).send(invalidBody(context, outcome.problems, outcome.message));
+    case 'payment_required':
+      if (outcome.retryAfter) reply.header('retry-after', String(outcome.retryAfter));
+      return reply.code(402).send({ status: 'payment_required', message: outcome.message, mpp_instruction: outcome.instruction });
+    case 'published':
+      if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(200).send(outcome.body);
+    case 'conflict':
+      if (outcome.retryAfter) reply.header('retry-after', String(outcome.retryAfter));
+      return reply.code(409).send({ status: outcome.status, message: outcome.message });
+    case 'gone':
+      return reply.code(410).send({ status: 'gone', message: outcome.message });
+    case 'retry_later':
+      reply.header('retry-after', String(outcome.retryAfter));
+      return reply
+        .code(503)
+        .send({ status: 'temporarily_unavailable', payment_status: outcome.paymentStatus, message: outcome.message });
+    case 'refunded':
+      return reply.code(502).send({
+        status: 'failed',
+        payment_status: outcome.paymentStatus,
+        message: outcome.message,
+        transaction_id: outcome.transactionId,
+      });
+  }
+}
+
+const paymentInfo = {
+  intent: 'charge',
+  method: 'mpp',
+  amount: String(PRICE.amountMinor),
+  currency: PRICE.currency,
+  description: '1.00 AUD per successful generation; 402 body carries mpp_instruction',
+};
+
+export const entitiesRoutes = (deps: EntitiesDeps) => async (app: FastifyInstance) => {
+  const context = entitiesContext(deps);
+  const { urls } = context;
+  const tags = ['Entities (agents)'];
+  const servers = [{ url: context.config.siteUrl }];
+
+  // Bodies are validated by the served JSON Schema in the service; route schemas only document.
+  app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof RateLimited) {
+      return reply
+        .code(429)
+        .header('retry-after', String(error.retryAfterSeconds))
+        .header('cache-control', 'no-store')
+        .send({ status: 'rate_limited', message: `Too many unpaid requests; retry in ${error.retryAfterSeconds} s.` });
+    }
+    const problem = parserProblem(error, request);
+    if (problem) {
+      return reply
+        .code(400)
+        .header('cache-control', 'no-store')
+        .send(
+          invalidBody(
+            context,
+            { missing: [], invalid: [{ field: 'body', received: problem.received, allowed: problem.allowed }] },
+            problem.message,
+          ),
+        );
+    }
+    request.log.error({ err: error }, 'entity request failed');
+    return reply.code(500).header('cache-control', 'no-store').send({
+      status: 'error',
+      message: 'Something went wrong on our side. Retry the same request; you are never charged twice.',
+    });
+  });
+  app.addHook('onClose', async () => {
+    await deps.speech.close();
+  });
+
+  await app.register(rateLimit, { global: false });
+  const limitUnpaid = app.rateLimit({
+    max: context.config.entityUnpaidRateLimitPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `entities-unpaid:${request.ip}`,
+    errorResponseBuilder: (_request, limit) => new RateLimited(Math.max(1, Math.ceil(limit.ttl / 1000))),
+  });
+
+  app.get('/.well-known/service-agent-services.json', { schema: { hide: true } }, async (request, reply) =>
+    sendCacheableJson(
+      request,
+      reply,
+      JSON.stringify(buildDiscoveryDocument(context), null, 2),
+      'application/json; charset=utf-8',
+    ),
+  );
+  app.get(SCHEMA_PATH, { schema: { hide: true } }, async (request, reply) =>
+    sendCacheableJson(request, reply, JSON.stringify(context.schema, null, 2), 'application/schema+json'),
+  );
+  app.get('/llms.txt', { schema: { hide: true } }, async (request, reply) =>
+    sendCacheableJson(request, reply, buildLlmsTxt(context), 'text/plain; charset=utf-8'),
+  );
+
+  // The JSON API under /api/entities, with its own not-found answer (never the /v1 envelope).
+  await app.register(
+    async (api) => {
+      api.setNotFoundHandler((request, reply) =>
+        reply
+          .code(404)
+          .header('cache-control', 'no-store')
+          .send({
+            status: 'not_found',
+            message: `No route ${request.method} ${request.url.split('?')[0]}. See ${urls.discovery}.`,
+          }),
+      );
+
+      api.post(
+        '/generate',
+        {
+          bodyLimit: GENERATE_BODY_LIMIT,
+          schema: {
+            tags,
+            servers,
+            summary: 'Generate and publish an entity profile (paid: 1.00 AUD)',
+            description:
+              `No API key. Send the body without payment: 402 with \`mpp_instruction\`. Pay the intent, then repeat the exact request with ` +
+              `\`Payment-Authorization: mpp; reference="<payment_intent_id>"\`. Rules: ${urls.schema}.`,
+            security: [],
+            'x-payment-info': paymentInfo,
+            headers: {
+              type: 'object',
+              properties: { 'payment-authorization': { type: 'string', description: 'mpp; reference="<payment_intent_id>"' } },
+            },
+            body: GenerateBody,
+            response: {
+              200: PublishedResponse,
+              400: InvalidRequestResponse,
+              402: PaymentRequiredResponse,
+              409: StatusResponse,
+              410: StatusResponse,
+              429: StatusResponse,
+              503: StatusResponse,
+            },
+          } as never,
+        },
+        async (request, reply) => {
+          const outcome = await generateEntity(context, {
+            body: request.body,
+            credential: parsePaymentAuthorization(request.raw),
+            admitUnpaid: () => limitUnpaid.call(app as never, request, reply) as Promise<void>,
+          });
+          return sendOutcome(context, reply, outcome);
+        },
+      );
+
+      api.delete<{ Params: { slug: string } }>(
+        '/:slug',
+        {
+          schema: {
+            tags,
+            servers,
+            summary: 'Delete a published entity',
+            description: 'Header `Deletion-Token: <receipt.deletion_token>`. Afterwards the profile URLs answer 410.',
+            security: [],
+            params: SlugParams,
+            response: { 200: StatusResponse, 401: StatusResponse, 403: StatusResponse, 404: StatusResponse, 410: StatusResponse },
+          } as never,
+        },
+        async (request, reply) => {
+          const header = request.headers['deletion-token'];
+          const token = typeof header === 'string' ? header : undefined;
+          const outcome = await deleteEntity(context, request.params.slug, token);
+          reply.header('cache-control', 'no-store');
+          switch (outcome) {
+            case 'deleted':
+              return reply.send({
+                status: 'deleted',
+                slug: request.params.slug,
+                message: 'The profile, its audio and its machine-readable document are gone.',
+              });
+            case 'not_found':
+              return reply.code(404).send({ status: 'not_found', message: 'No entity has this slug.' });
+            case 'gone':
+              return reply.code(410).send({ status: 'gone', message: 'This entity was already deleted.' });
+            case 'token_missing':
+              return reply
+                .code(401)
+                .send({ status: 'unauthorized', message: 'Send the header Deletion-Token with the receipt.deletion_token.' });
+            case 'token_invalid':
+              return reply.code(403).send({ status: 'forbidden', message: 'The deletion token does not match this entity.' });
+          }
+        },
+      );
+    },
+    { prefix: '/api/entities' },
+  );
+
+  if (deps.payments instanceof SandboxPaymentProvider) {
+    const sandbox = deps.payments;
+    app.post<{ Params: { id: string } }>(
+      '/api/sandbox/payment-intents/:id/confirm',
+      { bodyLimit: 4096, schema: { hide: true } },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store');
+        const body = (request.body ?? {}) as { client_secret?: unknown; payment_method?: unknown };
+        const method = body.payment_method ?? 'pm_card_visa';
+        if (typeof body.client_secret !== 'string' || (method !== 'pm_card_visa' && method !== 'pm_card_chargeDeclined')) {
+          return reply.code(400).send({
+            status: 'invalid_request',
+            message:
+              'Send {"client_secret": "<mpp_instruction.address>"} and optionally "payment_method": "pm_card_visa" or "pm_card_chargeDeclined".',
+          });
+        }
+        const result = await sandbox.confirm(request.params.id, body.client_secret, method);
+        const view = (intent: { id: string; status: string; amount: number; currency: string }) => ({
+          id: intent.id,
+          object: 'payment_intent',
+          status: intent.status,
+          amount: intent.amount,
+          currency: intent.currency,
+        });
+        switch (result.kind) {
+          case 'confirmed':
+            return reply.send(view(result.intent));
+          case 'declined':
+            return reply.code(402).send({
+              status: 'card_declined',
+              message: 'Your card was declined (test card).',
+              payment_intent: view(result.intent),
+            });
+          case 'wrong_state':
+            return reply.code(409).send({
+              status: 'unexpected_state',
+              message: `The intent is ${result.intent.status}.`,
+              payment_intent: view(result.intent),
+            });
+          case 'not_found':
+            return reply.code(404).send({ status: 'not_found', message: 'No payment intent with this id and client secret.' });
+        }
+      },
+    );
+  }
+
+  app.get<{ Params: { slug: string } }>('/e/:slug', { schema: { hide: true } }, async (request, reply) => {
+    const found = await findProfile(context, request.params.slug);
+    reply
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', PROFILE_CSP)
+      .header('referrer-policy', 'no-referrer');
+    if (found.kind === 'not_found') return reply.code(404).type('text/plain; charset=utf-8').send('No such profile.');
+    if (found.kind === 'gone') return reply.code(410).type('text/html; charset=utf-8').send(gonePage(request.params.slug).value);
+    const entity = found.entity;
+    if (entity.visibility === 'unlisted') reply.header('x-robots-tag', 'noindex, nofollow');
+    return reply
+      .header('cache-control', 'public, max-age=60')
+      .type('text/html; charset=utf-8')
+      .send(profilePage(context, entity).value);
+  });
+
+  app.get<{ Params: { slug: string } }>(
+    '/e/:slug/.well-known/service.json',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const found = await findProfile(context, request.params.slug);
+      reply.header('access-control-allow-origin', '*');
+      if (found.kind === 'not_found') return reply.code(404).send({ status: 'not_found', message: 'No such profile.' });
+      if (found.kind === 'gone') return reply.code(410).send({ status: 'gone', message: 'This profile was deleted.' });
+      if (found.entity.visibility === 'unlisted') reply.header('x-robots-tag', 'noindex, nofollow');
+      return reply.header('cache-control', 'public, max-age=60').send(machineReadableProfile(context, found.entity));
+    },
+  );
+
+  app.get<{ Params: { slug: string } }>('/e/:slug/name.mp3', { schema: { hide: true } }, async (request, reply) => {
+    const found = await findProfile(context, request.params.slug);
+    if (found.kind === 'gone') return reply.code(410).type('text/plain; charset=utf-8').send('This profile was deleted.');
+    if (found.kind === 'not_found' || !found.entity.audio_blob_key) {
+      return reply.code(404).type('text/plain; charset=utf-8').send('No such audio.');
+    }
+    return sendAudio(context, request, reply, found.entity.audio_blob_key);
+  });
+};
+
+/** Serves a stored MP3 with a strong ETag (the key embeds the content hash) and single byte ranges. */
+async function sendAudio(context: EntitiesContext, request: FastifyRequest, reply: FastifyReply, key: string) {
+  const info = await context.blobs.stat(key);
+  if (!info) return reply.code(404).type('text/plain; charset=utf-8').send('No such audio.');
+  const etag = `"${key.split('/').pop()?.replace('.mp3', '')}"`;
+  reply
+    .header('accept-ranges', 'bytes')
+    .header('etag', etag)
+    .header('cache-control', 'public, max-age=3600')
+    .header('access-control-allow-origin', '*')
+    .type('audio/mpeg');
+  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+  const range = /^bytes=(\d*)-(\d*)$/.exec(String(request.headers.range ?? ''));
+  if (request.headers.range && range) {
+    let start = range[1] === '' ? info.size - Number(range[2]) : Number(range[1]);
+    let end = range[1] === '' || range[2] === '' ? info.size - 1 : Math.min(Number(range[2]), info.size - 1);
+    if (range[1] === '' && range[2] === '') start = Number.NaN;
+    if (!(start >= 0) || start > end || start >= info.size) {
+      return reply.code(416).header('content-range', `bytes */${info.size}`).send();
+    }
+    end = Math.max(end, start);
+    const stream = await context.blobs.stream(key, { start, end });
+    return reply
+      .code(206)
+      .header('content-range', `bytes ${start}-${end}/${info.size}`)
+      .header('content-length', String(end - start + 1))
+      .send(stream);
+  }
+  const stream = await context.blobs.stream(key);
+  return reply.header('content-length', String(info.size)).send(stream);
+}

@@ -1,0 +1,526 @@
+/**
+ * Paid entity generation: validate → 402 with a payment intent bound to the request → verify the
+ * paid intent with the processor → claim it atomically → speak the name, store, publish.
+ * Each numbered property of notes/payments.md is marked where it is enforced (P1…P16).
+ */
+import type { PaymentIntentView } from '../../integrations/payments/provider.js';
+import { enqueueJob } from '../../jobs/queue.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
+import { isoNow } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { safeEqual, sha256Hex } from '../../lib/secrets.js';
+import type { VoiceStyle } from '../../speech/synthesizer.js';
+import type { EntitiesContext } from './context.js';
+import { CALLBACK_JOB } from './jobs-names.js';
+import type { PaymentCredential } from './payment-header.js';
+import { HEADER_NAME } from './payment-header.js';
+import {
+  claimPaymentRequest,
+  type EntityRow,
+  findEntityById,
+  findPaymentRequestByIntent,
+  insertEntity,
+  insertPaymentRequest,
+  moveRequestState,
+  type PaymentRequestRow,
+  slugExists,
+} from './repo.js';
+import { slugify } from './slug.js';
+import { describeProblems, summarizeReceived, type ValidationProblems } from './validation.js';
+
+export const PRICE = { amountMinor: 100, amount: '1.00', currency: 'aud', displayCurrency: 'AUD' } as const;
+export const PURPOSE = 'entities.generate';
+const GENERATE_PATH = '/api/entities/generate';
+/** A claim older than this is presumed dead (its process crashed) and may be taken over. */
+export const CLAIM_LEASE_MS = 120_000;
+/** Failed generations after payment before the payment is refunded (P9). */
+export const MAX_GENERATION_ATTEMPTS = 3;
+
+export interface GenerationRequest {
+  name: string;
+  entity_type: string;
+  description: string;
+  operator: string;
+  visibility: string;
+  avatar_url?: string;
+  source_url?: string;
+  voice_style?: VoiceStyle;
+  language?: string;
+  intro?: string;
+  external_metadata?: Record<string, unknown>;
+  agent_id?: string;
+  callback_url?: string;
+}
+
+export interface PaymentInstruction {
+  amount: string;
+  currency: string;
+  address: string;
+  reference: string;
+  expires_at: string;
+  processor: string;
+  publishable_key?: string;
+  confirm_url?: string;
+}
+
+export interface PublishedBody {
+  status: 'published';
+  payment_status: 'paid';
+  entity: {
+    name: string;
+    entity_type: string;
+    profile_url: string;
+    machine_readable_url: string;
+    audio_url: string;
+    avatar_url: string;
+    intro: string;
+    visibility: string;
+    created_via: 'agent_api';
+  };
+  receipt: { amount: string; currency: string; method: string; transaction_id: string; deletion_token: string };
+}
+
+export type GenerateOutcome =
+  | { kind: 'invalid'; problems: ValidationProblems; message: string }
+  | { kind: 'payment_required'; instruction: PaymentInstruction; message: string; retryAfter?: number }
+  | { kind: 'published'; body: PublishedBody; replayed: boolean }
+  | { kind: 'conflict'; status: 'payment_request_mismatch' | 'payment_in_progress'; message: string; retryAfter?: number }
+  | { kind: 'gone'; message: string }
+  | { kind: 'retry_later'; message: string; retryAfter: number; paymentStatus: 'paid' | 'unpaid' }
+  | { kind: 'refunded'; message: string; transactionId: string; paymentStatus: 'refunded' | 'refund_pending' };
+
+/** Rejects (throws) when the unpaid path is over its rate limit (P15); called before any intent is made. */
+export type AdmitUnpaid = () => Promise<void>;
+
+/** SHA-256 of method, path and canonical JSON body: what an intent is bound to (P2). */
+export const requestFingerprint = (body: unknown): string => sha256Hex(`POST\n${GENERATE_PATH}\n${canonicalJson(body)}`);
+
+const invalidName = (name: string, message: string, context: EntitiesContext): GenerateOutcome => ({
+  kind: 'invalid',
+  problems: {
+    missing: [],
+    invalid: [{ field: 'name', received: summarizeReceived(name), allowed: [context.schema.properties.name['x-rule']] }],
+  },
+  message,
+});
+
+/**
+ * Handles one `POST /api/entities/generate`. Validation always comes first (P8); without a valid
+ * credential the answer is a 402 with a fresh intent bound to this exact body (P2, P10, P14, P15);
+ * with one, the intent is verified with the processor (P3, P4, P5), claimed atomically (P1, P6)
+ * and the entity published, or the failure retried for free / refunded once (P9). An identical
+ * retry after success replays the same 200 (P7).
+ */
+export async function generateEntity(
+  context: EntitiesContext,
+  input: { body: unknown; credential: PaymentCredential; admitUnpaid: AdmitUnpaid },
+): Promise<GenerateOutcome> {
+  const problems = context.validate(input.body);
+  if (problems) return { kind: 'invalid', problems, message: describeProblems(problems) };
+  const body = input.body as GenerationRequest;
+  const slug = slugify(body.name);
+  if (slug === '')
+    return invalidName(body.name, 'The request is invalid: name must contain at least one letter or digit.', context);
+  if (input.credential.kind === 'invalid') {
+    const problems: ValidationProblems = {
+      missing: [],
+      invalid: [
+        {
+          field: HEADER_NAME,
+          received: summarizeReceived(input.credential.received),
+          allowed: ['one header: mpp; reference="<payment_intent_id>"'],
+        },
+      ],
+    };
+    return {
+      kind: 'invalid',
+      problems,
+      message: `The request is invalid: send exactly one ${HEADER_NAME} header of the form mpp; reference="pi_…".`,
+    };
+  }
+  const fingerprint = requestFingerprint(body);
+  const taken = () =>
+    invalidName(body.name, `The request is invalid: the name "${body.name}" is already taken (profile /e/${slug}).`, context);
+
+  if (input.credential.kind === 'absent') {
+    if (await slugExists(context.db.kysely, slug)) return taken();
+    return createInstruction(
+      context,
+      fingerprint,
+      input.admitUnpaid,
+      'Payment required: pay the intent, then repeat this request.',
+    );
+  }
+
+  const reference = input.credential.id;
+  const row = await findPaymentRequestByIntent(context.db.kysely, reference);
+  // Unknown or another processor's reference: the same answer as an unpaid request (P3, P14).
+  if (!row || row.provider !== context.payments.name) {
+    if (await slugExists(context.db.kysely, slug)) return taken();
+    return createInstruction(
+      context,
+      fingerprint,
+      input.admitUnpaid,
+      'Payment required: pay the intent, then repeat this request.',
+    );
+  }
+  if (!safeEqual(row.fingerprint, fingerprint)) {
+    return {
+      kind: 'conflict',
+      status: 'payment_request_mismatch',
+      message:
+        'This payment reference belongs to a different request body. Repeat the exact original request, or start a new one without the header.',
+    };
+  }
+  if (row.state === 'published') return replayPublished(context, row);
+  if (row.state === 'claimed' && Date.parse(row.claimed_at ?? '') > context.clock.now().getTime() - CLAIM_LEASE_MS) {
+    return inProgress();
+  }
+  if (row.state === 'refunding' || row.state === 'refunded' || row.state === 'canceled') {
+    if (await slugExists(context.db.kysely, slug)) return taken();
+    const why = row.state === 'canceled' ? 'That payment instruction expired.' : 'That payment was refunded.';
+    return createInstruction(context, fingerprint, input.admitUnpaid, `${why} Pay this new intent, then repeat the request.`);
+  }
+  return settlePending(context, { row, body, slug, fingerprint, admitUnpaid: input.admitUnpaid, taken });
+}
+
+const inProgress = (): GenerateOutcome => ({
+  kind: 'conflict',
+  status: 'payment_in_progress',
+  message: 'This payment is being used to publish right now. Retry the same request in a moment to get the result.',
+  retryAfter: 2,
+});
+
+async function settlePending(
+  context: EntitiesContext,
+  input: {
+    row: PaymentRequestRow;
+    body: GenerationRequest;
+    slug: string;
+    fingerprint: string;
+    admitUnpaid: AdmitUnpaid;
+    taken: () => GenerateOutcome;
+  },
+): Promise<GenerateOutcome> {
+  const { row, body, slug, fingerprint } = input;
+  const reference = row.payment_intent_id;
+  const now = context.clock.now();
+  const intent = await context.payments.retrieveIntent(reference);
+  const fresh = (message: string) => createInstruction(context, fingerprint, input.admitUnpaid, message);
+  if (!intent) return fresh('Payment required: pay the intent, then repeat this request.');
+
+  // P3, P4: everything that matters is read from the processor with our own key.
+  const genuine =
+    intent.metadata.purpose === PURPOSE &&
+    intent.metadata.request_id === row.id &&
+    safeEqual(intent.metadata.request_fingerprint ?? '', fingerprint) &&
+    intent.amount === row.amount_minor &&
+    intent.currency === row.currency &&
+    intent.livemode === context.payments.livemode &&
+    intent.livemode === (row.livemode === 1);
+  if (!genuine) {
+    context.logger.warn({ payment_intent: reference }, 'payment intent does not match the request it was issued for');
+    return fresh('Payment required: the referenced payment does not match this request; pay this new intent.');
+  }
+  // P5: a reversed payment never counts.
+  if (intent.amountRefunded > 0 || intent.disputed) {
+    await moveRequestState(context.db.kysely, {
+      paymentIntentId: reference,
+      from: ['pending'],
+      to: 'refunded',
+      now: now.toISOString(),
+    });
+    return fresh('That payment was refunded or disputed. Pay this new intent, then repeat the request.');
+  }
+  const settled = intent.status === 'succeeded' && intent.amountReceived >= row.amount_minor;
+  if (!settled) {
+    if (intent.status === 'canceled' || now.getTime() > Date.parse(row.expires_at)) {
+      // P10: an expired instruction is cancelled so it can never be paid late.
+      const current = intent.status === 'canceled' ? intent : await context.payments.cancelIntent(reference);
+      if (current.status !== 'succeeded') {
+        await moveRequestState(context.db.kysely, {
+          paymentIntentId: reference,
+          from: ['pending'],
+          to: 'canceled',
+          now: now.toISOString(),
+        });
+        return fresh('That payment instruction expired. Pay this new intent, then repeat the request.');
+      }
+      return settlePending(context, input);
+    }
+    return {
+      kind: 'payment_required',
+      instruction: instructionOf(context, row, intent),
+      message:
+        intent.status === 'processing'
+          ? 'The payment is still processing. Repeat the request in a few seconds.'
+          : 'The payment has not been completed yet. Pay the intent, then repeat this request.',
+      ...(intent.status === 'processing' ? { retryAfter: 5 } : {}),
+    };
+  }
+
+  if (await slugExists(context.db.kysely, slug)) {
+    // Paid, but the name went to someone else meanwhile: give the money back (P9).
+    await refundPaymentRequest(context, reference, 'name taken before publishing');
+    const outcome = input.taken();
+    if (outcome.kind === 'invalid') outcome.message += ' Your payment for this request has been refunded.';
+    return outcome;
+  }
+  const won = await claimPaymentRequest(context.db.kysely, {
+    paymentIntentId: reference,
+    now: now.toISOString(),
+    staleBefore: new Date(now.getTime() - CLAIM_LEASE_MS).toISOString(),
+  });
+  if (!won) {
+    const latest = await findPaymentRequestByIntent(context.db.kysely, reference);
+    if (latest?.state === 'published') return replayPublished(context, latest);
+    return inProgress();
+  }
+  return publish(context, { row, body, slug, intent, taken: input.taken });
+}
+
+async function createInstruction(
+  context: EntitiesContext,
+  fingerprint: string,
+  admitUnpaid: AdmitUnpaid,
+  message: string,
+): Promise<GenerateOutcome> {
+  await admitUnpaid();
+  const id = newId();
+  const now = context.clock.now();
+  const expiresAt = new Date(now.getTime() + context.config.entityInstructionTtlSeconds * 1000).toISOString();
+  let intent: PaymentIntentView;
+  try {
+    intent = await context.payments.createIntent({
+      amountMinor: PRICE.amountMinor,
+      currency: PRICE.currency,
+      description: 'voicename agent profile (1 generation)',
+      metadata: { purpose: PURPOSE, request_fingerprint: fingerprint, request_id: id, expires_at: expiresAt },
+      idempotencyKey: `pi_create:${id}`,
+    });
+  } catch (err) {
+    context.logger.error({ err }, 'could not create a payment intent');
+    return {
+      kind: 'retry_later',
+      message: 'The payment processor is unavailable. Retry in a moment.',
+      retryAfter: 10,
+      paymentStatus: 'unpaid',
+    };
+  }
+  const row: PaymentRequestRow = {
+    id,
+    payment_intent_id: intent.id,
+    provider: context.payments.name,
+    fingerprint,
+    amount_minor: PRICE.amountMinor,
+    currency: PRICE.currency,
+    livemode: context.payments.livemode ? 1 : 0,
+    state: 'pending',
+    attempts: 0,
+    entity_id: null,
+    last_error: null,
+    created_at: now.toISOString(),
+    expires_at: expiresAt,
+    claimed_at: null,
+    updated_at: now.toISOString(),
+  };
+  await insertPaymentRequest(context.db.kysely, row);
+  return { kind: 'payment_required', instruction: instructionOf(context, row, intent), message };
+}
+
+function instructionOf(context: EntitiesContext, row: PaymentRequestRow, intent: PaymentIntentView): PaymentInstruction {
+  return {
+    amount: PRICE.amount,
+    currency: PRICE.displayCurrency,
+    address: intent.clientSecret ?? '',
+    reference: intent.id,
+    expires_at: row.expires_at,
+    processor: context.payments.name,
+    ...(context.payments.publishableKey ? { publishable_key: context.payments.publishableKey } : {}),
+    ...(context.payments.name === 'sandbox' ? { confirm_url: context.urls.sandboxConfirm(intent.id) } : {}),
+  };
+}
+
+async function publish(
+  context: EntitiesContext,
+  input: {
+    row: PaymentRequestRow;
+    body: GenerationRequest;
+    slug: string;
+    intent: PaymentIntentView;
+    taken: () => GenerateOutcome;
+  },
+): Promise<GenerateOutcome> {
+  const { row, body, slug, intent } = input;
+  const reference = row.payment_intent_id;
+  const entityId = newId();
+  const attempt = row.attempts + 1;
+  let blobKey: string | null = null;
+  try {
+    const speech = await context.speech.synthesize({ text: body.name, voiceStyle: body.voice_style, language: body.language });
+    blobKey = `entities/${entityId}/name-${sha256Hex(speech.mp3).slice(0, 12)}.mp3`;
+    await context.blobs.put(blobKey, speech.mp3, 'audio/mpeg');
+    const now = isoNow(context.clock);
+    const deletionToken = context.keys.deletionToken(reference);
+    const entity: EntityRow = {
+      id: entityId,
+      slug,
+      name: body.name,
+      entity_type: body.entity_type,
+      description: body.description,
+      operator: body.operator,
+      visibility: body.visibility,
+      avatar_url: body.avatar_url ?? null,
+      source_url: body.source_url ?? null,
+      voice_style: body.voice_style ?? null,
+      language: body.language ?? null,
+      intro: body.intro ?? null,
+      external_metadata: body.external_metadata === undefined ? null : JSON.stringify(body.external_metadata),
+      agent_id: body.agent_id ?? null,
+      callback_url: body.callback_url ?? null,
+      created_via: 'agent_api',
+      claim_state: 'unclaimed',
+      verification_state: 'unverified',
+      payment_intent_id: reference,
+      payment_method: intent.paymentMethodType ?? 'card',
+      deletion_token_hash: sha256Hex(deletionToken), // P12: only the hash is stored
+      audio_blob_key: blobKey,
+      audio_byte_size: speech.mp3.length,
+      audio_duration_ms: speech.durationMs,
+      created_at: now,
+      deleted_at: null,
+    };
+    await context.db.kysely.transaction().execute(async (trx) => {
+      await insertEntity(trx, entity);
+      const moved = await moveRequestState(trx, {
+        paymentIntentId: reference,
+        from: ['claimed'],
+        to: 'published',
+        now,
+        entityId,
+        lastError: null,
+      });
+      if (!moved) throw new Error('lost the claim while publishing');
+      if (entity.callback_url) {
+        await enqueueJob(trx, { name: CALLBACK_JOB, payload: { entity_id: entityId }, runAt: context.clock.now() });
+      }
+    });
+    if (entity.callback_url) context.nudgeWorker?.();
+    return { kind: 'published', body: publishedBody(context, entity, deletionToken), replayed: false };
+  } catch (err) {
+    if (blobKey) await context.blobs.delete(blobKey).catch(() => undefined);
+    const now = isoNow(context.clock);
+    if (isUniqueViolation(err)) {
+      const latest = await findPaymentRequestByIntent(context.db.kysely, reference);
+      if (latest?.state === 'published') return replayPublished(context, latest);
+      await refundPaymentRequest(context, reference, 'name taken while publishing');
+      const outcome = input.taken();
+      if (outcome.kind === 'invalid') outcome.message += ' Your payment for this request has been refunded.';
+      return outcome;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    context.logger.error({ err, payment_intent: reference, attempt }, 'entity generation failed after payment');
+    if (attempt >= MAX_GENERATION_ATTEMPTS) {
+      const refunded = await refundPaymentRequest(context, reference, message);
+      return {
+        kind: 'refunded',
+        message: refunded
+          ? `Publishing failed ${attempt} times; your payment has been refunded in full. Start again without the header to retry.`
+          : `Publishing failed ${attempt} times; your payment will be refunded in full automatically. Start again without the header to retry.`,
+        transactionId: reference,
+        paymentStatus: refunded ? 'refunded' : 'refund_pending',
+      };
+    }
+    await moveRequestState(context.db.kysely, {
+      paymentIntentId: reference,
+      from: ['claimed'],
+      to: 'pending',
+      now,
+      lastError: message,
+    });
+    return {
+      kind: 'retry_later',
+      message:
+        'Publishing failed on our side. Your payment is kept for this request: repeat the same request (with the same header) to retry at no charge.',
+      retryAfter: 5,
+      paymentStatus: 'paid',
+    };
+  }
+}
+
+function publishedBody(context: EntitiesContext, entity: EntityRow, deletionToken: string): PublishedBody {
+  return {
+    status: 'published',
+    payment_status: 'paid',
+    entity: {
+      name: entity.name,
+      entity_type: entity.entity_type,
+      profile_url: context.urls.profile(entity.slug),
+      machine_readable_url: context.urls.machineReadable(entity.slug),
+      audio_url: context.urls.audio(entity.slug),
+      avatar_url: avatarUrlOf(context, entity),
+      intro: entity.intro ?? '',
+      visibility: entity.visibility,
+      created_via: 'agent_api',
+    },
+    receipt: {
+      amount: PRICE.amount,
+      currency: PRICE.displayCurrency,
+      method: entity.payment_method,
+      transaction_id: entity.payment_intent_id,
+      deletion_token: deletionToken,
+    },
+  };
+}
+
+export const avatarUrlOf = (context: EntitiesContext, entity: Pick<EntityRow, 'avatar_url'>): string =>
+  entity.avatar_url ?? context.urls.defaultAvatar();
+
+async function replayPublished(context: EntitiesContext, row: PaymentRequestRow): Promise<GenerateOutcome> {
+  const entity = row.entity_id ? await findEntityById(context.db.kysely, row.entity_id) : undefined;
+  if (!entity || entity.deleted_at) return { kind: 'gone', message: 'The entity published with this payment has been deleted.' };
+  // P7: the same 200, rebuilt from the stored entity; the token is re-derived, never stored.
+  return {
+    kind: 'published',
+    body: publishedBody(context, entity, context.keys.deletionToken(row.payment_intent_id)),
+    replayed: true,
+  };
+}
+
+/**
+ * Refunds the payment of one request exactly once (P9): the state move to `refunding` admits a
+ * single caller, and the processor call carries the key `refund:<pi>` (P16), so even a resumed
+ * call (after a crash) cannot refund twice. A failed call leaves `refunding`; the sweeper resumes it.
+ */
+export async function refundPaymentRequest(
+  context: EntitiesContext,
+  paymentIntentId: string,
+  reason: string,
+  options: { resume?: boolean } = {},
+): Promise<boolean> {
+  const now = isoNow(context.clock);
+  const db = context.db.kysely;
+  const moved = await moveRequestState(db, {
+    paymentIntentId,
+    // Only the sweeper resumes an unfinished refund; everyone else must win the move.
+    from: options.resume ? ['refunding'] : ['pending', 'claimed'],
+    to: 'refunding',
+    now,
+    lastError: reason,
+  });
+  if (!moved) return false;
+  try {
+    await context.payments.refundIntent(paymentIntentId, `refund:${paymentIntentId}`);
+  } catch (err) {
+    context.logger.error({ err, payment_intent: paymentIntentId }, 'refund failed; the sweeper will retry');
+    return false;
+  }
+  await moveRequestState(db, { paymentIntentId, from: ['refunding'], to: 'refunded', now: isoNow(context.clock) });
+  context.logger.info({ payment_intent: paymentIntentId, reason }, 'payment refunded');
+  return true;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -1,0 +1,83 @@
+/**
+ * The periodic sweep of payment requests: cancels expired unpaid intents (P10), refunds paid
+ * intents nobody claimed within the grace period and claims whose process died (P11), and
+ * finishes refunds whose processor call failed (P9).
+ */
+import type { EntitiesContext } from './context.js';
+import { listRequestsToSweep, moveRequestState, type PaymentRequestRow } from './repo.js';
+import { refundPaymentRequest } from './service.js';
+
+export interface SweepReport {
+  canceled: number;
+  refunded: number;
+  waiting: number;
+}
+
+export async function sweepPaymentRequests(context: EntitiesContext, limit = 100): Promise<SweepReport> {
+  const now = context.clock.now();
+  const graceMs = context.config.entityRefundGraceSeconds * 1000;
+  const rows = await listRequestsToSweep(context.db.kysely, {
+    now: now.toISOString(),
+    staleClaimBefore: new Date(now.getTime() - Math.max(graceMs, 10 * 60_000)).toISOString(),
+    limit,
+  });
+  const report: SweepReport = { canceled: 0, refunded: 0, waiting: 0 };
+  for (const row of rows) {
+    try {
+      await sweepOne(context, row, now, graceMs, report);
+    } catch (err) {
+      context.logger.error({ err, payment_intent: row.payment_intent_id }, 'payment sweep failed for one request');
+    }
+  }
+  return report;
+}
+
+async function sweepOne(context: EntitiesContext, row: PaymentRequestRow, now: Date, graceMs: number, report: SweepReport) {
+  const reference = row.payment_intent_id;
+  if (row.state === 'refunding') {
+    if (await refundPaymentRequest(context, reference, 'resuming an unfinished refund', { resume: true })) report.refunded++;
+    return;
+  }
+  const intent = await context.payments.retrieveIntent(reference);
+  if (!intent || intent.status === 'canceled') {
+    await moveRequestState(context.db.kysely, {
+      paymentIntentId: reference,
+      from: [row.state],
+      to: 'canceled',
+      now: now.toISOString(),
+    });
+    report.canceled++;
+    return;
+  }
+  if (intent.status === 'succeeded') {
+    // Paid: the agent may still come back during the grace period; after it, the money goes back.
+    const deadline = Date.parse(row.state === 'claimed' ? (row.claimed_at ?? row.expires_at) : row.expires_at) + graceMs;
+    if (now.getTime() < deadline) {
+      report.waiting++;
+      return;
+    }
+    if (intent.amountRefunded > 0) {
+      await moveRequestState(context.db.kysely, {
+        paymentIntentId: reference,
+        from: [row.state],
+        to: 'refunded',
+        now: now.toISOString(),
+      });
+      return;
+    }
+    if (await refundPaymentRequest(context, reference, 'paid but never used')) report.refunded++;
+    return;
+  }
+  const current = await context.payments.cancelIntent(reference);
+  if (current.status === 'succeeded') {
+    report.waiting++;
+    return;
+  }
+  await moveRequestState(context.db.kysely, {
+    paymentIntentId: reference,
+    from: ['pending'],
+    to: 'canceled',
+    now: now.toISOString(),
+  });
+  report.canceled++;
+}
