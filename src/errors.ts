@@ -49,6 +49,8 @@ const kinds = {
   sign_in_link_invalid: { status: 400, type: 'invalid_request_error' },
   form_token_invalid: { status: 403, type: 'invalid_request_error' },
   mail_unavailable: { status: 503, type: 'api_error' },
+  claim_token_invalid: { status: 403, type: 'invalid_request_error' },
+  entity_already_claimed: { status: 409, type: 'invalid_request_error' },
   internal_error: { status: 500, type: 'api_error' },
   service_unavailable: { status: 503, type: 'api_error' },
 } satisfies Record<string, ErrorKind>;

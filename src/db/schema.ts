@@ -186,6 +186,9 @@ export interface EntitiesTable {
   audio_duration_ms: number;
   created_at: string;
   deleted_at: string | null;
+  /** The dashboard account that claimed the entity (null while unclaimed). */
+  claimed_by_account_id: string | null;
+  claimed_at: string | null;
 }
 
 /** Payment intents of the built-in sandbox processor. */

@@ -1,6 +1,9 @@
 import type { Kysely } from 'kysely';
 
-/** Developer dashboard: passwordless sign-in links and server-side sessions (hashes only). */
+/**
+ * Developer dashboard: passwordless sign-in links and server-side sessions (hashes only), and
+ * who claimed an agent entity (0007) and when.
+ */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('dashboard_sign_in_tokens')
@@ -37,9 +40,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('dashboard_sessions_account').on('dashboard_sessions').column('account_id').execute();
   await db.schema.createIndex('dashboard_sessions_expires').on('dashboard_sessions').column('expires_at').execute();
+
+  // Claiming (spec section 3: published, unclaimed and unverified → claimed and verified).
+  await db.schema.alterTable('entities').addColumn('claimed_by_account_id', 'text').execute();
+  await db.schema.alterTable('entities').addColumn('claimed_at', 'text').execute();
+  await db.schema.createIndex('entities_claimed_by').on('entities').columns(['claimed_by_account_id', 'claimed_at']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropIndex('entities_claimed_by').execute();
+  await db.schema.alterTable('entities').dropColumn('claimed_at').execute();
+  await db.schema.alterTable('entities').dropColumn('claimed_by_account_id').execute();
   await db.schema.dropTable('dashboard_sessions').execute();
   await db.schema.dropTable('dashboard_sign_in_tokens').execute();
 }

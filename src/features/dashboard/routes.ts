@@ -10,8 +10,10 @@ import { isUuid } from '../../lib/ids.js';
 import { apiKeyCreatedPage, apiKeysPage, MAX_KEY_NAME, revokeKeyPage } from '../../web/views/dashboard/api-keys.js';
 import { errorPage, type Viewer } from '../../web/views/dashboard/layout.js';
 import { overviewPage } from '../../web/views/dashboard/overview.js';
+import { profilesPage } from '../../web/views/dashboard/profiles.js';
 import { webhookDetailPage, webhooksPage } from '../../web/views/dashboard/webhooks.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-keys/service.js';
+import { claimEntity, listClaimedEntities, slugFromProfileInput } from '../entities/claims.js';
 import { enableWebhook, getWebhookHealth, listWebhookDeliveries, listWebhookHealth } from '../webhooks/service.js';
 import { authRoutes } from './auth-routes.js';
 import { formField, loadSession, redirect, registerPagePlumbing, requireSession, sendPage, sessionOf } from './http.js';
@@ -66,10 +68,11 @@ export function dashboardRoutes(deps: Deps) {
 
     app.get('/', { preHandler: requireSession }, async (request, reply) => {
       const session = sessionOf(request);
-      const [keys, webhooks, sessions] = await Promise.all([
+      const [keys, webhooks, sessions, profiles] = await Promise.all([
         listApiKeys(deps, session.account.email),
         listWebhookHealth(deps, session.account.id),
         countSessions(deps, session.account.id),
+        listClaimedEntities(deps, session.account.id),
       ]);
       return sendPage(
         reply,
@@ -80,7 +83,7 @@ export function dashboardRoutes(deps: Deps) {
           activeKeys: keys.filter((k) => k.revoked_at === null).length,
           webhooks: webhooks.length,
           disabledWebhooks: webhooks.filter((w) => w.status === 'disabled').map((w) => ({ id: w.id, url: w.url })),
-          claimedProfiles: null,
+          claimedProfiles: profiles.length,
           sessions,
           notice: noticeOf(request.query),
         }),
@@ -171,6 +174,41 @@ export function dashboardRoutes(deps: Deps) {
     app.post<{ Params: { id: string } }>('/webhooks/:id/enable', { preHandler: requireSession }, async (request, reply) => {
       await enableWebhook(deps, sessionOf(request).account.id, request.params.id);
       return redirect(reply, '/dashboard/webhooks?notice=webhook-enabled');
+    });
+
+    // --- Agent profiles -------------------------------------------------------------------
+    const profileList = async (accountId: string) =>
+      (await listClaimedEntities(deps, accountId)).map((p) => ({ ...p, url: `${deps.config.siteUrl}/e/${p.slug}` }));
+
+    const renderProfiles = async (
+      request: Parameters<typeof sessionOf>[0],
+      extra: { error?: string; profileInput?: string } = {},
+    ) =>
+      profilesPage({
+        styleUrl,
+        viewer: viewerOf(request) as Viewer,
+        profiles: await profileList(sessionOf(request).account.id),
+        siteUrl: deps.config.siteUrl,
+        notice: extra.error ? null : noticeOf(request.query),
+        ...extra,
+      });
+
+    app.get('/profiles', { preHandler: requireSession }, async (request, reply) => sendPage(reply, await renderProfiles(request)));
+
+    app.post('/profiles/claim', { preHandler: requireSession }, async (request, reply) => {
+      const profileInput = (formField(request, 'profile') ?? '').trim().slice(0, 300);
+      const token = (formField(request, 'deletion_token') ?? '').trim();
+      const slug = slugFromProfileInput(profileInput);
+      const refuse = async (status: number, error: string) => sendPage(reply, await renderProfiles(request, { error, profileInput }), status);
+      if (slug === null) return refuse(400, 'Enter the profile URL (…/e/<name>) or the name part of it.');
+      if (token === '' || token.length > 100) return refuse(400, 'Enter the deletion token from the receipt.');
+      try {
+        await claimEntity(deps, sessionOf(request).account.id, slug, token);
+      } catch (error) {
+        if (error instanceof AppError && error.status < 500) return refuse(error.status, error.message);
+        throw error;
+      }
+      return redirect(reply, '/dashboard/profiles?notice=profile-claimed');
     });
   };
 }

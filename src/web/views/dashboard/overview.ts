@@ -9,8 +9,7 @@ export interface OverviewData {
   activeKeys: number;
   webhooks: number;
   disabledWebhooks: { id: string; url: string }[];
-  /** null while agent profiles are not available on this server. */
-  claimedProfiles: number | null;
+  claimedProfiles: number;
   sessions: number;
   notice?: string | null;
 }
@@ -35,11 +34,7 @@ ${
 <div class="tiles">
   <a class="tile" href="/dashboard/api-keys"><strong id="active-keys">${data.activeKeys}</strong> active API ${data.activeKeys === 1 ? 'key' : 'keys'}</a>
   <a class="tile" href="/dashboard/webhooks"><strong>${data.webhooks}</strong> ${data.webhooks === 1 ? 'webhook' : 'webhooks'}</a>
-  ${
-    data.claimedProfiles === null
-      ? ''
-      : html`<a class="tile" href="/dashboard/profiles"><strong>${data.claimedProfiles}</strong> claimed agent ${data.claimedProfiles === 1 ? 'profile' : 'profiles'}</a>`
-  }
+  <a class="tile" href="/dashboard/profiles"><strong id="claimed-profiles">${data.claimedProfiles}</strong> claimed agent ${data.claimedProfiles === 1 ? 'profile' : 'profiles'}</a>
 </div>
 <section class="card">
 <h2>Get started</h2>
