@@ -65,11 +65,11 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
         return sendPage(reply, checkEmailPage({ styleUrl, email: sent.email, mailboxUrl: mailboxUrl(sent.email) }));
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
-        if (error.code === 'validation_failed') {
-          const csrfToken = formToken(bindingSecret(request, reply));
-          return sendPage(reply, signInPage({ styleUrl, csrfToken, email, error: 'Enter a valid e-mail address.' }), 400);
-        }
-        throw error;
+        // The form again, with what went wrong: a bad address, too many links, or the relay is down.
+        const csrfToken = formToken(bindingSecret(request, reply));
+        const message = error.code === 'validation_failed' ? 'Enter a valid e-mail address.' : error.message;
+        reply.headers(error.headers);
+        return sendPage(reply, signInPage({ styleUrl, csrfToken, email, error: message }), error.status);
       }
     });
 

@@ -52,7 +52,8 @@ export function dashboardRoutes(deps: Deps) {
       if (status >= 500) request.log.error({ err: known?.cause ?? error }, 'dashboard request failed');
       const title =
         status === 404 ? 'Not found' : status === 403 ? 'Form refused' : status === 429 ? 'Too many requests' : status < 500 ? 'Request refused' : 'Something went wrong';
-      const message = known && status < 500 ? known.message : 'Something went wrong on our side. Try again in a moment.';
+      const message =
+        known && known.code !== 'internal_error' ? known.message : 'Something went wrong on our side. Try again in a moment.';
       reply.headers(known?.headers ?? {});
       return sendPage(reply, errorPage({ styleUrl, viewer: viewerOf(request), title, message }), status);
     });
