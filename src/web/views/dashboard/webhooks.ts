@@ -38,7 +38,7 @@ const statusBadge = (webhook: WebhookItem): SafeHtml =>
 
 function disabledNote(webhook: WebhookItem): SafeHtml {
   const reason = webhook.disabled_reason === null ? '' : (REASONS[webhook.disabled_reason] ?? `(${webhook.disabled_reason})`);
-  return html`<p class="disabled-reason">Disabled automatically ${when(webhook.disabled_at, 'at an unknown time')} ${reason}.
+  return html`<p class="disabled-reason">Disabled automatically on ${when(webhook.disabled_at, 'an unknown date')} ${reason}.
 Nothing is sent to it until you re-enable it; deliveries due meanwhile are kept and resume then. Fix the receiver first, then:</p>`;
 }
 
