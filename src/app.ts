@@ -10,6 +10,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { collectionsRoutes } from './features/collections/routes.js';
+import { dashboardRoutes } from './features/dashboard/routes.js';
 import { recorderRoutes } from './features/recordings/recorder-routes.js';
 import { recordingsRoutes } from './features/recordings/routes.js';
 import { usersRoutes } from './features/users/routes.js';
@@ -63,6 +64,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // Agent API under SITE_URL: its own error bodies (spec section 7), body limit and rate limit.
   await app.register(entitiesRoutes(deps));
   registerPlayLinkPublicRoutes(app as unknown as FastifyInstance, deps);
+  await app.register(dashboardRoutes(deps), { prefix: '/dashboard' });
 
   await app.register(
     async (v1) => {

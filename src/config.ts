@@ -47,6 +47,7 @@ export interface Config {
   entitySigningKey: string | null;
   /** Public play links: cache lifetime of a resolved token, push interval of play counts, audio redirects. */
   playLinks: PlayLinkConfig;
+  dashboard: DashboardConfig;
 }
 
 export interface PlayLinkConfig {
@@ -60,6 +61,17 @@ export interface PlayLinkConfig {
   audioPublicBaseUrl: string | null;
   /** Lifetime of presigned audio URLs when the blob store signs them (S3). */
   audioUrlTtlSeconds: number;
+}
+
+export interface DashboardConfig {
+  /** How long a dashboard session lasts after sign-in (absolute, not sliding). */
+  sessionTtlMs: number;
+  /** smtp:// or smtps:// URL of the mail relay; null = the log mailer (links go to the server log). */
+  smtpUrl: string | null;
+  /** From address of sign-in mail. */
+  mailFrom: string;
+  /** Cookies get `Secure` when BASE_URL is https. */
+  secureCookies: boolean;
 }
 
 export interface WebhookConfig {
@@ -229,6 +241,35 @@ export function loadConfig(env: Env = process.env): Config {
     entityUnpaidRateLimitPerMinute: int(env, 'ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
     entitySigningKey: optional(env, 'ENTITY_SIGNING_KEY'),
     playLinks: playLinks(env),
+    dashboard: dashboardConfig(env, baseUrl),
+  };
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `90`, `90s`, `30m`, `12h` or `7d`; a bare number is seconds. */
+function duration(env: Env, name: string, fallback: string, minMs: number, maxMs: number): number {
+  const raw = str(env, name, fallback);
+  const match = /^(\d{1,9})([smhd]?)$/.exec(raw.trim());
+  const ms = match ? Number(match[1]) * (DURATION_UNITS[match[2] || 's'] as number) : NaN;
+  if (!(ms >= minMs && ms <= maxMs)) {
+    throw new ConfigError(`${name} must be a duration like 30m, 12h or 7d, from ${minMs / 60_000} minutes to ${maxMs / 86_400_000} days, got "${raw}"`);
+  }
+  return ms;
+}
+
+function dashboardConfig(env: Env, baseUrl: string): DashboardConfig {
+  const smtpUrl = str(env, 'SMTP_URL', '');
+  if (smtpUrl !== '' && !/^smtps?:\/\/[^/]/.test(smtpUrl)) {
+    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtps://user:pass@smtp.example.com:465');
+  }
+  const mailFrom = str(env, 'MAIL_FROM', `voicename <no-reply@${new URL(baseUrl).hostname}>`);
+  if (/[\r\n]/.test(mailFrom) || !/@/.test(mailFrom)) throw new ConfigError(`MAIL_FROM must be an e-mail address, got "${mailFrom}"`);
+  return {
+    sessionTtlMs: duration(env, 'SESSION_TTL', '7d', 5 * 60_000, 90 * 86_400_000),
+    smtpUrl: smtpUrl || null,
+    mailFrom,
+    secureCookies: baseUrl.startsWith('https:'),
   };
 }
 

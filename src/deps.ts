@@ -7,6 +7,7 @@ import { type AudioProcessor, createAudioProcessorFromConfig } from './audio/pip
 import { type BlobStore, createBlobStore } from './blobs/index.js';
 import type { Config } from './config.js';
 import { type Db, openDb } from './db/index.js';
+import { createMailerFromConfig, type Mailer } from './integrations/mailer.js';
 import { createPaymentProvider, type PaymentProvider } from './integrations/payments/index.js';
 import { createPlayLinkRuntime, type PlayLinkRuntime } from './features/play-links/cache.js';
 import { type Clock, systemClock } from './lib/clock.js';
@@ -30,6 +31,8 @@ export interface Deps {
   speech: SpeechSynthesizer;
   /** Per-process cache of resolved play-link tokens and pending play counts. */
   playLinks: PlayLinkRuntime;
+  /** Outgoing e-mail (dashboard sign-in links). */
+  mailer: Mailer;
 }
 
 export interface DepsOverrides {
@@ -40,26 +43,30 @@ export interface DepsOverrides {
   audio?: AudioProcessor;
   payments?: PaymentProvider;
   speech?: SpeechSynthesizer;
+  mailer?: Mailer;
 }
 
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
   const db = overrides.db ?? openDb(config.database);
   const clock = overrides.clock ?? systemClock;
+  const logger = overrides.logger ?? createLogger(config.logLevel);
   return {
     config,
     db,
     clock,
-    logger: overrides.logger ?? createLogger(config.logLevel),
+    logger,
     blobs: overrides.blobs ?? createBlobStore(config),
     assets: loadAssets(),
     audio: overrides.audio ?? createAudioProcessorFromConfig(config),
     payments: overrides.payments ?? createPaymentProvider(config, { db, clock }),
     speech: overrides.speech ?? createSpeechSynthesizer(),
     playLinks: createPlayLinkRuntime({ ttlMs: config.playLinks.cacheTtlMs, maxEntries: config.playLinks.cacheMaxEntries }),
+    mailer: overrides.mailer ?? createMailerFromConfig(config, logger),
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
   await deps.speech.close();
+  await deps.mailer.close();
   await deps.db.close();
 }

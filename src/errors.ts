@@ -47,6 +47,12 @@ const kinds = {
   audio_clipped: { status: 422, type: 'invalid_request_error' },
   audio_processing_timeout: { status: 503, type: 'api_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
+  sign_in_rate_limited: { status: 429, type: 'rate_limit_error' },
+  sign_in_link_invalid: { status: 400, type: 'invalid_request_error' },
+  form_token_invalid: { status: 403, type: 'invalid_request_error' },
+  mail_unavailable: { status: 503, type: 'api_error' },
+  claim_token_invalid: { status: 403, type: 'invalid_request_error' },
+  entity_already_claimed: { status: 409, type: 'invalid_request_error' },
   internal_error: { status: 500, type: 'api_error' },
   service_unavailable: { status: 503, type: 'api_error' },
 } satisfies Record<string, ErrorKind>;

@@ -36,5 +36,6 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   return destination ? pino(options, destination) : pino(options);
 }
 
-/** Masks path segments that are bearer capabilities (recorder tokens). */
-export const maskUrl = (url: string): string => url.replace(/\/r\/[^/?#]+/, '/r/[redacted]');
+/** Masks path segments that are bearer capabilities (recorder tokens, dashboard sign-in links). */
+export const maskUrl = (url: string): string =>
+  url.replace(/\/r\/[^/?#]+/, '/r/[redacted]').replace(/^\/dashboard\/sign-in\/[^/?#]+/, '/dashboard/sign-in/[redacted]');

@@ -6,6 +6,7 @@ import * as m0003 from './migrations/0003_events.js';
 import * as m0005 from './migrations/0005_play_links.js';
 import * as m0006 from './migrations/0006_webhooks.js';
 import * as m0007 from './migrations/0007_entities.js';
+import * as m0008 from './migrations/0008_dashboard.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0005_play_links': m0005,
   '0006_webhooks': m0006,
   '0007_entities': m0007,
+  '0008_dashboard': m0008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

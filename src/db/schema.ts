@@ -194,6 +194,9 @@ export interface EntitiesTable {
   audio_duration_ms: number;
   created_at: string;
   deleted_at: string | null;
+  /** The dashboard account that claimed the entity (null while unclaimed). */
+  claimed_by_account_id: string | null;
+  claimed_at: string | null;
 }
 
 /** Payment intents of the built-in sandbox processor. */
@@ -250,6 +253,30 @@ export interface WebhookAttemptsTable {
   response_body: string;
 }
 
+/** A passwordless sign-in link of the dashboard (single use, short-lived). */
+export interface DashboardSignInTokensTable {
+  /** SHA-256 hex of the token in the link. */
+  token_hash: string;
+  email: string;
+  /** SHA-256 hex of the browser-binding cookie of the browser that asked for the link. */
+  browser_hash: string | null;
+  /** SHA-256 hex of the client address that asked (rate limit). */
+  ip_hash: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+/** A signed-in dashboard browser. */
+export interface DashboardSessionsTable {
+  /** SHA-256 hex of the session id in the cookie. */
+  id_hash: string;
+  account_id: string;
+  created_at: string;
+  expires_at: string;
+  user_agent: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -267,4 +294,6 @@ export interface Database {
   entity_payment_requests: EntityPaymentRequestsTable;
   entities: EntitiesTable;
   sandbox_payment_intents: SandboxPaymentIntentsTable;
+  dashboard_sign_in_tokens: DashboardSignInTokensTable;
+  dashboard_sessions: DashboardSessionsTable;
 }

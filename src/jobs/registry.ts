@@ -3,6 +3,7 @@
  * job definitions from their own `jobs.ts`; this file wires them to one worker.
  */
 import type { Deps } from '../deps.js';
+import { dashboardTasks } from '../features/dashboard/jobs.js';
 import { entitiesJobs, entitiesTasks } from '../features/entities/jobs.js';
 import { idempotencyTasks } from '../features/idempotency/jobs.js';
 import { recordingsTasks } from '../features/recordings/jobs.js';
@@ -14,7 +15,7 @@ export function jobDefinitions(deps: Deps): JobDefinition<any>[] {
 }
 
 export function periodicTasks(deps: Deps): PeriodicTask[] {
-  return [...idempotencyTasks(deps), ...recordingsTasks(deps), ...webhookTasks(deps), ...entitiesTasks(deps)];
+  return [...idempotencyTasks(deps), ...recordingsTasks(deps), ...webhookTasks(deps), ...entitiesTasks(deps), ...dashboardTasks(deps)];
 }
 
 export function createWorker(deps: Deps, options: { pollMs?: number } = {}): JobWorker {

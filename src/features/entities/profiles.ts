@@ -17,6 +17,10 @@ export async function findProfile(context: EntitiesContext, slug: string): Promi
   return entity.deleted_at ? { kind: 'gone' } : { kind: 'found', entity };
 }
 
+/** Whether `token` is the entity's receipt deletion token: compared by hash, in constant time (P12). */
+export const deletionTokenMatches = (entity: EntityRow, token: string): boolean =>
+  safeEqual(sha256Hex(token.trim().toLowerCase()), entity.deletion_token_hash);
+
 export type DeleteOutcome = 'deleted' | 'not_found' | 'gone' | 'token_missing' | 'token_invalid';
 
 /**
@@ -28,7 +32,7 @@ export async function deleteEntity(context: EntitiesContext, slug: string, token
   const found = await findProfile(context, slug);
   if (found.kind !== 'found') return found.kind;
   if (!token) return 'token_missing';
-  if (!safeEqual(sha256Hex(token.trim().toLowerCase()), found.entity.deletion_token_hash)) return 'token_invalid';
+  if (!deletionTokenMatches(found.entity, token)) return 'token_invalid';
   const deleted = await markEntityDeleted(context.db.kysely, { id: found.entity.id, now: isoNow(context.clock) });
   if (!deleted) return 'gone';
   if (found.entity.audio_blob_key) await context.blobs.delete(found.entity.audio_blob_key);

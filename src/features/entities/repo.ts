@@ -111,3 +111,29 @@ export async function countEntitiesByIntent(db: Q, paymentIntentId: string): Pro
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/**
+ * Claims an unclaimed live entity for an account (claimed and verified at once); true for
+ * exactly one caller, however many race.
+ */
+export async function markEntityClaimed(db: Q, input: { id: string; accountId: string; now: string }) {
+  const result = await db
+    .updateTable('entities')
+    .set({ claim_state: 'claimed', verification_state: 'verified', claimed_by_account_id: input.accountId, claimed_at: input.now })
+    .where('id', '=', input.id)
+    .where('claim_state', '=', 'unclaimed')
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Live entities the account has claimed, most recently claimed first. */
+export const listEntitiesClaimedBy = (db: Q, accountId: string) =>
+  db
+    .selectFrom('entities')
+    .selectAll()
+    .where('claimed_by_account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .orderBy('claimed_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();

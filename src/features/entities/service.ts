@@ -389,6 +389,8 @@ async function publish(
       audio_duration_ms: speech.durationMs,
       created_at: now,
       deleted_at: null,
+      claimed_by_account_id: null,
+      claimed_at: null,
     };
     await context.db.kysely.transaction().execute(async (trx) => {
       await insertEntity(trx, entity);

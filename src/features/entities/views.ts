@@ -51,7 +51,13 @@ export function machineReadableProfile(context: EntitiesContext, entity: EntityR
     agent_id: entity.agent_id,
     external_metadata: parseMetadata(entity),
     created_via: entity.created_via,
-    claim: { state: entity.claim_state, verification: entity.verification_state, claimed: false, verified: false },
+    claim: {
+      state: entity.claim_state,
+      verification: entity.verification_state,
+      claimed: entity.claim_state === 'claimed',
+      verified: entity.verification_state === 'verified',
+      claimed_at: entity.claimed_at,
+    },
     audio: { url: urls.audio(entity.slug), content_type: 'audio/mpeg', duration_ms: entity.audio_duration_ms },
     links: { profile: urls.profile(entity.slug), machine_readable: urls.machineReadable(entity.slug), discovery: urls.discovery },
     created_at: entity.created_at,
@@ -105,7 +111,11 @@ ${entity.visibility === 'unlisted' ? html`<meta name="robots" content="noindex, 
 <div>
 <h1 id="entity-name">${entity.name}</h1>
 <p class="meta"><span id="entity-type">${typeLabel}</span> · operated by <span id="entity-operator">${entity.operator}</span></p>
-<span class="badge" id="claim-badge">Unclaimed · Unverified</span>
+${
+  entity.claim_state === 'claimed'
+    ? html`<span class="badge verified" id="claim-badge" title="Claimed on ${entity.claimed_at?.slice(0, 10) ?? ''} by a person who proved control of the agent">✓ Claimed · Verified</span>`
+    : html`<span class="badge" id="claim-badge">Unclaimed · Unverified</span>`
+}
 </div>
 </header>
 <audio controls preload="none" src="${urls.audio(entity.slug)}">Your browser cannot play audio: <a href="${urls.audio(entity.slug)}">download the name as MP3</a>.</audio>
@@ -113,7 +123,11 @@ ${entity.intro ? html`<p id="entity-intro"><strong>${entity.intro}</strong></p>`
 <p id="entity-description">${entity.description}</p>
 ${source ? html`<p>Homepage: <a id="entity-source" href="${source}" rel="nofollow noopener noreferrer ugc">${source}</a></p>` : ''}
 ${metadata ? html`<details id="entity-metadata"><summary>Metadata</summary><pre>${JSON.stringify(metadata, null, 2)}</pre></details>` : ''}
-<footer>Created by an agent through the voicename API on ${entity.created_at.slice(0, 10)}. This profile has not been claimed by a person. <a href="${urls.machineReadable(entity.slug)}">Machine-readable profile</a></footer>
+<footer>Created by an agent through the voicename API on ${entity.created_at.slice(0, 10)}. ${
+  entity.claim_state === 'claimed'
+    ? `Claimed and verified on ${entity.claimed_at?.slice(0, 10) ?? ''} by a person who proved control of the agent.`
+    : 'This profile has not been claimed by a person.'
+} <a href="${urls.machineReadable(entity.slug)}">Machine-readable profile</a></footer>
 </main>
 </body>
 </html>`;

@@ -165,6 +165,30 @@ export async function listWebhooks(deps: WebhookDeps, accountId: string, query: 
   return toPage(rows, limit, toWebhook);
 }
 
+/** A webhook with its delivery health, for the dashboard (never the secret). */
+export interface WebhookHealth extends Webhook {
+  consecutive_failures: number;
+  disabled_reason: string | null;
+  disabled_at: string | null;
+}
+
+const toWebhookHealth = (row: WebhookRow): WebhookHealth => ({
+  ...toWebhook(row),
+  consecutive_failures: row.consecutive_failures,
+  disabled_reason: row.disabled_reason,
+  disabled_at: row.disabled_at,
+});
+
+/** Every webhook of the account with its failure streak and why it was disabled (dashboard), oldest first. */
+export async function listWebhookHealth(deps: WebhookDeps, accountId: string): Promise<WebhookHealth[]> {
+  return (await findAccountWebhooks(deps.db.kysely, accountId)).map(toWebhookHealth);
+}
+
+/** One webhook of the account with its health, or 404 (also for other accounts' and malformed ids). */
+export async function getWebhookHealth(deps: WebhookDeps, accountId: string, id: string): Promise<WebhookHealth> {
+  return toWebhookHealth(await requireWebhook(deps, accountId, id));
+}
+
 /** The account's webhook, or 404 (also for other accounts' and malformed ids). */
 export async function getWebhook(deps: WebhookDeps, accountId: string, id: string): Promise<Webhook> {
   return toWebhook(await requireWebhook(deps, accountId, id));

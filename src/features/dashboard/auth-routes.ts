@@ -1,0 +1,131 @@
+/**
+ * Sign-in, sign-out and the development mailbox. Before a session exists, the sign-in forms
+ * are protected by a token derived from the `vn_signin` cookie (double submit, HMAC'd); the
+ * same cookie binds an e-mailed link to the browser that asked for it.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { checkEmailPage, confirmSignInPage, devMailboxPage, signInPage } from '../../web/views/dashboard/sign-in.js';
+import { html } from '../../web/html.js';
+import { errorPage } from '../../web/views/dashboard/layout.js';
+import {
+  clearCookie,
+  formField,
+  readCookie,
+  redirect,
+  requireFormToken,
+  requireSession,
+  SESSION_COOKIE,
+  SIGN_IN_COOKIE,
+  sendPage,
+  sessionOf,
+  setCookie,
+  setSignInCookie,
+} from './http.js';
+import { completeSignIn, formToken, newBrowserSecret, requestSignIn, signInPath, signOut } from './service.js';
+
+const SIGNED_OUT_NOTICE = 'You are signed out.';
+
+export function authRoutes(deps: Deps, options: { styleUrl: string; secure: boolean }) {
+  const { styleUrl, secure } = options;
+
+  /** The browser's sign-in binding secret, set now if it has none. */
+  const bindingSecret = (request: FastifyRequest, reply: FastifyReply): string => {
+    const existing = readCookie(request, SIGN_IN_COOKIE);
+    if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
+    const secret = newBrowserSecret();
+    setSignInCookie(reply, secret, secure);
+    return secret;
+  };
+
+  const mailboxUrl = (email: string) =>
+    deps.mailer.keepsMessages ? `/dashboard/dev/mailbox?email=${encodeURIComponent(email)}` : null;
+
+  return async (app: FastifyInstance) => {
+    app.get('/sign-in', async (request, reply) => {
+      if (request.dashboard) return redirect(reply, '/dashboard');
+      const signedOut = (request.query as { notice?: string }).notice === 'signed-out';
+      const csrfToken = formToken(bindingSecret(request, reply));
+      return sendPage(reply, signInPage({ styleUrl, csrfToken, notice: signedOut ? SIGNED_OUT_NOTICE : null }));
+    });
+
+    app.post('/sign-in', async (request, reply) => {
+      const email = (formField(request, 'email') ?? '').trim();
+      try {
+        requireFormToken(request, readCookie(request, SIGN_IN_COOKIE));
+      } catch (error) {
+        const csrfToken = formToken(bindingSecret(request, reply));
+        const message = 'This form expired, or your browser blocks cookies (signing in needs one). Try again.';
+        return sendPage(reply, signInPage({ styleUrl, csrfToken, email, error: message }), (error as AppError).status ?? 403);
+      }
+      const browserSecret = readCookie(request, SIGN_IN_COOKIE);
+      try {
+        const sent = await requestSignIn(deps, { email, clientIp: request.ip, browserSecret });
+        return sendPage(reply, checkEmailPage({ styleUrl, email: sent.email, mailboxUrl: mailboxUrl(sent.email) }));
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        // The form again, with what went wrong: a bad address, too many links, or the relay is down.
+        const csrfToken = formToken(bindingSecret(request, reply));
+        const message = error.code === 'validation_failed' ? 'Enter a valid e-mail address.' : error.message;
+        reply.headers(error.headers);
+        return sendPage(reply, signInPage({ styleUrl, csrfToken, email, error: message }), error.status);
+      }
+    });
+
+    const finishSignIn = async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply, confirmed: boolean) => {
+      const result = await completeSignIn(deps, {
+        token: request.params.token,
+        browserSecret: readCookie(request, SIGN_IN_COOKIE),
+        confirmed,
+        userAgent: request.headers['user-agent'],
+      });
+      if (result.kind === 'confirm') {
+        const csrfToken = formToken(bindingSecret(request, reply));
+        return sendPage(
+          reply,
+          confirmSignInPage({ styleUrl, email: result.email, action: signInPath(request.params.token), csrfToken }),
+        );
+      }
+      const maxAgeSeconds = Math.floor((Date.parse(result.expiresAt) - deps.clock.now().getTime()) / 1000);
+      setCookie(reply, SESSION_COOKIE, result.sessionId, { maxAgeSeconds, secure });
+      clearCookie(reply, SIGN_IN_COOKIE, secure);
+      return redirect(reply, '/dashboard');
+    };
+
+    const linkProblem = (reply: FastifyReply, error: unknown) => {
+      if (!(error instanceof AppError) || error.code !== 'sign_in_link_invalid') throw error;
+      const next = html`<p><a href="/dashboard/sign-in" class="button primary">Ask for a new link</a></p>`;
+      return sendPage(reply, errorPage({ styleUrl, title: 'Sign-in link not valid', message: error.message, next }), 400);
+    };
+
+    app.get<{ Params: { token: string } }>('/sign-in/:token', async (request, reply) => {
+      try {
+        return await finishSignIn(request, reply, false);
+      } catch (error) {
+        return linkProblem(reply, error);
+      }
+    });
+
+    app.post<{ Params: { token: string } }>('/sign-in/:token', async (request, reply) => {
+      requireFormToken(request, readCookie(request, SIGN_IN_COOKIE));
+      try {
+        return await finishSignIn(request, reply, true);
+      } catch (error) {
+        return linkProblem(reply, error);
+      }
+    });
+
+    app.post('/sign-out', { preHandler: requireSession }, async (request, reply) => {
+      await signOut(deps, sessionOf(request).sessionId);
+      clearCookie(reply, SESSION_COOKIE, secure);
+      return redirect(reply, '/dashboard/sign-in?notice=signed-out');
+    });
+
+    app.get('/dev/mailbox', async (request, reply) => {
+      if (!deps.mailer.keepsMessages) return reply.callNotFound();
+      const email = String((request.query as { email?: unknown }).email ?? '').trim().toLowerCase();
+      return sendPage(reply, devMailboxPage({ styleUrl, email, message: deps.mailer.lastMessageTo(email) }));
+    });
+  };
+}

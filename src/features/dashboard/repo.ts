@@ -1,0 +1,95 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DashboardSessionsTable, DashboardSignInTokensTable, Database } from '../../db/schema.js';
+
+type Db = Kysely<Database>;
+export type SignInTokenRow = Selectable<DashboardSignInTokensTable>;
+export type SessionRow = Selectable<DashboardSessionsTable>;
+
+export const insertSignInToken = (db: Db, row: SignInTokenRow) => db.insertInto('dashboard_sign_in_tokens').values(row).execute();
+
+/** Sign-in links asked for since `since`, for one address and from one client address. */
+export async function countRecentSignInRequests(db: Db, input: { email: string; ipHash: string; since: string }) {
+  const count = (column: 'email' | 'ip_hash', value: string) =>
+    db
+      .selectFrom('dashboard_sign_in_tokens')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where(column, '=', value)
+      .where('created_at', '>', input.since)
+      .executeTakeFirstOrThrow()
+      .then((row) => Number(row.n));
+  const [byEmail, byIp] = await Promise.all([count('email', input.email), count('ip_hash', input.ipHash)]);
+  return { byEmail, byIp };
+}
+
+/** The oldest sign-in request in the window (to say when the limit lifts). */
+export const oldestSignInRequestSince = (db: Db, column: 'email' | 'ip_hash', value: string, since: string) =>
+  db
+    .selectFrom('dashboard_sign_in_tokens')
+    .select('created_at')
+    .where(column, '=', value)
+    .where('created_at', '>', since)
+    .orderBy('created_at')
+    .limit(1)
+    .executeTakeFirst();
+
+export const findUsableSignInToken = (db: Db, tokenHash: string, now: string): Promise<SignInTokenRow | undefined> =>
+  db
+    .selectFrom('dashboard_sign_in_tokens')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+
+/** Marks the token used; true for exactly one caller, however many race (single use). */
+export async function useSignInToken(db: Db, tokenHash: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('dashboard_sign_in_tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export const insertSession = (db: Db, row: SessionRow) => db.insertInto('dashboard_sessions').values(row).execute();
+
+export const findLiveSession = (db: Db, idHash: string, now: string): Promise<SessionRow | undefined> =>
+  db
+    .selectFrom('dashboard_sessions')
+    .selectAll()
+    .where('id_hash', '=', idHash)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+
+export const deleteSession = (db: Db, idHash: string) => db.deleteFrom('dashboard_sessions').where('id_hash', '=', idHash).execute();
+
+/** Every session of the account except `keepIdHash`; returns how many ended. */
+export async function deleteOtherSessions(db: Db, accountId: string, keepIdHash: string): Promise<number> {
+  const result = await db
+    .deleteFrom('dashboard_sessions')
+    .where('account_id', '=', accountId)
+    .where('id_hash', '!=', keepIdHash)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export const countAccountSessions = async (db: Db, accountId: string, now: string): Promise<number> => {
+  const row = await db
+    .selectFrom('dashboard_sessions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('expires_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+};
+
+export async function deleteExpiredAuthRows(db: Db, input: { sessionsBefore: string; tokensCreatedBefore: string }) {
+  const sessions = await db.deleteFrom('dashboard_sessions').where('expires_at', '<=', input.sessionsBefore).executeTakeFirst();
+  const tokens = await db
+    .deleteFrom('dashboard_sign_in_tokens')
+    .where('created_at', '<', input.tokensCreatedBefore)
+    .executeTakeFirst();
+  return { sessions: Number(sessions.numDeletedRows), tokens: Number(tokens.numDeletedRows) };
+}

@@ -1,0 +1,215 @@
+/**
+ * The developer dashboard at `{BASE_URL}/dashboard`: server-rendered pages and plain HTML forms
+ * for signed-in humans. Sign-in is by e-mailed link (`auth-routes.ts`); these pages manage
+ * API keys, webhooks and claimed agent profiles through the features' own services.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { isUuid } from '../../lib/ids.js';
+import { apiKeyCreatedPage, apiKeysPage, MAX_KEY_NAME, revokeKeyPage } from '../../web/views/dashboard/api-keys.js';
+import { errorPage, type Viewer } from '../../web/views/dashboard/layout.js';
+import { overviewPage } from '../../web/views/dashboard/overview.js';
+import { profilesPage } from '../../web/views/dashboard/profiles.js';
+import { webhookDetailPage, webhooksPage } from '../../web/views/dashboard/webhooks.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../api-keys/service.js';
+import { claimEntity, listClaimedEntities, slugFromProfileInput } from '../entities/claims.js';
+import { enableWebhook, getWebhookHealth, listWebhookDeliveries, listWebhookHealth } from '../webhooks/service.js';
+import { authRoutes } from './auth-routes.js';
+import { formField, loadSession, redirect, registerPagePlumbing, requireSession, sendPage, sessionOf } from './http.js';
+import { countSessions, signOutOtherSessions } from './service.js';
+
+/** Success messages shown after a redirect, chosen by a fixed code in the query (never echoed input). */
+export const NOTICES: Record<string, string> = {
+  'key-revoked': 'The key was revoked. Requests using it now fail with 401.',
+  'webhook-enabled': 'The webhook is enabled again. Deliveries that were waiting are being sent now.',
+  'signed-out': 'You are signed out.',
+  'sessions-ended': 'You are signed out on every other browser.',
+  'profile-claimed': 'The profile is claimed by your account and shows as verified.',
+};
+
+const noticeOf = (query: unknown): string | null => {
+  const code = (query as { notice?: unknown } | undefined)?.notice;
+  return typeof code === 'string' ? (NOTICES[code] ?? null) : null;
+};
+
+const RECENT_DELIVERIES = 20;
+
+export function dashboardRoutes(deps: Deps) {
+  return async (app: FastifyInstance) => {
+    const secure = deps.config.dashboard.secureCookies;
+    const styleUrl = deps.assets.url('dashboard.css');
+    app.decorateRequest('dashboard', null);
+    registerPagePlumbing(app, { secure });
+    app.addHook('onRequest', loadSession(deps));
+
+    const viewerOf = (request: { dashboard: { account: { email: string }; csrfToken: string } | null }): Viewer | null =>
+      request.dashboard ? { email: request.dashboard.account.email, csrfToken: request.dashboard.csrfToken } : null;
+
+    app.setErrorHandler((error, request, reply) => {
+      const known = error instanceof AppError ? error : null;
+      const status = known?.status ?? 500;
+      if (status >= 500) request.log.error({ err: known?.cause ?? error }, 'dashboard request failed');
+      const title =
+        status === 404 ? 'Not found' : status === 403 ? 'Form refused' : status === 429 ? 'Too many requests' : status < 500 ? 'Request refused' : 'Something went wrong';
+      const message =
+        known && known.code !== 'internal_error' ? known.message : 'Something went wrong on our side. Try again in a moment.';
+      reply.headers(known?.headers ?? {});
+      return sendPage(reply, errorPage({ styleUrl, viewer: viewerOf(request), title, message }), status);
+    });
+    app.setNotFoundHandler((request, reply) =>
+      sendPage(
+        reply,
+        errorPage({ styleUrl, viewer: viewerOf(request), title: 'Not found', message: 'There is no such page in the dashboard.' }),
+        404,
+      ),
+    );
+
+    await app.register(authRoutes(deps, { styleUrl, secure }));
+
+    app.get('/', { preHandler: requireSession }, async (request, reply) => {
+      const session = sessionOf(request);
+      const [keys, webhooks, sessions, profiles] = await Promise.all([
+        listApiKeys(deps, session.account.email),
+        listWebhookHealth(deps, session.account.id),
+        countSessions(deps, session.account.id),
+        listClaimedEntities(deps, session.account.id),
+      ]);
+      return sendPage(
+        reply,
+        overviewPage({
+          styleUrl,
+          viewer: viewerOf(request) as Viewer,
+          baseUrl: deps.config.baseUrl,
+          activeKeys: keys.filter((k) => k.revoked_at === null).length,
+          webhooks: webhooks.length,
+          disabledWebhooks: webhooks.filter((w) => w.status === 'disabled').map((w) => ({ id: w.id, url: w.url })),
+          claimedProfiles: profiles.length,
+          sessions,
+          notice: noticeOf(request.query),
+        }),
+      );
+    });
+
+    app.post('/sessions/revoke-others', { preHandler: requireSession }, async (request, reply) => {
+      await signOutOtherSessions(deps, sessionOf(request));
+      return redirect(reply, '/dashboard?notice=sessions-ended');
+    });
+
+    // --- API keys -------------------------------------------------------------------------
+    const keysPage = async (request: Parameters<typeof sessionOf>[0], error: string | null = null) =>
+      apiKeysPage({
+        styleUrl,
+        viewer: viewerOf(request) as Viewer,
+        keys: await listApiKeys(deps, sessionOf(request).account.email),
+        notice: error === null ? noticeOf(request.query) : null,
+        error,
+      });
+
+    app.get('/api-keys', { preHandler: requireSession }, async (request, reply) => sendPage(reply, await keysPage(request)));
+
+    app.post('/api-keys', { preHandler: requireSession }, async (request, reply) => {
+      const session = sessionOf(request);
+      const name = (formField(request, 'name') ?? '').trim();
+      if ([...name].length > MAX_KEY_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
+        return sendPage(reply, await keysPage(request, `The name must be at most ${MAX_KEY_NAME} characters of text.`), 400);
+      }
+      const created = await createApiKey(deps, { accountEmail: session.account.email, name: name === '' ? null : name });
+      return sendPage(
+        reply,
+        apiKeyCreatedPage({ styleUrl, viewer: viewerOf(request) as Viewer, key: created.key, name: created.name, baseUrl: deps.config.baseUrl }),
+        201,
+      );
+    });
+
+    const requireOwnActiveKey = async (request: Parameters<typeof sessionOf>[0], id: string) => {
+      const key = isUuid(id) ? (await listApiKeys(deps, sessionOf(request).account.email)).find((k) => k.id === id) : undefined;
+      if (!key || key.revoked_at !== null) throw new AppError('resource_missing', 'No such active API key in your account.');
+      return key;
+    };
+
+    app.get<{ Params: { id: string } }>('/api-keys/:id/revoke', { preHandler: requireSession }, async (request, reply) => {
+      const key = await requireOwnActiveKey(request, request.params.id);
+      return sendPage(reply, revokeKeyPage({ styleUrl, viewer: viewerOf(request) as Viewer, key }));
+    });
+
+    app.post<{ Params: { id: string } }>('/api-keys/:id/revoke', { preHandler: requireSession }, async (request, reply) => {
+      if (!isUuid(request.params.id)) throw new AppError('resource_missing', 'No such active API key in your account.');
+      // Scoped to the signed-in account: another account's key id is a 404, as if it did not exist.
+      await revokeApiKey(deps, request.params.id, sessionOf(request).account.id).catch((error) => {
+        if (error instanceof AppError && error.status === 404) throw new AppError('resource_missing', 'No such active API key in your account.');
+        throw error;
+      });
+      return redirect(reply, '/dashboard/api-keys?notice=key-revoked');
+    });
+
+    // --- Webhooks -------------------------------------------------------------------------
+    app.get('/webhooks', { preHandler: requireSession }, async (request, reply) =>
+      sendPage(
+        reply,
+        webhooksPage({
+          styleUrl,
+          viewer: viewerOf(request) as Viewer,
+          webhooks: (await listWebhookHealth(deps, sessionOf(request).account.id)).reverse(),
+          notice: noticeOf(request.query),
+        }),
+      ),
+    );
+
+    app.get<{ Params: { id: string } }>('/webhooks/:id', { preHandler: requireSession }, async (request, reply) => {
+      const accountId = sessionOf(request).account.id;
+      const webhook = await getWebhookHealth(deps, accountId, request.params.id);
+      const deliveries = await listWebhookDeliveries(deps, accountId, webhook.id, { limit: RECENT_DELIVERIES });
+      return sendPage(
+        reply,
+        webhookDetailPage({
+          styleUrl,
+          viewer: viewerOf(request) as Viewer,
+          webhook,
+          deliveries: deliveries.data,
+          notice: noticeOf(request.query),
+        }),
+      );
+    });
+
+    app.post<{ Params: { id: string } }>('/webhooks/:id/enable', { preHandler: requireSession }, async (request, reply) => {
+      await enableWebhook(deps, sessionOf(request).account.id, request.params.id);
+      return redirect(reply, '/dashboard/webhooks?notice=webhook-enabled');
+    });
+
+    // --- Agent profiles -------------------------------------------------------------------
+    const profileList = async (accountId: string) =>
+      (await listClaimedEntities(deps, accountId)).map((p) => ({ ...p, url: `${deps.config.siteUrl}/e/${p.slug}` }));
+
+    const renderProfiles = async (
+      request: Parameters<typeof sessionOf>[0],
+      extra: { error?: string; profileInput?: string } = {},
+    ) =>
+      profilesPage({
+        styleUrl,
+        viewer: viewerOf(request) as Viewer,
+        profiles: await profileList(sessionOf(request).account.id),
+        siteUrl: deps.config.siteUrl,
+        notice: extra.error ? null : noticeOf(request.query),
+        ...extra,
+      });
+
+    app.get('/profiles', { preHandler: requireSession }, async (request, reply) => sendPage(reply, await renderProfiles(request)));
+
+    app.post('/profiles/claim', { preHandler: requireSession }, async (request, reply) => {
+      const profileInput = (formField(request, 'profile') ?? '').trim().slice(0, 300);
+      const token = (formField(request, 'deletion_token') ?? '').trim();
+      const slug = slugFromProfileInput(profileInput);
+      const refuse = async (status: number, error: string) => sendPage(reply, await renderProfiles(request, { error, profileInput }), status);
+      if (slug === null) return refuse(400, 'Enter the profile URL (…/e/<name>) or the name part of it.');
+      if (token === '' || token.length > 100) return refuse(400, 'Enter the deletion token from the receipt.');
+      try {
+        await claimEntity(deps, sessionOf(request).account.id, slug, token);
+      } catch (error) {
+        if (error instanceof AppError && error.status < 500) return refuse(error.status, error.message);
+        throw error;
+      }
+      return redirect(reply, '/dashboard/profiles?notice=profile-claimed');
+    });
+  };
+}

@@ -1,0 +1,199 @@
+/**
+ * Dashboard sign-in and sessions. Passwordless: an e-mailed, single-use, 15-minute link signs
+ * a browser in; the account is identified by its e-mail address and created on first sign-in.
+ * Only SHA-256 hashes of link tokens and session ids are stored, so a copy of the database
+ * signs nobody in. Form tokens (CSRF) are derived from the session id with HMAC, so they need
+ * no storage and a database copy cannot forge them either.
+ */
+import { createHmac } from 'node:crypto';
+import type { Db } from '../../db/index.js';
+import { AppError } from '../../errors.js';
+import type { Mailer } from '../../integrations/mailer.js';
+import { type Clock, isoNow } from '../../lib/clock.js';
+import { randomToken } from '../../lib/ids.js';
+import { safeEqual, sha256Hex } from '../../lib/secrets.js';
+import { findAccountById } from '../accounts/repo.js';
+import { type Account, ensureAccount, normalizeEmail } from '../accounts/service.js';
+import {
+  countAccountSessions,
+  countRecentSignInRequests,
+  deleteExpiredAuthRows,
+  deleteOtherSessions,
+  deleteSession,
+  findLiveSession,
+  findUsableSignInToken,
+  insertSession,
+  insertSignInToken,
+  oldestSignInRequestSince,
+  useSignInToken,
+} from './repo.js';
+
+export interface DashboardDeps {
+  db: Db;
+  clock: Clock;
+  mailer: Mailer;
+  config: { baseUrl: string; dashboard: { sessionTtlMs: number } };
+}
+
+export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
+/** Sign-in links one address may ask for per window, and one client address. */
+export const SIGN_IN_LIMIT_PER_EMAIL = 5;
+export const SIGN_IN_LIMIT_PER_IP = 20;
+export const SIGN_IN_WINDOW_MS = 60 * 60_000;
+/** Sign-in rows are kept this long (for the rate limit), whatever their state. */
+const SIGN_IN_ROW_RETENTION_MS = 24 * 60 * 60_000;
+/** 32 random bytes, base64url. */
+const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export const signInPath = (token: string) => `/dashboard/sign-in/${token}`;
+
+/** HMAC of a fixed label keyed with a browser secret (session id or sign-in binding): the form token. */
+export const formToken = (secret: string): string =>
+  createHmac('sha256', secret).update('voicename-dashboard-form').digest('base64url');
+
+/** Constant-time check of a submitted form token against the one derived from `secret`. */
+export const checkFormToken = (secret: string | null, submitted: unknown): boolean =>
+  secret !== null && typeof submitted === 'string' && safeEqual(formToken(secret), submitted);
+
+/** A fresh random secret for a cookie (session id or sign-in binding). */
+export const newBrowserSecret = (): string => randomToken(32);
+
+/**
+ * Sends a sign-in link to `email` (valid or not as an account: the answer is the same, so the
+ * form reveals nothing about who has an account). The link is single-use and expires after
+ * 15 minutes; it is bound to the asking browser through `browserSecret` (its hash is stored),
+ * so opening it in that browser signs in at once and anywhere else asks for a confirmation.
+ * Rate-limited per address (5 per hour) and per client address (20 per hour): 429
+ * `sign_in_rate_limited` with Retry-After. A relay failure is 503 `mail_unavailable`.
+ */
+export async function requestSignIn(
+  deps: DashboardDeps,
+  input: { email: string; clientIp: string; browserSecret: string | null },
+): Promise<{ email: string }> {
+  const email = normalizeEmail(input.email);
+  const now = deps.clock.now();
+  const since = new Date(now.getTime() - SIGN_IN_WINDOW_MS).toISOString();
+  const ipHash = sha256Hex(`ip:${input.clientIp}`);
+  const { byEmail, byIp } = await countRecentSignInRequests(deps.db.kysely, { email, ipHash, since });
+  if (byEmail >= SIGN_IN_LIMIT_PER_EMAIL || byIp >= SIGN_IN_LIMIT_PER_IP) {
+    const oldest =
+      byEmail >= SIGN_IN_LIMIT_PER_EMAIL
+        ? await oldestSignInRequestSince(deps.db.kysely, 'email', email, since)
+        : await oldestSignInRequestSince(deps.db.kysely, 'ip_hash', ipHash, since);
+    const liftsAt = oldest ? Date.parse(oldest.created_at) + SIGN_IN_WINDOW_MS : now.getTime() + SIGN_IN_WINDOW_MS;
+    const seconds = Math.max(1, Math.ceil((liftsAt - now.getTime()) / 1000));
+    throw new AppError(
+      'sign_in_rate_limited',
+      `Too many sign-in links were asked for. Try again in ${Math.ceil(seconds / 60)} minutes.`,
+      { headers: { 'retry-after': String(seconds) } },
+    );
+  }
+  const token = randomToken(32);
+  await insertSignInToken(deps.db.kysely, {
+    token_hash: sha256Hex(token),
+    email,
+    browser_hash: input.browserSecret === null ? null : sha256Hex(input.browserSecret),
+    ip_hash: ipHash,
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + SIGN_IN_LINK_TTL_MS).toISOString(),
+    used_at: null,
+  });
+  const link = `${deps.config.baseUrl}${signInPath(token)}`;
+  try {
+    await deps.mailer.send({
+      to: email,
+      subject: 'Your voicename sign-in link',
+      text:
+        `Sign in to the voicename developer dashboard:\n\n${link}\n\n` +
+        'The link works once, within 15 minutes. If you did not ask for it, ignore this message: ' +
+        'nobody can sign in without the link.\n',
+    });
+  } catch (error) {
+    throw new AppError('mail_unavailable', 'The sign-in e-mail could not be sent. Try again in a few minutes.', {
+      cause: error,
+    });
+  }
+  return { email };
+}
+
+export type SignInResult =
+  | { kind: 'signed_in'; sessionId: string; account: Account; expiresAt: string }
+  | { kind: 'confirm'; email: string };
+
+const linkInvalid = () =>
+  new AppError('sign_in_link_invalid', 'This sign-in link has expired or has already been used. Ask for a new one.');
+
+/**
+ * Redeems a sign-in link. With `confirmed` false (the link was simply opened), it signs in
+ * only the browser that asked for the link (its `browserSecret` matches); any other browser
+ * (another device, or a mail scanner following links) gets `confirm` and nothing is used up.
+ * With `confirmed` true (the person pressed "Sign in" on that confirmation) it signs in.
+ * Signing in uses the link up (exactly once, even under races), creates the account on first
+ * use and opens a session lasting SESSION_TTL. A bad, used or expired link: 400 `sign_in_link_invalid`.
+ */
+export async function completeSignIn(
+  deps: DashboardDeps,
+  input: { token: string; browserSecret: string | null; confirmed: boolean; userAgent: string | undefined },
+): Promise<SignInResult> {
+  if (!SECRET_PATTERN.test(input.token)) throw linkInvalid();
+  const tokenHash = sha256Hex(input.token);
+  const nowIso = isoNow(deps.clock);
+  const row = await findUsableSignInToken(deps.db.kysely, tokenHash, nowIso);
+  if (!row) throw linkInvalid();
+  const sameBrowser =
+    row.browser_hash !== null && input.browserSecret !== null && safeEqual(sha256Hex(input.browserSecret), row.browser_hash);
+  if (!sameBrowser && !input.confirmed) return { kind: 'confirm', email: row.email };
+  if (!(await useSignInToken(deps.db.kysely, tokenHash, nowIso))) throw linkInvalid();
+  const account = await ensureAccount(deps, row.email);
+  const sessionId = newBrowserSecret();
+  const expiresAt = new Date(deps.clock.now().getTime() + deps.config.dashboard.sessionTtlMs).toISOString();
+  await insertSession(deps.db.kysely, {
+    id_hash: sha256Hex(sessionId),
+    account_id: account.id,
+    created_at: nowIso,
+    expires_at: expiresAt,
+    user_agent: input.userAgent?.slice(0, 200) ?? null,
+  });
+  return { kind: 'signed_in', sessionId, account, expiresAt };
+}
+
+export interface DashboardSession {
+  account: Account;
+  /** The raw session id from the cookie (to derive form tokens). */
+  sessionId: string;
+  expiresAt: string;
+  /** The form token every state-changing form of this session must carry. */
+  csrfToken: string;
+}
+
+/** The live session for a cookie value, or null (missing, malformed, expired or signed out). */
+export async function findDashboardSession(deps: DashboardDeps, sessionId: string | undefined): Promise<DashboardSession | null> {
+  if (sessionId === undefined || !SECRET_PATTERN.test(sessionId)) return null;
+  const row = await findLiveSession(deps.db.kysely, sha256Hex(sessionId), isoNow(deps.clock));
+  if (!row) return null;
+  const account = await findAccountById(deps.db.kysely, row.account_id);
+  if (!account) return null;
+  return { account, sessionId, expiresAt: row.expires_at, csrfToken: formToken(sessionId) };
+}
+
+/** Ends this session (sign out). Idempotent. */
+export async function signOut(deps: DashboardDeps, sessionId: string): Promise<void> {
+  await deleteSession(deps.db.kysely, sha256Hex(sessionId));
+}
+
+/** Ends every other session of the account (other browsers and devices); returns how many. */
+export const signOutOtherSessions = (deps: DashboardDeps, session: DashboardSession): Promise<number> =>
+  deleteOtherSessions(deps.db.kysely, session.account.id, sha256Hex(session.sessionId));
+
+/** Live sessions of the account (this one included). */
+export const countSessions = (deps: DashboardDeps, accountId: string): Promise<number> =>
+  countAccountSessions(deps.db.kysely, accountId, isoNow(deps.clock));
+
+/** Periodic clean-up: expired sessions, and sign-in rows older than a day. */
+export async function purgeDashboardAuth(deps: { db: Db; clock: Clock }) {
+  const now = deps.clock.now();
+  return deleteExpiredAuthRows(deps.db.kysely, {
+    sessionsBefore: now.toISOString(),
+    tokensCreatedBefore: new Date(now.getTime() - SIGN_IN_ROW_RETENTION_MS).toISOString(),
+  });
+}

@@ -1,0 +1,82 @@
+/**
+ * Claiming (spec section 3): a human signed in to the dashboard proves they control the agent
+ * that paid for a profile by giving its receipt's deletion token; the entity then becomes
+ * claimed by their account and verified. The dashboard is the only caller.
+ */
+import type { Db } from '../../db/index.js';
+import { AppError } from '../../errors.js';
+import { type Clock, isoNow } from '../../lib/clock.js';
+import { deletionTokenMatches } from './profiles.js';
+import { type EntityRow, findEntityBySlug, listEntitiesClaimedBy, markEntityClaimed } from './repo.js';
+import { SLUG_PATTERN } from './slug.js';
+
+type ClaimDeps = { db: Db; clock: Clock };
+
+export interface ClaimedEntity {
+  slug: string;
+  name: string;
+  entity_type: string;
+  visibility: string;
+  claim_state: string;
+  verification_state: string;
+  claimed_at: string | null;
+  created_at: string;
+}
+
+const view = (row: EntityRow): ClaimedEntity => ({
+  slug: row.slug,
+  name: row.name,
+  entity_type: row.entity_type,
+  visibility: row.visibility,
+  claim_state: row.claim_state,
+  verification_state: row.verification_state,
+  claimed_at: row.claimed_at,
+  created_at: row.created_at,
+});
+
+/**
+ * The slug in what a person pastes: the profile URL (`https://site/e/<slug>`, also its
+ * `service.json` or `name.mp3` URL) or the slug itself. Null when there is none.
+ */
+export function slugFromProfileInput(input: string): string | null {
+  const text = input.trim();
+  const fromPath = /(?:^|\/)e\/([^/?#\s]+)/.exec(text);
+  const candidate = (fromPath ? fromPath[1] : text.replace(/^\/+|\/+$/g, '')) ?? '';
+  let slug: string;
+  try {
+    slug = decodeURIComponent(candidate).toLowerCase();
+  } catch {
+    return null;
+  }
+  return SLUG_PATTERN.test(slug) && slug.length <= 120 ? slug : null;
+}
+
+const noSuchProfile = () => new AppError('resource_missing', 'No published profile at that address.', { param: 'profile' });
+
+/**
+ * Claims the live entity at `slug` for `accountId` when `deletionToken` is its receipt's token
+ * (compared by hash in constant time): claim_state `claimed`, verification_state `verified`,
+ * with the account and time recorded. Claiming again from the same account changes nothing and
+ * succeeds. Errors: 404 `resource_missing` (no such or deleted profile), 403
+ * `claim_token_invalid` (wrong token), 409 `entity_already_claimed` (another account has it).
+ */
+export async function claimEntity(deps: ClaimDeps, accountId: string, slug: string, deletionToken: string): Promise<ClaimedEntity> {
+  if (!SLUG_PATTERN.test(slug) || slug.length > 120) throw noSuchProfile();
+  const entity = await findEntityBySlug(deps.db.kysely, slug);
+  if (!entity || entity.deleted_at !== null) throw noSuchProfile();
+  if (!deletionTokenMatches(entity, deletionToken)) {
+    throw new AppError('claim_token_invalid', 'That is not the deletion token of this profile’s receipt.', { param: 'deletion_token' });
+  }
+  if (entity.claim_state !== 'unclaimed' || !(await markEntityClaimed(deps.db.kysely, { id: entity.id, accountId, now: isoNow(deps.clock) }))) {
+    const current = await findEntityBySlug(deps.db.kysely, slug);
+    if (current && current.deleted_at === null && current.claimed_by_account_id === accountId) return view(current);
+    if (!current || current.deleted_at !== null) throw noSuchProfile();
+    throw new AppError('entity_already_claimed', 'This profile is already claimed by another account.');
+  }
+  return view((await findEntityBySlug(deps.db.kysely, slug)) as EntityRow);
+}
+
+/** The account's claimed, live profiles, most recently claimed first. */
+export async function listClaimedEntities(deps: ClaimDeps, accountId: string): Promise<ClaimedEntity[]> {
+  return (await listEntitiesClaimedBy(deps.db.kysely, accountId)).map(view);
+}

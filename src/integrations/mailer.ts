@@ -1,0 +1,82 @@
+/**
+ * Outgoing e-mail. Two adapters behind one interface, chosen by config:
+ * - `log` (default): writes each message to the server log. Outside production it also keeps
+ *   the last message per address in memory, so a local developer can open it from the
+ *   dashboard's development mailbox instead of a real inbox.
+ * - `smtp` (when SMTP_URL is set): sends through the relay with nodemailer.
+ */
+import nodemailer from 'nodemailer';
+import type { Logger } from 'pino';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+}
+
+export interface StoredMail extends MailMessage {
+  sent_at: string;
+}
+
+export interface Mailer {
+  readonly kind: 'log' | 'smtp';
+  send(message: MailMessage): Promise<void>;
+  /** The last message sent to `address`; only the development (log, non-production) mailer keeps them. */
+  lastMessageTo(address: string): StoredMail | undefined;
+  /** True when `lastMessageTo` can answer (log mailer outside production). */
+  readonly keepsMessages: boolean;
+  close(): Promise<void>;
+}
+
+/** Keeps at most this many addresses, so a long-running development server does not grow without bound. */
+const MAILBOX_ADDRESSES = 1000;
+
+export function createLogMailer(logger: Logger, options: { keepMessages: boolean; now?: () => Date }): Mailer {
+  const mailbox = new Map<string, StoredMail>();
+  const now = options.now ?? (() => new Date());
+  return {
+    kind: 'log',
+    keepsMessages: options.keepMessages,
+    async send(message) {
+      logger.info({ mail: { to: message.to, subject: message.subject } }, `mail to ${message.to}: ${message.subject}\n${message.text}`);
+      if (!options.keepMessages) return;
+      const key = message.to.toLowerCase();
+      mailbox.delete(key); // re-insert so the Map's order is least-recently-sent first
+      mailbox.set(key, { ...message, sent_at: now().toISOString() });
+      if (mailbox.size > MAILBOX_ADDRESSES) mailbox.delete(mailbox.keys().next().value as string);
+    },
+    lastMessageTo: (address) => (options.keepMessages ? mailbox.get(address.toLowerCase()) : undefined),
+    async close() {},
+  };
+}
+
+export function createSmtpMailer(options: { url: string; from: string; timeoutMs?: number }): Mailer {
+  const timeout = options.timeoutMs ?? 15_000;
+  // Settings in the URL's query (e.g. ?tls.rejectUnauthorized=false) win over these defaults.
+  const transport = nodemailer.createTransport({
+    url: options.url,
+    connectionTimeout: timeout,
+    greetingTimeout: timeout,
+    socketTimeout: timeout,
+  } as Parameters<typeof nodemailer.createTransport>[0]);
+  return {
+    kind: 'smtp',
+    keepsMessages: false,
+    async send(message) {
+      await transport.sendMail({ from: options.from, ...message });
+    },
+    lastMessageTo: () => undefined,
+    async close() {
+      transport.close();
+    },
+  };
+}
+
+export function createMailerFromConfig(
+  config: { env: string; dashboard: { smtpUrl: string | null; mailFrom: string } },
+  logger: Logger,
+): Mailer {
+  if (config.dashboard.smtpUrl) return createSmtpMailer({ url: config.dashboard.smtpUrl, from: config.dashboard.mailFrom });
+  return createLogMailer(logger.child({ component: 'mailer' }), { keepMessages: config.env !== 'production' });
+}

@@ -1,0 +1,98 @@
+/**
+ * The dashboard's page frame: navigation, who is signed in, the sign-out button and notices.
+ * Plain HTML forms throughout (no script at all), so every page works without JavaScript and
+ * the CSP can forbid scripts outright. Every state-changing form carries the session's form
+ * token through `csrfField`.
+ */
+import { html, type SafeHtml } from '../../html.js';
+
+export type Section = 'overview' | 'api-keys' | 'webhooks' | 'profiles';
+
+export interface Viewer {
+  email: string;
+  csrfToken: string;
+}
+
+export interface LayoutData {
+  title: string;
+  styleUrl: string;
+  viewer?: Viewer | null;
+  section?: Section;
+  /** A one-line success message (fixed texts chosen by the route, never request input). */
+  notice?: string | null;
+  body: SafeHtml;
+}
+
+export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="csrf" value="${token}">`;
+
+/** A POST form with a single button (and the form token). */
+export const actionButton = (action: string, label: string, csrfToken: string, className = ''): SafeHtml =>
+  html`<form method="post" action="${action}" class="inline">${csrfField(csrfToken)}<button type="submit" class="${className}">${label}</button></form>`;
+
+/** An ISO timestamp as `2026-01-31 14:05 UTC` in a <time> element; "Never" for null. */
+export function when(iso: string | null, never = 'Never'): SafeHtml {
+  if (iso === null) return html`<span class="muted">${never}</span>`;
+  return html`<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC</time>`;
+}
+
+const NAV: { section: Section; href: string; label: string }[] = [
+  { section: 'overview', href: '/dashboard', label: 'Overview' },
+  { section: 'api-keys', href: '/dashboard/api-keys', label: 'API keys' },
+  { section: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks' },
+  { section: 'profiles', href: '/dashboard/profiles', label: 'Agent profiles' },
+];
+
+export function layout(data: LayoutData): SafeHtml {
+  const viewer = data.viewer ?? null;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<meta name="referrer" content="no-referrer">
+<title>${data.title} · voicename dashboard</title>
+<link rel="stylesheet" href="${data.styleUrl}">
+</head>
+<body>
+<header class="top">
+  <a class="brand" href="/dashboard">voicename <span>dashboard</span></a>
+  ${
+    viewer
+      ? html`<nav aria-label="Dashboard">${NAV.map(
+          (item) =>
+            html`<a href="${item.href}"${item.section === data.section ? html` aria-current="page"` : ''}>${item.label}</a>`,
+        )}</nav>
+  <div class="who"><span id="signed-in-as">${viewer.email}</span>
+    <form method="post" action="/dashboard/sign-out" class="inline">${csrfField(viewer.csrfToken)}<button type="submit" class="link">Sign out</button></form>
+  </div>`
+      : ''
+  }
+</header>
+<main id="main">
+${data.notice ? html`<p class="notice" role="status">${data.notice}</p>` : ''}
+${data.body}
+</main>
+</body>
+</html>`;
+}
+
+export function errorPage(data: {
+  styleUrl: string;
+  viewer?: Viewer | null;
+  title: string;
+  message: string;
+  /** What to do next; defaults to a link back to the dashboard. */
+  next?: SafeHtml;
+}): SafeHtml {
+  return layout({
+    title: data.title,
+    styleUrl: data.styleUrl,
+    viewer: data.viewer ?? null,
+    body: html`<section class="card narrow">
+<h1>${data.title}</h1>
+<p id="error-message">${data.message}</p>
+${data.next ?? html`<p><a href="/dashboard">Back to the dashboard</a></p>`}
+</section>`,
+  });
+}
