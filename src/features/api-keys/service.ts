@@ -14,6 +14,11 @@ const KEY_PATTERN = /^vn_([A-Za-z0-9_-]{12})([A-Za-z0-9_-]{32})$/;
 /** `last_used_at` is refreshed at most this often, so authentication is a read, not a write. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+const invalidKey = () =>
+  new AppError('invalid_api_key', 'The API key is invalid or has been revoked.', {
+    headers: { 'www-authenticate': 'Bearer realm="voicename", error="invalid_token"' },
+  });
+
 export interface ApiKeyView {
   id: string;
   account: string;
@@ -85,15 +90,12 @@ export async function authenticate(deps: Deps, header: string | undefined): Prom
       headers: { 'www-authenticate': 'Bearer realm="voicename"' },
     });
   }
-  const invalidKey = new AppError('invalid_api_key', 'The API key is invalid or has been revoked.', {
-    headers: { 'www-authenticate': 'Bearer realm="voicename", error="invalid_token"' },
-  });
   const match = /^Bearer +(\S+)$/i.exec(header.trim());
   const key = match?.[1];
   const parts = key === undefined ? null : KEY_PATTERN.exec(key);
-  if (key === undefined || !parts) throw invalidKey;
+  if (key === undefined || !parts) throw invalidKey();
   const row = await findApiKeyByPrefix(deps.db.kysely, `vn_${parts[1]}`);
-  if (!row || !safeEqual(row.key_hash, sha256Hex(key)) || row.revoked_at !== null) throw invalidKey;
+  if (!row || !safeEqual(row.key_hash, sha256Hex(key)) || row.revoked_at !== null) throw invalidKey();
   const now = deps.clock.now();
   if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS) {
     // Not awaited on purpose: a failed bookkeeping write must not fail the request.
