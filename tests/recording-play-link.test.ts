@@ -19,7 +19,15 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function userWithRecording(text: string) {
-  const collection = (await t.request({ method: 'POST', url: '/v1/collections', key, json: { name: 'c' } })).json();
+  return userIn(await newCollection(), text);
+}
+
+async function newCollection(): Promise<string> {
+  return (await t.request({ method: 'POST', url: '/v1/collections', key, json: { name: 'c' } })).json().id;
+}
+
+async function userIn(collectionId: string, text: string) {
+  const collection = { id: collectionId };
   const user = (
     await t.request({
       method: 'POST',
@@ -37,8 +45,12 @@ async function userWithRecording(text: string) {
       headers: { 'content-type': 'audio/wav' },
       payload: fs.readFileSync(speechWav(words, words.replace(/\W/g, '-'))),
     });
-  return { base, record };
+  return { base, record, userId: user.id as string, collectionId };
 }
+
+const batch = async (collectionId: string, ids: string[]) =>
+  (await t.request({ method: 'GET', url: `/v1/play-links/batch?collection_id=${collectionId}&user_ids=${ids.join(',')}`, key })).json()
+    .data as { user_id: string; display_name: string; has_recording: boolean; play_link: string | null }[];
 
 const mp3Location = async (playUrl: string) => {
   const res = await t.request({ method: 'GET', url: new URL(playUrl).pathname });
@@ -80,5 +92,28 @@ describe('a recording and its play link', () => {
 
     expect((await t.request({ method: 'DELETE', url: base, key })).statusCode).toBe(200);
     expect((await mp3Location(link.play_url)).status).toBe(404);
+  }, 60_000);
+
+  it('batch answers follow re-recordings, renames and deletions at once, and never cross collections', async () => {
+    const a = await userWithRecording('Alan Turing');
+    const first = (await a.record('Alan Turing')).json();
+    expect(await batch(a.collectionId, [a.userId])).toEqual([
+      { user_id: a.userId, display_name: 'Ada Lovelace', has_recording: true, play_link: first.play_link },
+    ]);
+    // Cached now; another collection asking for the same id learns nothing.
+    const other = await newCollection();
+    expect(await batch(other, [a.userId])).toEqual([{ user_id: a.userId, display_name: '', has_recording: false, play_link: null }]);
+
+    await t.request({ method: 'PATCH', url: a.base, key, json: { display_name: 'Alan' } });
+    expect((await batch(a.collectionId, [a.userId]))[0]?.display_name).toBe('Alan');
+
+    const rotated = (await t.request({ method: 'POST', url: `${a.base}/play-link/rotate`, key })).json();
+    expect((await batch(a.collectionId, [a.userId]))[0]?.play_link).toBe(rotated.play_link);
+
+    await t.request({ method: 'DELETE', url: `${a.base}/recording`, key });
+    expect((await batch(a.collectionId, [a.userId]))[0]).toMatchObject({ has_recording: false, play_link: null, display_name: 'Alan' });
+
+    await t.request({ method: 'DELETE', url: a.base, key });
+    expect((await batch(a.collectionId, [a.userId]))[0]).toEqual({ user_id: a.userId, display_name: '', has_recording: false, play_link: null });
   }, 60_000);
 });

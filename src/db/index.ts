@@ -55,6 +55,10 @@ function openSqlite(file: string): Kysely<Database> {
   database.pragma('foreign_keys = ON');
   // Other processes (CLI, a separate worker) may hold the write lock briefly.
   database.pragma('busy_timeout = 5000');
+  // Reads of the hot paths (play links, batch lookups) touch rows all over the file: keep up to
+  // 64 MB of pages in SQLite's own cache and read the rest through a memory map, not syscalls.
+  database.pragma('cache_size = -65536');
+  database.pragma('mmap_size = 268435456');
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
 }
 

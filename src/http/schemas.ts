@@ -31,5 +31,5 @@ export const ErrorResponse = Type.Object(
  * `T | null` as `{"type": [T, "null"]}` rather than `anyOf`: the same JSON Schema meaning, but
  * Fastify's serializer handles it natively instead of validating each value with Ajv.
  */
-export const Nullable = <T extends TSchema & { type: string }>(schema: T) =>
-  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
+export const Nullable = <T extends TSchema & { type: string }>(schema: T, options: { description?: string } = {}) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, ...options, type: [schema.type, 'null'] });

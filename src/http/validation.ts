@@ -65,8 +65,12 @@ function describe(error: ErrorObject): string {
       return `must have at least ${params.limit} item${params.limit === 1 ? '' : 's'}`;
     case 'enum':
       return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-    case 'type':
-      return `must be ${params.type === 'integer' ? 'an integer' : `of type ${params.type}`}`;
+    case 'type': {
+      const names = String(params.type)
+        .split(',')
+        .map((type) => (type === 'integer' ? 'an integer' : type === 'null' ? 'null' : `a ${type}`));
+      return `must be ${names.join(' or ')}`;
+    }
     case 'format':
       return `must be a valid ${params.format}`;
     case 'pattern':

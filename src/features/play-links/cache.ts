@@ -35,6 +35,15 @@ interface Entry {
   expiresAt: number;
 }
 
+/** What a batch lookup needs of one user: their collection, name and active link (if recorded). */
+export interface UserLinkSummary {
+  userId: string;
+  collectionId: string;
+  displayName: string;
+  /** Null when the user has no recording (or no active link yet). */
+  token: string | null;
+}
+
 export interface PlayLinkCacheOptions {
   ttlMs: number;
   maxEntries: number;
@@ -46,6 +55,8 @@ export class PlayLinkCache {
   private negative = new Map<string, Entry>();
   private tokensByUser = new Map<string, Set<string>>();
   private inflight = new Map<string, Promise<ResolvedPlayLink | null>>();
+  /** Batch lookups by user id (`undefined` = absent; entries hold summaries of existing users only). */
+  private users = new Map<string, { value: UserLinkSummary; expiresAt: number }>();
   private generation = 0;
   private readonly now: () => number;
 
@@ -84,6 +95,35 @@ export class PlayLinkCache {
     );
     this.inflight.set(token, promise);
     return promise;
+  }
+
+  /** A cached user summary, or undefined when absent or expired. */
+  peekUser(userId: string): UserLinkSummary | undefined {
+    const entry = this.users.get(userId);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= this.now()) {
+      this.users.delete(userId);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  /** Marks the start of a load; pass the result to `storeUsers` so stale loads are dropped. */
+  get currentGeneration(): number {
+    return this.generation;
+  }
+
+  /** Stores summaries loaded since `generation`, unless an invalidation happened meanwhile. */
+  storeUsers(summaries: UserLinkSummary[], generation: number): void {
+    if (generation !== this.generation || this.options.ttlMs <= 0) return;
+    const expiresAt = this.now() + this.options.ttlMs;
+    for (const summary of summaries) {
+      if (this.users.size >= this.options.maxEntries) {
+        const oldest = this.users.keys().next().value;
+        if (oldest !== undefined) this.users.delete(oldest);
+      }
+      this.users.set(summary.userId, { value: summary, expiresAt });
+    }
   }
 
   private store(token: string, value: ResolvedPlayLink | null): void {
@@ -128,7 +168,11 @@ export class PlayLinkCache {
   invalidateToken(token: string): void {
     this.generation++;
     this.inflight.delete(token);
+    const userId = this.positive.get(token)?.value?.userId;
     this.drop(token);
+    // A retired token may sit in a user summary whose token entry already expired: drop them all.
+    if (userId !== undefined) this.users.delete(userId);
+    else this.users = new Map();
   }
 
   invalidateUser(userId: string): void {
@@ -138,6 +182,7 @@ export class PlayLinkCache {
       this.inflight.delete(token);
     }
     this.tokensByUser.delete(userId);
+    this.users.delete(userId);
     this.negative = new Map();
   }
 
@@ -147,6 +192,7 @@ export class PlayLinkCache {
     this.negative = new Map();
     this.tokensByUser = new Map();
     this.inflight = new Map();
+    this.users = new Map();
   }
 
   get size(): number {

@@ -72,6 +72,7 @@ const resolvableLinkQuery = (db: Executor, tokenList: ReturnType<typeof sql<bool
 
 export interface UserLinkRow {
   user_id: string;
+  collection_id: string;
   display_name: string;
   token: string | null;
   duration_ms: number | null;
@@ -79,30 +80,24 @@ export interface UserLinkRow {
 }
 
 /**
- * Users of one collection among `ids`, with their recording and active link when they have them.
- * Looked up by primary key and filtered by collection here: a `collection_id = ?` condition in
- * SQL lets SQLite's planner walk the whole collection's index instead of the 100 keys. The ids
+ * Users among `ids` (of any collection: callers check `collection_id`), with their recording and
+ * active link when they have them. Looked up by primary key only: a `collection_id = ?` condition
+ * in SQL lets SQLite's planner walk the whole collection's index instead of the 100 keys. The ids
  * go in as ONE parameter (a JSON array on SQLite, an array on PostgreSQL), so the statement text
  * is the same for every batch size: cheap to build and to prepare.
  */
-export async function findUsersWithLinks(
-  db: Executor,
-  collectionId: string,
-  ids: string[],
-  dialect: Dialect = 'sqlite',
-): Promise<UserLinkRow[]> {
+export async function findUsersWithLinks(db: Executor, ids: string[], dialect: Dialect = 'sqlite'): Promise<UserLinkRow[]> {
   const idList =
     dialect === 'postgres'
       ? sql<boolean>`u.id = any(${ids}::text[])`
       : sql<boolean>`u.id in (select value from json_each(${JSON.stringify(ids)}))`;
-  const rows = await db
+  return db
     .selectFrom('users as u')
     .leftJoin('recordings as r', 'r.user_id', 'u.id')
     .leftJoin('play_links as pl', (join) => join.onRef('pl.user_id', '=', 'u.id').on('pl.status', '=', 'active'))
     .select(['u.id as user_id', 'u.collection_id', 'u.display_name', 'pl.token', 'r.duration_ms', 'r.recorded_at'])
     .where(idList)
     .execute();
-  return rows.filter((row) => row.collection_id === collectionId).map(({ collection_id: _, ...row }) => row as UserLinkRow);
 }
 
 export const findActiveLinkOfUser = (db: Executor, userId: string) =>

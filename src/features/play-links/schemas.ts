@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { Nullable } from '../../http/schemas.js';
 
 /** The spec's Play link object: exactly these seven fields. */
 export const PlayLink = Type.Object(
@@ -26,7 +27,7 @@ export const BatchPlayLinkItem = Type.Object(
     user_id: Type.String({ description: 'The requested id, echoed (after trimming whitespace).' }),
     display_name: Type.String({ description: 'Empty string when the id is not a user of the collection.' }),
     has_recording: Type.Boolean(),
-    play_link: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'Null when has_recording is false.' }),
+    play_link: Nullable(Type.String({ format: 'uri' }), { description: 'Null when has_recording is false.' }),
   },
   { title: 'BatchPlayLinkItem', additionalProperties: false },
 );

@@ -7,7 +7,7 @@ import { isoNow } from '../../lib/clock.js';
 import { isUuid, randomToken } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { requireLiveCollection } from '../collections/service.js';
-import { KeyBatcher, type ResolvedPlayLink } from './cache.js';
+import { KeyBatcher, type ResolvedPlayLink, type UserLinkSummary } from './cache.js';
 import {
   addPlayCounts,
   findActiveLinkOfUser,
@@ -62,8 +62,9 @@ export async function ensureActivePlayLink(trx: Transaction<Database>, userId: s
 }
 
 async function userLinkRow(deps: Deps, collectionId: string, userId: string): Promise<UserLinkRow> {
-  const [row] = isUuid(userId) ? await findUsersWithLinks(deps.db.kysely, collectionId, [userId], deps.db.dialect) : [];
-  if (!row) throw notFound('user', 'user_id');
+  const [row] = isUuid(userId) ? await findUsersWithLinks(deps.db.kysely, [userId], deps.db.dialect) : [];
+  // A user of another collection is as unknown as one that never existed.
+  if (!row || row.collection_id !== collectionId) throw notFound('user', 'user_id');
   return row;
 }
 
@@ -199,26 +200,56 @@ export async function batchPlayLinks(
 ): Promise<{ data: BatchPlayLinkItem[] }> {
   await requireLiveCollection(deps, accountId, query.collection_id);
   const ids = parseUserIds(query.user_ids);
-  const lookup = [...new Set(ids.filter(isUuid))];
-  const rows = lookup.length === 0 ? [] : await findUsersWithLinks(deps.db.kysely, query.collection_id, lookup, deps.db.dialect);
-  const byId = new Map(rows.map((row) => [row.user_id, row]));
-  for (const row of rows) {
-    if (row.token === null && row.duration_ms !== null) {
-      row.token = await deps.db.kysely.transaction().execute((trx) => ensureActiveLinkSafely(trx, row.user_id, deps));
-    }
-  }
+  const summaries = await userSummaries(deps, [...new Set(ids.filter(isUuid))]);
   return {
     data: ids.map((id) => {
-      const row = byId.get(id);
-      const recorded = row !== undefined && row.duration_ms !== null && row.token !== null;
+      const summary = summaries.get(id);
+      // Never another collection's data: a user elsewhere answers like an unknown id.
+      const mine = summary !== undefined && summary.collectionId === query.collection_id ? summary : undefined;
       return {
         user_id: id,
-        display_name: row?.display_name ?? '',
-        has_recording: recorded,
-        play_link: recorded ? playLinkUrls(deps.config.baseUrl, row.token as string).play_link : null,
+        display_name: mine?.displayName ?? '',
+        has_recording: mine?.token != null,
+        play_link: mine?.token ? playLinkUrls(deps.config.baseUrl, mine.token).play_link : null,
       };
     }),
   };
+}
+
+/**
+ * Summaries of existing users by id: from the per-process cache where fresh, the rest in one
+ * query (then cached, unless an invalidation ran meanwhile). A recorded user without an active
+ * link gets one here, as on every other read.
+ */
+async function userSummaries(deps: Deps, userIds: string[]): Promise<Map<string, UserLinkSummary>> {
+  const { cache } = deps.playLinks;
+  const found = new Map<string, UserLinkSummary>();
+  const missing: string[] = [];
+  for (const id of userIds) {
+    const cached = cache.peekUser(id);
+    if (cached) found.set(id, cached);
+    else missing.push(id);
+  }
+  if (missing.length === 0) return found;
+  const generation = cache.currentGeneration;
+  const rows = await findUsersWithLinks(deps.db.kysely, missing, deps.db.dialect);
+  const loaded: UserLinkSummary[] = [];
+  for (const row of rows) {
+    let token = row.token;
+    if (token === null && row.duration_ms !== null) {
+      token = await deps.db.kysely.transaction().execute((trx) => ensureActiveLinkSafely(trx, row.user_id, deps));
+    }
+    const summary = {
+      userId: row.user_id,
+      collectionId: row.collection_id,
+      displayName: row.display_name,
+      token: row.duration_ms === null ? null : token,
+    };
+    loaded.push(summary);
+    found.set(row.user_id, summary);
+  }
+  cache.storeUsers(loaded, generation);
+  return found;
 }
 
 /** The collection's play-link page settings (defaults when never set). */

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { Nullable } from '../../http/schemas.js';
 import { PageQuery } from '../../lib/pagination.js';
 
 export const MAX_BATCH_USERS = 1000;
@@ -33,8 +34,8 @@ export const User = Type.Object(
     first_name: Type.String(),
     last_name: Type.String(),
     display_name: Type.String(),
-    external_id: Type.Union([Type.String(), Type.Null()]),
-    phonetic_spelling: Type.Union([Type.String(), Type.Null()]),
+    external_id: Nullable(Type.String()),
+    phonetic_spelling: Nullable(Type.String()),
     custom_fields: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
     has_recording: Type.Boolean(),
     record_url: Type.String({ description: 'The personal recorder page: `{BASE_URL}/r/<token>`. Anyone with it can record.' }),
@@ -51,8 +52,8 @@ export const CreateUserBody = Type.Object(
     first_name: PersonName,
     last_name: PersonName,
     display_name: Type.Optional(DisplayName),
-    external_id: Type.Optional(Type.Union([ExternalId, Type.Null()])),
-    phonetic_spelling: Type.Optional(Type.Union([Phonetic, Type.Null()])),
+    external_id: Type.Optional(Nullable(ExternalId)),
+    phonetic_spelling: Type.Optional(Nullable(Phonetic)),
     custom_fields: Type.Optional(CustomFieldValues),
   },
   { additionalProperties: false, title: 'CreateUser' },
@@ -64,9 +65,9 @@ export const UpdateUserBody = Type.Object(
     email: Type.Optional(Email),
     first_name: Type.Optional(PersonName),
     last_name: Type.Optional(PersonName),
-    display_name: Type.Optional(Type.Union([DisplayName, Type.Null()], { description: 'null resets it to first + last name.' })),
-    external_id: Type.Optional(Type.Union([ExternalId, Type.Null()])),
-    phonetic_spelling: Type.Optional(Type.Union([Phonetic, Type.Null()])),
+    display_name: Type.Optional(Nullable(DisplayName, { description: 'null resets it to first + last name.' })),
+    external_id: Type.Optional(Nullable(ExternalId)),
+    phonetic_spelling: Type.Optional(Nullable(Phonetic)),
     custom_fields: Type.Optional(
       Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,62}$' }), CustomFieldValue, {
         description: 'Merged into the current values; a null value removes that field.',
@@ -92,7 +93,7 @@ export const BatchUsersBody = Type.Object(
 export const UserList = Type.Object({
   data: Type.Array(User),
   has_more: Type.Boolean(),
-  next_cursor: Type.Union([Type.String(), Type.Null()]),
+  next_cursor: Nullable(Type.String()),
 });
 
 export const BatchUsersResponse = Type.Object({ data: Type.Array(User) });

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { Nullable } from '../../http/schemas.js';
 import { PageQuery } from '../../lib/pagination.js';
 
 /** Event kinds a webhook can subscribe to; `*` means every kind, including future ones. */
@@ -18,14 +19,14 @@ const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   maxItems: 20,
   description: `Event kinds to receive: ${SUBSCRIBABLE.map((k) => `\`${k}\``).join(', ')} (\`*\` = all).`,
 });
-const Description = Type.Union([Type.String({ maxLength: MAX_DESCRIPTION_LENGTH }), Type.Null()]);
+const Description = Nullable(Type.String({ maxLength: MAX_DESCRIPTION_LENGTH }));
 
 export const Webhook = Type.Object(
   {
     id: Type.String({ description: '`wh_` + 32 hex characters.' }),
     url: Type.String(),
     events: Type.Array(Type.String()),
-    description: Type.Union([Type.String(), Type.Null()]),
+    description: Nullable(Type.String()),
     status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], {
       description: '`disabled` after 10 consecutive failed attempts; re-enabled from the dashboard (or the CLI).',
     }),
@@ -71,7 +72,7 @@ export const ListQuery = Type.Object(
 export const WebhookList = Type.Object({
   data: Type.Array(Webhook),
   has_more: Type.Boolean(),
-  next_cursor: Type.Union([Type.String(), Type.Null()]),
+  next_cursor: Nullable(Type.String()),
 });
 
 export const DeletedWebhook = Type.Object({ deleted: Type.Literal(true), id: Type.String() });
@@ -81,7 +82,7 @@ export const Attempt = Type.Object(
     attempt: Type.Integer({ minimum: 1, description: 'Attempt number within the delivery, from 1.' }),
     trigger: Type.Union([Type.Literal('automatic'), Type.Literal('manual'), Type.Literal('test')]),
     attempted_at: Type.String({ format: 'date-time' }),
-    response_status: Type.Union([Type.Integer(), Type.Null()], { description: 'Null when no HTTP answer arrived.' }),
+    response_status: Nullable(Type.Integer(), { description: 'Null when no HTTP answer arrived.' }),
     duration_ms: Type.Integer({ minimum: 0 }),
     error: Type.Union(
       [
@@ -112,7 +113,7 @@ export const Delivery = Type.Object(
       description: '`failed` once all automatic attempts failed.',
     }),
     attempt_count: Type.Integer({ minimum: 0 }),
-    next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    next_attempt_at: Nullable(Type.String({ format: 'date-time' })),
     created_at: Type.String({ format: 'date-time' }),
     attempts: Type.Array(Attempt),
   },
@@ -123,5 +124,5 @@ export type Delivery = Static<typeof Delivery>;
 export const DeliveryList = Type.Object({
   data: Type.Array(Delivery),
   has_more: Type.Boolean(),
-  next_cursor: Type.Union([Type.String(), Type.Null()]),
+  next_cursor: Nullable(Type.String()),
 });
