@@ -1,6 +1,6 @@
 /**
- * What other features use from play links. The recordings and users features call these at
- * merge time:
+ * What other features use from play links. The recordings, users and collections features
+ * call these:
  * - in the transaction that stores a recording: `ensureActivePlayLink(trx, userId, at)` (first
  *   recording creates the link; re-records keep the token);
  * - after that transaction commits, and after deleting a recording or a user, or changing a user's
