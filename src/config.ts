@@ -3,6 +3,7 @@
  * everything else receives the resulting `Config` object. A bad value stops the process with
  * a message naming the variable, instead of failing later in some request.
  */
+import os from 'node:os';
 import path from 'node:path';
 
 export type DatabaseConfig = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
@@ -27,6 +28,8 @@ export interface Config {
   ffmpegPath: string | null;
   /** Longest one ffmpeg run may take before it is killed. */
   audioTimeoutMs: number;
+  /** ffmpeg runs at once per process; further uploads wait their turn. */
+  audioConcurrency: number;
   blobs: BlobConfig;
   /** Requests per minute per client address on the public recorder (/r/…). */
   recorderRateLimitPerMinute: number;
@@ -229,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: bool(env, 'TRUST_PROXY', false),
     ffmpegPath: str(env, 'FFMPEG_PATH', '') || null,
     audioTimeoutMs: int(env, 'AUDIO_TIMEOUT_MS', 20_000, 1_000, 600_000),
+    audioConcurrency: int(env, 'AUDIO_CONCURRENCY', Math.max(1, os.availableParallelism()), 1, 256),
     blobs: blobs(env),
     recorderRateLimitPerMinute: int(env, 'RECORDER_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     webhooks: webhookConfig(env),

@@ -18,6 +18,8 @@ async function main() {
   const worker = config.runWorker ? createWorker(deps) : null;
   worker?.start();
   await app.listen({ port: config.port, host: config.host });
+  // Load the speech engine now, in its worker thread, so the first paid publish does not wait for it.
+  deps.speech.synthesize({ text: 'voicename' }).catch((err) => deps.logger.warn({ err }, 'speech engine warm-up failed'));
   deps.logger.info(
     { base_url: config.baseUrl, database: config.database.dialect, worker: worker !== null },
     `voicename listening on ${config.baseUrl}`,

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { analyseSpeech, applyGain, CLIPPED_SHARE } from './analyse.js';
 import { FfmpegOutputTooLargeError, FfmpegTimeoutError, locateFfmpeg, runFfmpeg } from './ffmpeg.js';
 import { type AudioFormat, DEMUXER, DEMUXER_ALLOW_LIST, isTruncatedWav, sniffAudioFormat } from './sniff.js';
+import { Semaphore } from '../lib/semaphore.js';
 
 export const SAMPLE_RATE = 44_100;
 export const MIN_SPEECH_MS = 300;
@@ -184,12 +185,19 @@ export function createAudioProcessor(options: { ffmpegPath: string; timeoutMs: n
 }
 
 /** The processor for this config; ffmpeg is located on first use, so boot never fails on it. */
-export function createAudioProcessorFromConfig(config: { ffmpegPath: string | null; audioTimeoutMs: number }): AudioProcessor {
+export function createAudioProcessorFromConfig(config: {
+  ffmpegPath: string | null;
+  audioTimeoutMs: number;
+  audioConcurrency: number;
+}): AudioProcessor {
   let processor: AudioProcessor | undefined;
+  // ffmpeg is CPU-bound: more runs than cores only make every upload slower and use more memory.
+  const slots = new Semaphore(config.audioConcurrency);
   return {
     process(upload) {
       processor ??= createAudioProcessor({ ffmpegPath: locateFfmpeg(config.ffmpegPath), timeoutMs: config.audioTimeoutMs });
-      return processor.process(upload);
+      const current = processor;
+      return slots.run(() => current.process(upload));
     },
   };
 }
