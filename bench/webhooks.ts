@@ -96,10 +96,13 @@ let baselinePerS: number;
 const { account } = await createApiKey(deps, { accountEmail: 'bench@example.com' });
 const accountId = (await findAccountByEmail(deps.db.kysely, account))!.id;
 await createWebhook(deps, accountId, { url, events: ['recording.completed'] });
-const record = (key: string) =>
-  deps.db.kysely
+// As the recordings feature does: the event in a transaction, then wake this process's worker.
+const record = async (key: string) => {
+  await deps.db.kysely
     .transaction()
     .execute((trx) => recordEvent(trx, { accountId, type: 'recording.completed', data: data(key), at: new Date() }));
+  deps.jobsWakeup.notify();
+};
 
 // Throughput: a backlog of N events, one worker.
 for (let i = 0; i < N; i++) await record(`tp-${i}`);

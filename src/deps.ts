@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { type AudioProcessor, createAudioProcessorFromConfig } from './audio/pipeline.js';
 import { type BlobStore, createBlobStore } from './blobs/index.js';
 import type { Config } from './config.js';
+import { JobsWakeup } from './jobs/wakeup.js';
 import { type Db, openDb } from './db/index.js';
 import { createMailerFromConfig, type Mailer } from './integrations/mailer.js';
 import { createPaymentProvider, type PaymentProvider } from './integrations/payments/index.js';
@@ -16,6 +17,8 @@ import { createSpeechSynthesizer, type SpeechSynthesizer } from './speech/index.
 import { type Assets, loadAssets } from './web/assets.js';
 
 export interface Deps {
+  /** Tells this process's worker that jobs were just committed. */
+  jobsWakeup: JobsWakeup;
   config: Config;
   db: Db;
   clock: Clock;
@@ -52,6 +55,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const logger = overrides.logger ?? createLogger(config.logLevel);
   return {
     config,
+    jobsWakeup: new JobsWakeup(),
     db,
     clock,
     logger,

@@ -2,7 +2,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueJob } from '../src/jobs/queue.js';
 import { type JobDefinition, JobWorker } from '../src/jobs/worker.js';
-import { ManualClock } from '../src/lib/clock.js';
+import { JobsWakeup } from '../src/jobs/wakeup.js';
+import { ManualClock, systemClock } from '../src/lib/clock.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
 let database: TestDatabase;
@@ -115,5 +116,30 @@ describe('job queue', () => {
     const workers = [worker(clock, [def]), worker(clock, [def]), worker(clock, [def])];
     for (let round = 0; round < 10; round++) await Promise.all(workers.map((w) => w.runDue()));
     expect(seen.sort()).toEqual(Array.from({ length: 60 }, (_, i) => String(i)).sort());
+  });
+
+  it('runs a job committed in this process at once when woken, without waiting for the poll', async () => {
+    const wakeup = new JobsWakeup();
+    let ran = 0;
+    const w = new JobWorker({
+      db: database.db,
+      clock: systemClock,
+      logger,
+      wakeup,
+      pollMs: 60_000,
+      jobs: [{ name: 'test.woken', maxAttempts: 1, backoffMs: () => 0, handle: async () => void ran++ }],
+    });
+    w.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the first, empty poll is done
+      await enqueueJob(database.db.kysely, { name: 'test.woken', payload: {}, runAt: new Date() });
+      const started = Date.now();
+      wakeup.notify();
+      while (ran === 0 && Date.now() - started < 2_000) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(ran).toBe(1);
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      await w.stop();
+    }
   });
 });

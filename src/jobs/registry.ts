@@ -25,6 +25,7 @@ export function createWorker(deps: Deps, options: { pollMs?: number } = {}): Job
     logger: deps.logger.child({ component: 'worker' }),
     jobs: jobDefinitions(deps),
     periodic: periodicTasks(deps),
+    wakeup: deps.jobsWakeup,
     ...options,
   });
 }

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/index.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken } from '../lib/ids.js';
+import type { JobsWakeup } from './wakeup.js';
 import { claimDueJobs, completeJob, failJob, type JobRow, rescheduleJob } from './queue.js';
 
 export interface JobDefinition<P = unknown> {
@@ -35,6 +36,8 @@ export interface WorkerOptions {
   periodic?: PeriodicTask[];
   pollMs?: number;
   batchSize?: number;
+  /** Poll at once when this process commits new jobs. */
+  wakeup?: JobsWakeup;
 }
 
 export class JobWorker {
@@ -44,6 +47,9 @@ export class JobWorker {
   private timers: NodeJS.Timeout[] = [];
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /** A nudge that arrived while a poll was running: poll again instead of sleeping. */
+  private nudged = false;
+  private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly options: WorkerOptions) {
     this.byName = new Map(options.jobs.map((job) => [job.name, job]));
@@ -53,6 +59,7 @@ export class JobWorker {
     if (this.running) return;
     this.running = true;
     this.loop = this.pollLoop();
+    this.unsubscribe = this.options.wakeup?.subscribe(() => this.nudge());
     for (const task of this.options.periodic ?? []) {
       const timer = setInterval(() => {
         task.run().catch((err) => this.options.logger.error({ err, task: task.name }, 'periodic task failed'));
@@ -64,11 +71,13 @@ export class JobWorker {
 
   /** Ask the loop to poll now (called after enqueueing in this process, to cut latency). */
   nudge(): void {
+    this.nudged = true;
     this.wake?.();
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    this.unsubscribe?.();
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     this.wake?.();
@@ -114,12 +123,13 @@ export class JobWorker {
     const pollMs = this.options.pollMs ?? 500;
     while (this.running) {
       let ran = 0;
+      this.nudged = false;
       try {
         ran = await this.runDue();
       } catch (err) {
         this.options.logger.error({ err }, 'job poll failed');
       }
-      if (ran > 0 || !this.running) continue;
+      if (ran > 0 || this.nudged || !this.running) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollMs);
         this.wake = () => {

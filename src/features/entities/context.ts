@@ -7,6 +7,7 @@ import type { BlobStore } from '../../blobs/index.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import type { PaymentProvider } from '../../integrations/payments/index.js';
+import type { JobsWakeup } from '../../jobs/wakeup.js';
 import type { Clock } from '../../lib/clock.js';
 import type { SpeechSynthesizer } from '../../speech/index.js';
 import type { Assets } from '../../web/assets.js';
@@ -23,8 +24,8 @@ export interface EntitiesDeps {
   assets: Assets;
   payments: PaymentProvider;
   speech: SpeechSynthesizer;
-  /** Wakes the in-process job worker after enqueueing (optional). */
-  nudgeWorker?: () => void;
+  /** Wakes the in-process job worker after a commit that enqueued work. */
+  jobsWakeup: JobsWakeup;
 }
 
 export interface EntitiesContext extends EntitiesDeps {

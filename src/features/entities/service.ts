@@ -407,7 +407,7 @@ async function publish(
         await enqueueJob(trx, { name: CALLBACK_JOB, payload: { entity_id: entityId }, runAt: context.clock.now() });
       }
     });
-    if (entity.callback_url) context.nudgeWorker?.();
+    if (entity.callback_url) context.jobsWakeup.notify();
     return { kind: 'published', body: publishedBody(context, entity, deletionToken), replayed: false };
   } catch (err) {
     if (blobKey) await context.blobs.delete(blobKey).catch(() => undefined);

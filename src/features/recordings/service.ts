@@ -39,6 +39,7 @@ export type RecordingsDeps = {
   logger: Logger;
   config: { baseUrl: string };
   playLinks: Deps['playLinks'];
+  jobsWakeup: Deps['jobsWakeup'];
 };
 
 export const RECORDINGS_PREFIX = 'recordings/';
@@ -128,6 +129,7 @@ async function saveRecording(
     });
     // Resolved tokens cached by this process must not redirect to the old audio.
     invalidatePlayLinksOfUser(deps, target.userId);
+    deps.jobsWakeup.notify();
     if (previousKey !== null && previousKey !== key) await deleteBlobQuietly(deps, previousKey);
     return result;
   } catch (error) {
@@ -240,6 +242,7 @@ export async function deleteRecording(deps: RecordingsDeps, accountId: string, c
     return recording.blob_key;
   });
   invalidatePlayLinksOfUser(deps, userId);
+  deps.jobsWakeup.notify();
   await deleteBlobQuietly(deps, key);
   return { deleted: true as const, user_id: userId };
 }

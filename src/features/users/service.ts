@@ -42,6 +42,7 @@ export type UsersDeps = {
   logger: Logger;
   config: { baseUrl: string };
   playLinks: Deps['playLinks'];
+  jobsWakeup: Deps['jobsWakeup'];
 };
 
 export const recordUrl = (baseUrl: string, token: string) => `${baseUrl}/r/${token}`;
@@ -348,6 +349,7 @@ export async function deleteUser(deps: UsersDeps, accountId: string, collectionI
     await bumpCollectionCounts(trx, collection.id, { members: -1, recorded: hadRecording ? -1 : 0 });
   });
   invalidatePlayLinksOfUser(deps, userId);
+  deps.jobsWakeup.notify();
   // After the commit: every audio file of this user, including any orphan from an interrupted upload.
   await deleteBlobsUnder(deps, recordingBlobPrefix(userId));
   return { deleted: true as const, id: userId };
