@@ -125,4 +125,27 @@ describe('slugFromProfileInput', () => {
   ])('%s → %s', (input, slug) => {
     expect(slugFromProfileInput(input)).toBe(slug);
   });
+
+  it('lets the owner switch a claimed profile between public and unlisted, and nobody else', async () => {
+    const entity = await publish();
+    await claim(owner, entity.slug, entity.token);
+    const setVisibility = (who: Browserish & { csrf: string }, visibility: string) =>
+      post(t, who, `/dashboard/profiles/${entity.slug}/visibility`, { csrf: who.csrf, visibility });
+
+    const res = await setVisibility(owner, 'unlisted');
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/dashboard/profiles?notice=profile-visibility');
+    expect((await entityRow(entity.slug)).visibility).toBe('unlisted');
+    const page = await t.app.inject({ url: `/e/${entity.slug}` });
+    expect(page.body).toContain('<meta name="robots" content="noindex');
+    expect((await t.app.inject({ url: `/e/${entity.slug}/.well-known/service.json` })).json().visibility).toBe('unlisted');
+
+    expect((await setVisibility(other, 'public')).statusCode).toBe(404);
+    expect((await setVisibility(owner, 'secret')).statusCode).toBe(400);
+    expect((await post(t, owner, `/dashboard/profiles/${entity.slug}/visibility`, { visibility: 'public' })).statusCode).toBe(403);
+    expect((await entityRow(entity.slug)).visibility).toBe('unlisted');
+
+    expect((await setVisibility(owner, 'public')).statusCode).toBe(303);
+    expect((await t.app.inject({ url: `/e/${entity.slug}` })).body).not.toContain('noindex');
+  });
 });

@@ -13,7 +13,7 @@ import { overviewPage } from '../../web/views/dashboard/overview.js';
 import { profilesPage } from '../../web/views/dashboard/profiles.js';
 import { webhookDetailPage, webhooksPage } from '../../web/views/dashboard/webhooks.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-keys/service.js';
-import { claimEntity, listClaimedEntities, slugFromProfileInput } from '../entities/claims.js';
+import { claimEntity, listClaimedEntities, setClaimedEntityVisibility, slugFromProfileInput } from '../entities/claims.js';
 import { enableWebhook, getWebhookHealth, listWebhookDeliveries, listWebhookHealth } from '../webhooks/service.js';
 import { authRoutes } from './auth-routes.js';
 import { formField, loadSession, redirect, registerPagePlumbing, requireSession, sendPage, sessionOf } from './http.js';
@@ -26,6 +26,7 @@ export const NOTICES: Record<string, string> = {
   'signed-out': 'You are signed out.',
   'sessions-ended': 'You are signed out on every other browser.',
   'profile-claimed': 'The profile is claimed by your account and shows as verified.',
+  'profile-visibility': 'The profile’s visibility is changed. Cached copies of the page may take a minute to follow.',
 };
 
 const noticeOf = (query: unknown): string | null => {
@@ -210,6 +211,17 @@ export function dashboardRoutes(deps: Deps) {
         throw error;
       }
       return redirect(reply, '/dashboard/profiles?notice=profile-claimed');
+    });
+
+    app.post<{ Params: { slug: string } }>('/profiles/:slug/visibility', { preHandler: requireSession }, async (request, reply) => {
+      const visibility = formField(request, 'visibility') ?? '';
+      try {
+        await setClaimedEntityVisibility(deps, sessionOf(request).account.id, request.params.slug, visibility);
+      } catch (error) {
+        if (error instanceof AppError && error.status < 500) return sendPage(reply, await renderProfiles(request, { error: error.message }), error.status);
+        throw error;
+      }
+      return redirect(reply, '/dashboard/profiles?notice=profile-visibility');
     });
   };
 }

@@ -7,7 +7,7 @@ import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { type Clock, isoNow } from '../../lib/clock.js';
 import { deletionTokenMatches } from './profiles.js';
-import { type EntityRow, findEntityBySlug, listEntitiesClaimedBy, markEntityClaimed } from './repo.js';
+import { type EntityRow, findEntityBySlug, listEntitiesClaimedBy, markEntityClaimed, updateClaimedEntityVisibility } from './repo.js';
 import { SLUG_PATTERN } from './slug.js';
 
 type ClaimDeps = { db: Db; clock: Clock };
@@ -74,6 +74,22 @@ export async function claimEntity(deps: ClaimDeps, accountId: string, slug: stri
     throw new AppError('entity_already_claimed', 'This profile is already claimed by another account.');
   }
   return view((await findEntityBySlug(deps.db.kysely, slug)) as EntityRow);
+}
+
+export const PROFILE_VISIBILITIES = ['public', 'unlisted'] as const;
+
+/**
+ * The owner's settings (spec section 3: a claimed profile's owner manages it in the dashboard):
+ * switches a claimed profile between `public` and `unlisted` (noindex, not linked publicly).
+ * Only the claiming account may; any other profile answers 404 `resource_missing`.
+ */
+export async function setClaimedEntityVisibility(deps: ClaimDeps, accountId: string, slug: string, visibility: string): Promise<void> {
+  if (!(PROFILE_VISIBILITIES as readonly string[]).includes(visibility)) {
+    throw new AppError('parameter_invalid', 'Visibility must be public or unlisted.', { param: 'visibility' });
+  }
+  if (!SLUG_PATTERN.test(slug) || !(await updateClaimedEntityVisibility(deps.db.kysely, { slug, accountId, visibility }))) {
+    throw noSuchProfile();
+  }
 }
 
 /** The account's claimed, live profiles, most recently claimed first. */

@@ -127,6 +127,18 @@ export async function markEntityClaimed(db: Q, input: { id: string; accountId: s
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** Sets the visibility of a live entity claimed by `accountId`; true when one changed or matched. */
+export async function updateClaimedEntityVisibility(db: Q, input: { slug: string; accountId: string; visibility: string }) {
+  const result = await db
+    .updateTable('entities')
+    .set({ visibility: input.visibility })
+    .where('slug', '=', input.slug)
+    .where('claimed_by_account_id', '=', input.accountId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 /** Live entities the account has claimed, most recently claimed first. */
 export const listEntitiesClaimedBy = (db: Q, accountId: string) =>
   db

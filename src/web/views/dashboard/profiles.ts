@@ -24,7 +24,17 @@ export function profilesPage(data: {
     (p) => html`<tr data-slug="${p.slug}">
   <td><a href="${p.url}">${p.name}</a><br><span class="muted"><code>/e/${p.slug}</code></span></td>
   <td>${p.entity_type}</td>
-  <td>${p.visibility}</td>
+  <td>
+    <form method="post" action="/dashboard/profiles/${p.slug}/visibility" class="inline">
+      ${csrfField(data.viewer.csrfToken)}
+      <label class="visually-hidden" for="visibility-${p.slug}">Visibility of ${p.name}</label>
+      <select id="visibility-${p.slug}" name="visibility">
+        <option value="public" ${p.visibility === 'public' ? 'selected' : ''}>public</option>
+        <option value="unlisted" ${p.visibility === 'unlisted' ? 'selected' : ''}>unlisted (noindex)</option>
+      </select>
+      <button type="submit">Save</button>
+    </form>
+  </td>
   <td><span class="badge ok">Claimed · Verified</span></td>
   <td>${when(p.claimed_at)}</td>
 </tr>`,
