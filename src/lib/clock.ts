@@ -8,6 +8,13 @@ export const systemClock: Clock = { now: () => new Date() };
 /** ISO 8601 UTC with milliseconds; sorts lexically in both databases. */
 export const isoNow = (clock: Clock): string => clock.now().toISOString();
 
+/**
+ * Now, but strictly later than `previous` (ISO): an `updated_at` that always moves forward,
+ * even for two changes within one millisecond.
+ */
+export const laterThan = (clock: Clock, previous: string): string =>
+  new Date(Math.max(clock.now().getTime(), Date.parse(previous) + 1)).toISOString();
+
 /** A clock tests can set and advance. */
 export class ManualClock implements Clock {
   private current: number;

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.js';
 import type { Deps as AppDeps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
-import { type Clock, isoNow } from '../../lib/clock.js';
+import { type Clock, isoNow, laterThan } from '../../lib/clock.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { decodeCursor, toPage } from '../../lib/pagination.js';
 import { invalidateAllPlayLinks } from '../play-links/index.js';
@@ -113,10 +113,7 @@ export async function updateCollection(
   input: UpdateCollectionBody,
 ): Promise<Collection> {
   const current = await requireLiveCollection(deps, accountId, id);
-  const now = deps.clock.now();
-  // Two updates within the same millisecond must still give a later updated_at.
-  const previous = Date.parse(current.updated_at);
-  const updatedAt = new Date(Math.max(now.getTime(), previous + 1)).toISOString();
+  const updatedAt = laterThan(deps.clock, current.updated_at);
   const changes = {
     ...(input.name === undefined ? {} : { name: checkName(input.name) }),
     ...(input.description === undefined ? {} : { description: input.description }),

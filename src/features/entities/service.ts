@@ -27,6 +27,7 @@ import {
 } from './repo.js';
 import { slugify } from './slug.js';
 import { describeProblems, summarizeReceived, type ValidationProblems } from './validation.js';
+import { isUniqueViolation } from '../../db/errors.js';
 
 export const PRICE = { amountMinor: 100, amount: '1.00', currency: 'aud', displayCurrency: 'AUD' } as const;
 export const PURPOSE = 'entities.generate';
@@ -522,7 +523,4 @@ export async function refundPaymentRequest(
   return true;
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: string } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
+

@@ -22,6 +22,7 @@ import {
 } from './repo.js';
 import { type BatchPlayLinkItem, MAX_BATCH_IDS, MAX_USER_ID_LENGTH, type PlayLink, type PlayLinkSettings } from './schemas.js';
 import { playLinkUrls } from './urls.js';
+import { isUniqueViolation } from '../../db/errors.js';
 
 /** Token of a new play link: 12 random bytes (96 bits), 16 URL-safe characters. */
 export const newPlayLinkToken = (): string => randomToken(12);
@@ -156,9 +157,6 @@ export async function rotatePlayLink(deps: Deps, accountId: string, collectionId
   });
 }
 
-/** A unique-constraint failure, as SQLite and PostgreSQL report it. */
-const isUniqueViolation = (err: unknown): boolean =>
-  (err as { code?: string }).code === '23505' || /UNIQUE constraint failed/.test(String((err as Error)?.message));
 
 /** Splits `a, b,,c` into trimmed, non-empty ids, in order, duplicates kept. */
 export function parseUserIds(raw: string): string[] {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, UsersTable } from '../../db/schema.js';
 import type { PageCursor } from '../../lib/pagination.js';
+import { isUniqueViolation, uniqueViolationDetail } from '../../db/errors.js';
 
 export type UserRow = UsersTable;
 export type UserWithRecording = UserRow & { recording_user_id: string | null };
@@ -139,10 +140,8 @@ export const findUserByRecordToken = (db: Kysely<Database>, token: string) =>
 
 /** Which unique rule an insert/update broke, from either database's error. */
 export function uniqueViolation(error: unknown): 'email' | 'external_id' | null {
-  const e = error as { code?: string; constraint?: string; message?: string };
-  const text = `${e?.constraint ?? ''} ${e?.message ?? ''}`;
-  const isUnique = e?.code === '23505' || (typeof e?.code === 'string' && e.code.startsWith('SQLITE_CONSTRAINT'));
-  if (!isUnique) return null;
+  if (!isUniqueViolation(error)) return null;
+  const text = uniqueViolationDetail(error);
   if (/email/.test(text)) return 'email';
   if (/external_id/.test(text)) return 'external_id';
   return null;

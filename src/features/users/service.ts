@@ -11,7 +11,7 @@ import type { Deps } from '../../deps.js';
 import type { Database } from '../../db/schema.js';
 import { AppError, type ItemError, notFound } from '../../errors.js';
 import { validationError } from '../../http/validation.js';
-import type { Clock } from '../../lib/clock.js';
+import { type Clock, laterThan } from '../../lib/clock.js';
 import { isUuid, newId, randomToken } from '../../lib/ids.js';
 import { decodeCursor, toPage } from '../../lib/pagination.js';
 import type { CollectionRow } from '../collections/repo.js';
@@ -70,10 +70,6 @@ const withRecording = (baseUrl: string) => (row: UserWithRecording) => toUser(ba
 const definitionsOf = (collection: CollectionRow) => JSON.parse(collection.custom_fields) as CustomField[];
 const defaultDisplayName = (first: string, last: string) => `${first.trim()} ${last.trim()}`.slice(0, 200);
 
-/** Later than both `now` and `previous`, so `updated_at` always moves forward. */
-function nextTimestamp(clock: Clock, previous: string): string {
-  return new Date(Math.max(clock.now().getTime(), Date.parse(previous) + 1)).toISOString();
-}
 
 function conflictError(kind: 'email' | 'external_id', value: string | null): AppError {
   return kind === 'email'
@@ -309,7 +305,7 @@ export async function updateUser(
     if (custom.issues[0]) throw fail(custom.issues[0]);
     changes.custom_fields = JSON.stringify(custom.values);
   }
-  changes.updated_at = nextTimestamp(deps.clock, current.updated_at);
+  changes.updated_at = laterThan(deps.clock, current.updated_at);
   try {
     const row = await updateUserRow(deps.db.kysely, current.id, changes);
     // The player page shows the display name and phonetic spelling from the cached link.
@@ -328,7 +324,7 @@ export async function rotateRecordLink(deps: UsersDeps, accountId: string, colle
   const current = await requireUser(deps, collection.id, userId);
   const row = await updateUserRow(deps.db.kysely, current.id, {
     record_token: newRecordToken(),
-    updated_at: nextTimestamp(deps.clock, current.updated_at),
+    updated_at: laterThan(deps.clock, current.updated_at),
   });
   return toUser(deps.config.baseUrl, row, current.recording_user_id !== null);
 }
