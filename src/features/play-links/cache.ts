@@ -157,9 +157,10 @@ export class PlayLinkCache {
    * count never goes backwards between a flush and the entry's expiry. Loads running during the
    * flush may have read the old count, so they are not stored.
    */
-  noteFlushed(counts: Map<string, number>): void {
+  /** `plays` more plays of each of `tokens` are now in the database. */
+  noteFlushed(tokens: readonly string[], plays: number): void {
     this.generation++;
-    for (const [token, plays] of counts) {
+    for (const token of tokens) {
       const value = this.positive.get(token)?.value;
       if (value) value.storedPlayCount += plays;
     }
@@ -231,6 +232,35 @@ export class PlayCounter {
   restore(counts: Map<string, number>): void {
     for (const [token, plays] of counts) this.add(token, plays);
   }
+}
+
+/** One UPDATE's worth of a flush: every token in it gets the same number of extra plays. */
+export interface PlayCountBatch {
+  plays: number;
+  tokens: string[];
+}
+
+/**
+ * Groups pending counts by their number of plays (mostly 1, 2, 3…) into batches of at most
+ * `maxTokens`, so thousands of played links take a handful of statements. Lazy and linear: each
+ * batch is handed out as soon as it is full, so a caller that yields between batches never does
+ * more than a batch's worth of grouping at once (the rest, partly filled, come at the end).
+ */
+export function* batchPlayCounts(counts: Map<string, number>, maxTokens: number): Generator<PlayCountBatch> {
+  const open = new Map<number, string[]>();
+  for (const [token, plays] of counts) {
+    let tokens = open.get(plays);
+    if (!tokens) {
+      tokens = [];
+      open.set(plays, tokens);
+    }
+    tokens.push(token);
+    if (tokens.length === maxTokens) {
+      open.delete(plays);
+      yield { plays, tokens };
+    }
+  }
+  for (const [plays, tokens] of open) yield { plays, tokens };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import type { Transaction } from 'kysely';
 import type { BlobStore } from '../../blobs/index.js';
 import type { Database } from '../../db/schema.js';
@@ -7,7 +8,7 @@ import { isoNow } from '../../lib/clock.js';
 import { isUuid, randomToken } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { requireLiveCollection } from '../collections/service.js';
-import { KeyBatcher, type ResolvedPlayLink, type UserLinkSummary } from './cache.js';
+import { batchPlayCounts, KeyBatcher, type ResolvedPlayLink, type UserLinkSummary } from './cache.js';
 import {
   addPlayCounts,
   findActiveLinkOfUser,
@@ -344,8 +345,8 @@ export function resolvePlayLink(deps: Deps, token: string): Promise<ResolvedPlay
   return deps.playLinks.cache.get(token, () => missLoader(deps).load(token));
 }
 
-/** Tokens per UPDATE; well under SQLite's and PostgreSQL's parameter limits. */
-const FLUSH_CHUNK = 500;
+/** Tokens per UPDATE: small enough that one statement never holds the event loop for long (SQLite runs it synchronously). */
+export const PLAY_COUNT_BATCH = 250;
 
 /** Counts one play in memory (no database write; see `flushPlayCounts`). */
 export function recordPlay(deps: Deps, token: string): void {
@@ -357,29 +358,30 @@ export const playCountOf = (deps: Deps, link: ResolvedPlayLink): number =>
   link.storedPlayCount + deps.playLinks.counter.pendingFor(link.token);
 
 /**
- * Writes pending play counts in one transaction. Tokens are grouped by how many plays they got
- * (mostly 1, 2, 3…), so thousands of played links take a handful of UPDATE statements. On
- * failure the counts go back into memory for the next flush. Returns the number of plays written.
+ * Writes pending play counts, one UPDATE per batch of tokens with the same number of plays (see
+ * `batchPlayCounts`). Each statement commits on its own and the event loop gets a turn between
+ * statements, so a flush of 100,000 tokens never stalls requests (on SQLite a statement runs
+ * synchronously). If a statement fails, its counts and those not yet written go back into memory
+ * for the next flush: nothing is lost and nothing is counted twice. Returns the plays written.
  */
 export async function flushPlayCounts(deps: Deps): Promise<number> {
-  const counts = deps.playLinks.counter.take();
-  if (counts.size === 0) return 0;
-  const byPlays = new Map<number, string[]>();
-  for (const [token, plays] of counts) byPlays.set(plays, [...(byPlays.get(plays) ?? []), token]);
-  try {
-    await deps.db.kysely.transaction().execute(async (trx) => {
-      for (const [plays, tokens] of byPlays) {
-        for (let i = 0; i < tokens.length; i += FLUSH_CHUNK) await addPlayCounts(trx, tokens.slice(i, i + FLUSH_CHUNK), plays);
-      }
-    });
-  } catch (err) {
-    deps.playLinks.counter.restore(counts);
-    throw err;
+  const pending = deps.playLinks.counter.take();
+  const batches = batchPlayCounts(pending, PLAY_COUNT_BATCH);
+  let written = 0;
+  for (const { plays, tokens } of batches) {
+    try {
+      await addPlayCounts(deps.db.kysely, tokens, plays);
+    } catch (err) {
+      // This batch and every count the generator has not handed out yet go back.
+      for (const token of tokens) deps.playLinks.counter.add(token, plays);
+      for (const rest of batches) for (const token of rest.tokens) deps.playLinks.counter.add(token, rest.plays);
+      throw err;
+    }
+    deps.playLinks.cache.noteFlushed(tokens, plays);
+    written += plays * tokens.length;
+    await setImmediatePromise();
   }
-  deps.playLinks.cache.noteFlushed(counts);
-  let total = 0;
-  for (const plays of counts.values()) total += plays;
-  return total;
+  return written;
 }
 
 /** Call after a change to one token (rotation). */

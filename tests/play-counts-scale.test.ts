@@ -1,0 +1,103 @@
+/**
+ * Play counts at scale: a long tail of links each played once (or counts piled up while the
+ * database was down) must flush in linear time without stalling the event loop, and a failed
+ * flush must lose and double-count nothing.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Deps } from '../src/deps.js';
+import { flushPlayCounts, PLAY_COUNT_BATCH } from '../src/features/play-links/service.js';
+import { randomToken } from '../src/lib/ids.js';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { addUser, createCollection } from './helpers/play-link-fixtures.js';
+
+const LINKS = 100_000;
+const MAX_STALL_MS = 50;
+
+let t: TestApp;
+let tokens: string[];
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const { key } = await t.newAccount();
+  const userId = await addUser(t, await createCollection(t, key));
+  // Retired links of one user: real rows that an UPDATE must find and write, without needing
+  // 100,000 users (only one link per user may be active).
+  tokens = Array.from({ length: LINKS }, () => randomToken(22));
+  const createdAt = new Date().toISOString();
+  for (let i = 0; i < LINKS; i += 1000) {
+    await t.deps.db.kysely
+      .insertInto('play_links')
+      .values(tokens.slice(i, i + 1000).map((token) => ({ token, user_id: userId, status: 'retired', play_count: 0, created_at: createdAt })))
+      .execute();
+  }
+}, 120_000);
+afterAll(() => t.close());
+
+const totalStored = async () =>
+  Number(
+    (
+      await t.deps.db.kysely
+        .selectFrom('play_links')
+        .select((eb) => eb.fn.sum<number | string>('play_count').as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+/** Runs `work` while sampling the event loop; returns its result and the longest stall seen. */
+async function withLoopDelay<T>(work: () => Promise<T>): Promise<{ result: T; maxStallMs: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: 5 });
+  histogram.enable();
+  try {
+    const result = await work();
+    return { result, maxStallMs: histogram.max / 1e6 };
+  } finally {
+    histogram.disable();
+  }
+}
+
+/** The same deps, with a database whose UPDATEs fail from the `failFrom`-th one on. */
+function withFailingUpdates(deps: Deps, failFrom: number): Deps {
+  let updates = 0;
+  const kysely = new Proxy(deps.db.kysely, {
+    get(target, property, receiver) {
+      if (property !== 'updateTable') return Reflect.get(target, property, receiver);
+      return (...args: Parameters<typeof target.updateTable>) => {
+        if (++updates >= failFrom) throw new Error('database unavailable');
+        return target.updateTable(...args);
+      };
+    },
+  });
+  return { ...deps, db: { ...deps.db, kysely } };
+}
+
+describe('flushing play counts of 100,000 links', () => {
+  it('writes every play without an event-loop stall over 50 ms', { timeout: 120_000 }, async () => {
+    for (const token of tokens) t.deps.playLinks.counter.add(token);
+    for (const token of tokens.slice(0, 1000)) t.deps.playLinks.counter.add(token, 2);
+    const { result, maxStallMs } = await withLoopDelay(() => flushPlayCounts(t.deps));
+    expect(result).toBe(LINKS + 2000);
+    expect(await totalStored()).toBe(LINKS + 2000);
+    expect(maxStallMs).toBeLessThan(MAX_STALL_MS);
+  });
+
+  it('after an outage, keeps the unwritten counts, writes them once, and still does not stall', { timeout: 120_000 }, async () => {
+    const before = await totalStored();
+    // Three flushes fail while counts keep piling up; the first fails part-way through.
+    for (const token of tokens) t.deps.playLinks.counter.add(token);
+    await expect(flushPlayCounts(withFailingUpdates(t.deps, 4))).rejects.toThrow('database unavailable');
+    const writtenBeforeFailure = (await totalStored()) - before;
+    expect(writtenBeforeFailure).toBe(3 * PLAY_COUNT_BATCH); // three statements got through
+    for (let outage = 0; outage < 2; outage++) {
+      for (const token of tokens) t.deps.playLinks.counter.add(token);
+      await expect(flushPlayCounts(withFailingUpdates(t.deps, 1))).rejects.toThrow('database unavailable');
+    }
+    expect(await totalStored()).toBe(before + writtenBeforeFailure);
+
+    const { result, maxStallMs } = await withLoopDelay(() => flushPlayCounts(t.deps));
+    expect(result).toBe(3 * LINKS - writtenBeforeFailure);
+    expect(await totalStored()).toBe(before + 3 * LINKS);
+    expect(await flushPlayCounts(t.deps)).toBe(0);
+    expect(maxStallMs).toBeLessThan(MAX_STALL_MS);
+  });
+});
