@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { CollectionsTable, Database } from '../../db/schema.js';
+import { olderThanCursor } from '../../db/keyset.js';
 import type { PageCursor } from '../../lib/pagination.js';
 
 export type CollectionRow = Omit<CollectionsTable, 'member_count' | 'recorded_count'> & {
@@ -23,12 +24,7 @@ export const findLiveCollection = (db: Kysely<Database>, accountId: string, id: 
 export function listLiveCollections(db: Kysely<Database>, accountId: string, cursor: PageCursor | null, limit: number) {
   let query = db.selectFrom('collections').selectAll().where('account_id', '=', accountId).where('archived_at', 'is', null);
   if (cursor) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('created_at', '<', cursor.createdAt),
-        eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)]),
-      ]),
-    );
+    query = query.where(olderThanCursor('created_at', 'id', cursor));
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute() as Promise<CollectionRow[]>;
 }

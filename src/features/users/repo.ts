@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, UsersTable } from '../../db/schema.js';
+import { olderThanCursor } from '../../db/keyset.js';
 import type { PageCursor } from '../../lib/pagination.js';
 import { isUniqueViolation, uniqueViolationDetail } from '../../db/errors.js';
 
@@ -48,12 +49,7 @@ export function listUsers(
   if (filters.emailNormalized !== undefined) query = query.where('users.email_normalized', '=', filters.emailNormalized);
   if (filters.externalId !== undefined) query = query.where('users.external_id', '=', filters.externalId);
   if (cursor) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('users.created_at', '<', cursor.createdAt),
-        eb.and([eb('users.created_at', '=', cursor.createdAt), eb('users.id', '<', cursor.id)]),
-      ]),
-    );
+    query = query.where(olderThanCursor('users.created_at', 'users.id', cursor));
   }
   return query.orderBy('users.created_at', 'desc').orderBy('users.id', 'desc').limit(limit).execute() as Promise<
     UserWithRecording[]

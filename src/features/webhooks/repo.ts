@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../db/index.js';
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from '../../db/schema.js';
+import { olderThanCursor } from '../../db/keyset.js';
 import type { PageCursor } from '../../lib/pagination.js';
 
 export type WebhookRow = Selectable<WebhooksTable>;
@@ -31,11 +32,8 @@ export const countAccountWebhooks = async (db: Db, accountId: string): Promise<n
   return Number(row.n);
 };
 
-function afterCursor<T extends { where: any }>(query: T, cursor: PageCursor | null): T {
-  if (!cursor) return query;
-  return query.where((eb: any) =>
-    eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]),
-  );
+function afterCursor<T extends { where(condition: ReturnType<typeof olderThanCursor>): T }>(query: T, cursor: PageCursor | null): T {
+  return cursor ? query.where(olderThanCursor('created_at', 'id', cursor)) : query;
 }
 
 export const listWebhooks = (db: Db, accountId: string, cursor: PageCursor | null, limit: number) =>

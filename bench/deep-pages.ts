@@ -1,0 +1,144 @@
+/**
+ * Deep pages: `GET /v1/collections/{id}/users?limit=100` on a collection of BENCH_USERS people
+ * (default 1,000,000), page 1 against the middle and the last page (10,000), through the users service in
+ * this process. The baseline in the same run is the first page; the old `created_at < ? OR
+ * (created_at = ? AND id < ?)` condition is timed on the same pages for comparison.
+ * SQLite by default; PostgreSQL when DATABASE_URL is set.
+ * Run: npm run bench -- deep-pages (BENCH_USERS=100000 for a quicker run)
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { loadConfig } from '../src/config.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { createDeps } from '../src/deps.js';
+import { createApiKey } from '../src/features/api-keys/service.js';
+import { createCollection } from '../src/features/collections/service.js';
+import { listUsers } from '../src/features/users/service.js';
+import { encodeCursor, type PageCursor } from '../src/lib/pagination.js';
+
+const PEOPLE = Number(process.env.BENCH_USERS ?? 1_000_000);
+const PAGE = 100;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-bench-'));
+const deps = createDeps(
+  loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, BASE_URL: 'http://127.0.0.1:3000', ...process.env }),
+);
+const db = deps.db.kysely;
+await migrateToLatest(deps.db);
+const created = await createApiKey(deps, { accountEmail: `bench-${Date.now()}@example.com` });
+const account = await db.selectFrom('accounts').select('id').where('email', '=', created.account).executeTakeFirstOrThrow();
+const collection = await createCollection(deps, account.id, { name: 'Deep pages' });
+
+console.log(`seeding ${PEOPLE.toLocaleString('en')} people (${deps.db.dialect})…`);
+const seedStarted = performance.now();
+const base = Date.parse('2026-01-01T00:00:00.000Z');
+// A fresh id prefix per run: on PostgreSQL the database outlives the run.
+const run = randomBytes(4).toString('hex');
+for (let from = 0; from < PEOPLE; from += 1000) {
+  const rows = [];
+  for (let i = from; i < Math.min(from + 1000, PEOPLE); i++) {
+    // Imports create many people in the same millisecond: ten share each timestamp, so the
+    // cursor's tie-break on id is exercised.
+    const at = new Date(base + Math.floor(i / 10)).toISOString();
+    const n = String(i).padStart(12, '0');
+    rows.push({
+      id: `${run}-0000-4000-8000-${n}`,
+      collection_id: collection.id,
+      email: `p${i}@example.com`,
+      email_normalized: `p${i}@example.com`,
+      first_name: 'Person',
+      last_name: String(i),
+      display_name: `Person ${i}`,
+      custom_fields: '{}',
+      record_token: `rt${run}${n}`,
+      created_at: at,
+      updated_at: at,
+    });
+  }
+  await db.insertInto('users').values(rows).execute();
+}
+if (deps.db.dialect === 'postgres') await sql`analyze users`.execute(db);
+console.log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
+
+const lastPage = Math.ceil(PEOPLE / PAGE);
+const middlePage = Math.ceil(lastPage / 2);
+/** The cursor that `next_cursor` of page `n - 1` would carry: the last row before page `n`. */
+async function cursorBefore(n: number): Promise<PageCursor> {
+  const row = await db
+    .selectFrom('users')
+    .select(['created_at', 'id'])
+    .where('collection_id', '=', collection.id)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .offset((n - 1) * PAGE - 1)
+    .executeTakeFirstOrThrow();
+  return { createdAt: row.created_at, id: row.id };
+}
+
+const page = (cursor?: PageCursor) =>
+  listUsers(deps, account.id, collection.id, { limit: PAGE, ...(cursor ? { cursor: encodeCursor(cursor) } : {}) });
+const oldForm = (cursor: PageCursor) =>
+  db
+    .selectFrom('users')
+    .leftJoin('recordings', 'recordings.user_id', 'users.id')
+    .selectAll('users')
+    .where('users.collection_id', '=', collection.id)
+    .where((eb) =>
+      eb.or([
+        eb('users.created_at', '<', cursor.createdAt),
+        eb.and([eb('users.created_at', '=', cursor.createdAt), eb('users.id', '<', cursor.id)]),
+      ]),
+    )
+    .orderBy('users.created_at', 'desc')
+    .orderBy('users.id', 'desc')
+    .limit(PAGE + 1)
+    .execute();
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+async function time(run: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await run();
+  return performance.now() - started;
+}
+
+interface Case {
+  name: string;
+  run: () => Promise<unknown>;
+  rounds?: number;
+}
+const cases: Case[] = [
+  { name: 'page 1', run: () => page() },
+  ...(await Promise.all(
+    [middlePage, lastPage].map(async (n) => {
+      const cursor = await cursorBefore(n);
+      if ((await page(cursor)).data.length === 0) throw new Error(`page ${n} is empty`);
+      return [
+        { name: `page ${n.toLocaleString('en')} (row-value cursor)`, run: () => page(cursor) },
+        { name: `page ${n.toLocaleString('en')} (old OR condition)`, run: () => oldForm(cursor), rounds: 5 },
+      ];
+    }),
+  )).flat(),
+];
+// Interleaved, after a warm-up, so every case sees the same cache and machine load.
+for (const c of cases) await c.run();
+const samples = cases.map(() => [] as number[]);
+for (let round = 0; round < ROUNDS; round++) {
+  for (const [i, c] of cases.entries()) if (round < (c.rounds ?? ROUNDS)) samples[i]?.push(await time(c.run));
+}
+
+const p1 = median(samples[0] ?? []);
+console.log(`\nUsers list, ${PAGE} per page, ${PEOPLE.toLocaleString('en')} people, ${deps.db.dialect} (node ${process.version})`);
+console.log(`${'page'.padEnd(40)}${'median ms'.padStart(11)}${'vs page 1'.padStart(11)}`);
+for (const [i, c] of cases.entries()) {
+  const m = median(samples[i] ?? []);
+  console.log(`${c.name.padEnd(40)}${m.toFixed(2).padStart(11)}${(m / p1).toFixed(2).padStart(10)}x`);
+}
+
+await db.deleteFrom('collections').where('id', '=', collection.id).execute(); // people go with it
+await deps.db.close();
+fs.rmSync(dataDir, { recursive: true, force: true });
