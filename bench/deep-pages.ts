@@ -113,16 +113,18 @@ interface Case {
 }
 const cases: Case[] = [
   { name: 'page 1', run: () => page() },
-  ...(await Promise.all(
-    [middlePage, lastPage].map(async (n) => {
-      const cursor = await cursorBefore(n);
-      if ((await page(cursor)).data.length === 0) throw new Error(`page ${n} is empty`);
-      return [
-        { name: `page ${n.toLocaleString('en')} (row-value cursor)`, run: () => page(cursor) },
-        { name: `page ${n.toLocaleString('en')} (old OR condition)`, run: () => oldForm(cursor), rounds: 5 },
-      ];
-    }),
-  )).flat(),
+  ...(
+    await Promise.all(
+      [middlePage, lastPage].map(async (n) => {
+        const cursor = await cursorBefore(n);
+        if ((await page(cursor)).data.length === 0) throw new Error(`page ${n} is empty`);
+        return [
+          { name: `page ${n.toLocaleString('en')} (row-value cursor)`, run: () => page(cursor) },
+          { name: `page ${n.toLocaleString('en')} (old OR condition)`, run: () => oldForm(cursor), rounds: 5 },
+        ];
+      }),
+    )
+  ).flat(),
 ];
 // Interleaved, after a warm-up, so every case sees the same cache and machine load.
 for (const c of cases) await c.run();
@@ -132,7 +134,9 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 
 const p1 = median(samples[0] ?? []);
-console.log(`\nUsers list, ${PAGE} per page, ${PEOPLE.toLocaleString('en')} people, ${deps.db.dialect} (node ${process.version})`);
+console.log(
+  `\nUsers list, ${PAGE} per page, ${PEOPLE.toLocaleString('en')} people, ${deps.db.dialect} (node ${process.version})`,
+);
 console.log(`${'page'.padEnd(40)}${'median ms'.padStart(11)}${'vs page 1'.padStart(11)}`);
 for (const [i, c] of cases.entries()) {
   const m = median(samples[i] ?? []);

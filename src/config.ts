@@ -257,7 +257,9 @@ function duration(env: Env, name: string, fallback: string, minMs: number, maxMs
   const match = /^(\d{1,9})([smhd]?)$/.exec(raw.trim());
   const ms = match ? Number(match[1]) * (DURATION_UNITS[match[2] || 's'] as number) : NaN;
   if (!(ms >= minMs && ms <= maxMs)) {
-    throw new ConfigError(`${name} must be a duration like 30m, 12h or 7d, from ${minMs / 60_000} minutes to ${maxMs / 86_400_000} days, got "${raw}"`);
+    throw new ConfigError(
+      `${name} must be a duration like 30m, 12h or 7d, from ${minMs / 60_000} minutes to ${maxMs / 86_400_000} days, got "${raw}"`,
+    );
   }
   return ms;
 }
@@ -268,7 +270,8 @@ function dashboardConfig(env: Env, baseUrl: string): DashboardConfig {
     throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtps://user:pass@smtp.example.com:465');
   }
   const mailFrom = str(env, 'MAIL_FROM', `voicename <no-reply@${new URL(baseUrl).hostname}>`);
-  if (/[\r\n]/.test(mailFrom) || !/@/.test(mailFrom)) throw new ConfigError(`MAIL_FROM must be an e-mail address, got "${mailFrom}"`);
+  if (/[\r\n]/.test(mailFrom) || !/@/.test(mailFrom))
+    throw new ConfigError(`MAIL_FROM must be an e-mail address, got "${mailFrom}"`);
   return {
     sessionTtlMs: duration(env, 'SESSION_TTL', '7d', 5 * 60_000, 90 * 86_400_000),
     smtpUrl: smtpUrl || null,

@@ -116,7 +116,9 @@ describe('magic-link sign-in', () => {
     const a = await askForLink(t, newBrowser(nextIp()), existing);
     const b = await askForLink(t, newBrowser(nextIp()), stranger);
     expect(a.statusCode).toBe(b.statusCode);
-    expect(a.body.replaceAll(existing, 'X').replace(/email=[^"]+/, '')).toBe(b.body.replaceAll(stranger, 'X').replace(/email=[^"]+/, ''));
+    expect(a.body.replaceAll(existing, 'X').replace(/email=[^"]+/, '')).toBe(
+      b.body.replaceAll(stranger, 'X').replace(/email=[^"]+/, ''),
+    );
     expect(Object.keys(a.headers).sort()).toEqual(Object.keys(b.headers).sort());
   });
 
@@ -232,7 +234,13 @@ describe('pages', () => {
 
   it('refuses a state-changing form that a browser reports as cross-site, even with the token', async () => {
     const browser = await signIn(t, uniqueEmail('xsite'), nextIp());
-    const res = await post(t, browser, '/dashboard/api-keys', { csrf: browser.csrf, name: 'x' }, { 'sec-fetch-site': 'cross-site' });
+    const res = await post(
+      t,
+      browser,
+      '/dashboard/api-keys',
+      { csrf: browser.csrf, name: 'x' },
+      { 'sec-fetch-site': 'cross-site' },
+    );
     expect(res.statusCode).toBe(403);
   });
 
@@ -241,7 +249,9 @@ describe('pages', () => {
     try {
       const browser = newBrowser(nextIp());
       const form = await get(secure, browser, '/dashboard/sign-in');
-      expect(String(form.headers['set-cookie'])).toMatch(/^vn_signin=[^;]+; Path=\/dashboard; Max-Age=3600; HttpOnly; SameSite=Lax; Secure$/);
+      expect(String(form.headers['set-cookie'])).toMatch(
+        /^vn_signin=[^;]+; Path=\/dashboard; Max-Age=3600; HttpOnly; SameSite=Lax; Secure$/,
+      );
       expect(form.headers['strict-transport-security']).toBe('max-age=31536000');
     } finally {
       await secure.close();

@@ -27,7 +27,9 @@ async function createKey(who: Browserish & { csrf: string }, name: string) {
   expect(res.statusCode).toBe(201);
   const key = keyOf(res.body) as string;
   expect(key).toMatch(/^vn_[A-Za-z0-9_-]{44}$/);
-  const id = (await t.deps.db.kysely.selectFrom('api_keys').select('id').where('prefix', '=', key.slice(0, 15)).executeTakeFirstOrThrow()).id;
+  const id = (
+    await t.deps.db.kysely.selectFrom('api_keys').select('id').where('prefix', '=', key.slice(0, 15)).executeTakeFirstOrThrow()
+  ).id;
   return { key, id, page: res.body };
 }
 
@@ -107,7 +109,12 @@ describe('webhooks', () => {
   const autoDisable = (id: string) =>
     t.deps.db.kysely
       .updateTable('webhooks')
-      .set({ status: 'disabled', consecutive_failures: 10, disabled_reason: 'consecutive_failures', disabled_at: '2026-02-01T10:00:00.000Z' })
+      .set({
+        status: 'disabled',
+        consecutive_failures: 10,
+        disabled_reason: 'consecutive_failures',
+        disabled_at: '2026-02-01T10:00:00.000Z',
+      })
       .where('id', '=', id)
       .execute();
 

@@ -24,13 +24,18 @@ afterAll(() => t.close());
 async function publish() {
   const { paid } = await publishEntity(t, validBody());
   const body = paid.json();
-  return { slug: new URL(body.entity.profile_url).pathname.split('/').pop() as string, url: body.entity.profile_url as string, token: body.receipt.deletion_token as string };
+  return {
+    slug: new URL(body.entity.profile_url).pathname.split('/').pop() as string,
+    url: body.entity.profile_url as string,
+    token: body.receipt.deletion_token as string,
+  };
 }
 
 const claim = (who: Browserish & { csrf: string }, profile: string, token: string) =>
   post(t, who, '/dashboard/profiles/claim', { csrf: who.csrf, profile, deletion_token: token });
 
-const entityRow = (slug: string) => t.deps.db.kysely.selectFrom('entities').selectAll().where('slug', '=', slug).executeTakeFirstOrThrow();
+const entityRow = (slug: string) =>
+  t.deps.db.kysely.selectFrom('entities').selectAll().where('slug', '=', slug).executeTakeFirstOrThrow();
 
 describe('claiming an agent profile', () => {
   it('claims with the profile URL and the receipt token: claimed, verified, badge on the profile', async () => {
@@ -42,7 +47,11 @@ describe('claiming an agent profile', () => {
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe('/dashboard/profiles?notice=profile-claimed');
     const row = await entityRow(entity.slug);
-    expect(row).toMatchObject({ claim_state: 'claimed', verification_state: 'verified', claimed_by_account_id: await accountIdOf(t, 'owner@example.com') });
+    expect(row).toMatchObject({
+      claim_state: 'claimed',
+      verification_state: 'verified',
+      claimed_by_account_id: await accountIdOf(t, 'owner@example.com'),
+    });
     expect(row.claimed_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
 
     const list = await get(t, owner, res.headers.location as string);
@@ -54,7 +63,13 @@ describe('claiming an agent profile', () => {
     expect(page.body).toContain('✓ Claimed · Verified');
     expect(page.body).not.toContain('Unclaimed');
     const machine = await t.app.inject({ url: `/e/${entity.slug}/.well-known/service.json` });
-    expect(machine.json().claim).toEqual({ state: 'claimed', verification: 'verified', claimed: true, verified: true, claimed_at: row.claimed_at });
+    expect(machine.json().claim).toEqual({
+      state: 'claimed',
+      verification: 'verified',
+      claimed: true,
+      verified: true,
+      claimed_at: row.claimed_at,
+    });
   });
 
   it('accepts the bare slug and a token in upper case with spaces; claiming again is a no-op', async () => {
@@ -89,7 +104,9 @@ describe('claiming an agent profile', () => {
     expect((await claim(owner, 'not a slug!', 'x')).statusCode).toBe(400);
     expect((await claim(owner, 'some-agent', '')).statusCode).toBe(400);
     const entity = await publish();
-    expect((await post(t, owner, '/dashboard/profiles/claim', { profile: entity.slug, deletion_token: entity.token })).statusCode).toBe(403);
+    expect(
+      (await post(t, owner, '/dashboard/profiles/claim', { profile: entity.slug, deletion_token: entity.token })).statusCode,
+    ).toBe(403);
     expect((await entityRow(entity.slug)).claim_state).toBe('unclaimed');
   });
 
@@ -97,7 +114,10 @@ describe('claiming an agent profile', () => {
     const entity = await publish();
     const a = await accountIdOf(t, 'owner@example.com');
     const b = await accountIdOf(t, 'other@example.com');
-    const results = await Promise.allSettled([claimEntity(t.deps, a, entity.slug, entity.token), claimEntity(t.deps, b, entity.slug, entity.token)]);
+    const results = await Promise.allSettled([
+      claimEntity(t.deps, a, entity.slug, entity.token),
+      claimEntity(t.deps, b, entity.slug, entity.token),
+    ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(rejected.reason.code).toBe('entity_already_claimed');
@@ -105,7 +125,11 @@ describe('claiming an agent profile', () => {
 
   it('cannot claim a deleted profile', async () => {
     const entity = await publish();
-    const deleted = await t.app.inject({ method: 'DELETE', url: `/api/entities/${entity.slug}`, headers: { 'deletion-token': entity.token } });
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/entities/${entity.slug}`,
+      headers: { 'deletion-token': entity.token },
+    });
     expect(deleted.statusCode).toBe(200);
     expect((await claim(owner, entity.slug, entity.token)).statusCode).toBe(404);
   });
@@ -142,7 +166,9 @@ describe('slugFromProfileInput', () => {
 
     expect((await setVisibility(other, 'public')).statusCode).toBe(404);
     expect((await setVisibility(owner, 'secret')).statusCode).toBe(400);
-    expect((await post(t, owner, `/dashboard/profiles/${entity.slug}/visibility`, { visibility: 'public' })).statusCode).toBe(403);
+    expect((await post(t, owner, `/dashboard/profiles/${entity.slug}/visibility`, { visibility: 'public' })).statusCode).toBe(
+      403,
+    );
     expect((await entityRow(entity.slug)).visibility).toBe('unlisted');
 
     expect((await setVisibility(owner, 'public')).statusCode).toBe(303);

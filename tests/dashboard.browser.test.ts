@@ -24,7 +24,8 @@ afterAll(async () => {
 });
 
 /** A link of the dashboard's navigation bar. */
-const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name, exact: true });
+const nav = (page: Page, name: string) =>
+  page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name, exact: true });
 
 const v1 = (key: string) => fetch(`${t.url}/v1/collections`, { headers: { authorization: `Bearer ${key}` } });
 
@@ -85,7 +86,12 @@ describe('dashboard in Chromium', () => {
     const hook = (await created.json()) as { id: string };
     await t.deps.db.kysely
       .updateTable('webhooks')
-      .set({ status: 'disabled', consecutive_failures: 10, disabled_reason: 'consecutive_failures', disabled_at: new Date().toISOString() })
+      .set({
+        status: 'disabled',
+        consecutive_failures: 10,
+        disabled_reason: 'consecutive_failures',
+        disabled_at: new Date().toISOString(),
+      })
       .where('id', '=', hook.id)
       .execute();
 
@@ -124,7 +130,10 @@ describe('dashboard in Chromium', () => {
     await nav(page, 'API keys').click();
     await page.locator('form[action="/dashboard/api-keys"] input[name="csrf"]').evaluate((input) => input.remove());
     await page.getByLabel(/^Name/).fill('forged');
-    const [response] = await Promise.all([page.waitForResponse(`${t.url}/dashboard/api-keys`), page.getByRole('button', { name: 'Create key' }).click()]);
+    const [response] = await Promise.all([
+      page.waitForResponse(`${t.url}/dashboard/api-keys`),
+      page.getByRole('button', { name: 'Create key' }).click(),
+    ]);
     expect(response.status()).toBe(403);
     await page.getByRole('heading', { name: 'Form refused' }).waitFor();
     await page.goto(`${t.url}/dashboard/api-keys`);

@@ -118,7 +118,11 @@ describe('log mailer', () => {
   it('writes the message, link included, to the log', async () => {
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
-    await createLogMailer(logger, { keepMessages: false }).send({ to: 'a@example.com', subject: 'Link', text: 'https://x.test/dashboard/sign-in/abc' });
+    await createLogMailer(logger, { keepMessages: false }).send({
+      to: 'a@example.com',
+      subject: 'Link',
+      text: 'https://x.test/dashboard/sign-in/abc',
+    });
     expect(lines.join('')).toContain('https://x.test/dashboard/sign-in/abc');
   });
 });

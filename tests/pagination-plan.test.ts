@@ -45,7 +45,9 @@ async function planOf(run: (db: Kysely<Database>) => Promise<unknown>): Promise<
   // shows what the index can do for a table of millions.
   return kysely.transaction().execute(async (trx) => {
     await sql`set local enable_seqscan = off`.execute(trx);
-    const plan = await trx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]));
+    const plan = await trx.executeQuery<{ 'QUERY PLAN': string }>(
+      CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]),
+    );
     return plan.rows.map((row) => row['QUERY PLAN']).join('\n');
   });
 }

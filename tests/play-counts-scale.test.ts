@@ -28,7 +28,11 @@ beforeAll(async () => {
   for (let i = 0; i < LINKS; i += 1000) {
     await t.deps.db.kysely
       .insertInto('play_links')
-      .values(tokens.slice(i, i + 1000).map((token) => ({ token, user_id: userId, status: 'retired', play_count: 0, created_at: createdAt })))
+      .values(
+        tokens
+          .slice(i, i + 1000)
+          .map((token) => ({ token, user_id: userId, status: 'retired', play_count: 0, created_at: createdAt })),
+      )
       .execute();
   }
 }, 120_000);
@@ -81,23 +85,27 @@ describe('flushing play counts of 100,000 links', () => {
     expect(maxStallMs).toBeLessThan(MAX_STALL_MS);
   });
 
-  it('after an outage, keeps the unwritten counts, writes them once, and still does not stall', { timeout: 120_000 }, async () => {
-    const before = await totalStored();
-    // Three flushes fail while counts keep piling up; the first fails part-way through.
-    for (const token of tokens) t.deps.playLinks.counter.add(token);
-    await expect(flushPlayCounts(withFailingUpdates(t.deps, 4))).rejects.toThrow('database unavailable');
-    const writtenBeforeFailure = (await totalStored()) - before;
-    expect(writtenBeforeFailure).toBe(3 * PLAY_COUNT_BATCH); // three statements got through
-    for (let outage = 0; outage < 2; outage++) {
+  it(
+    'after an outage, keeps the unwritten counts, writes them once, and still does not stall',
+    { timeout: 120_000 },
+    async () => {
+      const before = await totalStored();
+      // Three flushes fail while counts keep piling up; the first fails part-way through.
       for (const token of tokens) t.deps.playLinks.counter.add(token);
-      await expect(flushPlayCounts(withFailingUpdates(t.deps, 1))).rejects.toThrow('database unavailable');
-    }
-    expect(await totalStored()).toBe(before + writtenBeforeFailure);
+      await expect(flushPlayCounts(withFailingUpdates(t.deps, 4))).rejects.toThrow('database unavailable');
+      const writtenBeforeFailure = (await totalStored()) - before;
+      expect(writtenBeforeFailure).toBe(3 * PLAY_COUNT_BATCH); // three statements got through
+      for (let outage = 0; outage < 2; outage++) {
+        for (const token of tokens) t.deps.playLinks.counter.add(token);
+        await expect(flushPlayCounts(withFailingUpdates(t.deps, 1))).rejects.toThrow('database unavailable');
+      }
+      expect(await totalStored()).toBe(before + writtenBeforeFailure);
 
-    const { result, maxStallMs } = await withLoopDelay(() => flushPlayCounts(t.deps));
-    expect(result).toBe(3 * LINKS - writtenBeforeFailure);
-    expect(await totalStored()).toBe(before + 3 * LINKS);
-    expect(await flushPlayCounts(t.deps)).toBe(0);
-    expect(maxStallMs).toBeLessThan(MAX_STALL_MS);
-  });
+      const { result, maxStallMs } = await withLoopDelay(() => flushPlayCounts(t.deps));
+      expect(result).toBe(3 * LINKS - writtenBeforeFailure);
+      expect(await totalStored()).toBe(before + 3 * LINKS);
+      expect(await flushPlayCounts(t.deps)).toBe(0);
+      expect(maxStallMs).toBeLessThan(MAX_STALL_MS);
+    },
+  );
 });

@@ -49,8 +49,9 @@ async function userIn(collectionId: string, text: string) {
 }
 
 const batch = async (collectionId: string, ids: string[]) =>
-  (await t.request({ method: 'GET', url: `/v1/play-links/batch?collection_id=${collectionId}&user_ids=${ids.join(',')}`, key })).json()
-    .data as { user_id: string; display_name: string; has_recording: boolean; play_link: string | null }[];
+  (
+    await t.request({ method: 'GET', url: `/v1/play-links/batch?collection_id=${collectionId}&user_ids=${ids.join(',')}`, key })
+  ).json().data as { user_id: string; display_name: string; has_recording: boolean; play_link: string | null }[];
 
 const mp3Location = async (playUrl: string) => {
   const res = await t.request({ method: 'GET', url: new URL(playUrl).pathname });
@@ -102,7 +103,9 @@ describe('a recording and its play link', () => {
     ]);
     // Cached now; another collection asking for the same id learns nothing.
     const other = await newCollection();
-    expect(await batch(other, [a.userId])).toEqual([{ user_id: a.userId, display_name: '', has_recording: false, play_link: null }]);
+    expect(await batch(other, [a.userId])).toEqual([
+      { user_id: a.userId, display_name: '', has_recording: false, play_link: null },
+    ]);
 
     await t.request({ method: 'PATCH', url: a.base, key, json: { display_name: 'Alan' } });
     expect((await batch(a.collectionId, [a.userId]))[0]?.display_name).toBe('Alan');
@@ -111,9 +114,18 @@ describe('a recording and its play link', () => {
     expect((await batch(a.collectionId, [a.userId]))[0]?.play_link).toBe(rotated.play_link);
 
     await t.request({ method: 'DELETE', url: `${a.base}/recording`, key });
-    expect((await batch(a.collectionId, [a.userId]))[0]).toMatchObject({ has_recording: false, play_link: null, display_name: 'Alan' });
+    expect((await batch(a.collectionId, [a.userId]))[0]).toMatchObject({
+      has_recording: false,
+      play_link: null,
+      display_name: 'Alan',
+    });
 
     await t.request({ method: 'DELETE', url: a.base, key });
-    expect((await batch(a.collectionId, [a.userId]))[0]).toEqual({ user_id: a.userId, display_name: '', has_recording: false, play_link: null });
+    expect((await batch(a.collectionId, [a.userId]))[0]).toEqual({
+      user_id: a.userId,
+      display_name: '',
+      has_recording: false,
+      play_link: null,
+    });
   }, 60_000);
 });

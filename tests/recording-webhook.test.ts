@@ -79,7 +79,11 @@ describe('recording → webhook', () => {
     await receiver.waitFor(2, 10_000);
     expect(JSON.parse(receiver.requests[1]?.body ?? '{}').event).toBe('recording.completed');
 
-    const removed = await t.request({ method: 'DELETE', url: `/v1/collections/${collection.id}/users/${user.id}/recording`, key });
+    const removed = await t.request({
+      method: 'DELETE',
+      url: `/v1/collections/${collection.id}/users/${user.id}/recording`,
+      key,
+    });
     expect(removed.statusCode).toBe(200);
     await receiver.waitFor(3, 10_000);
     const deleted = JSON.parse(receiver.requests[2]?.body ?? '{}');

@@ -39,7 +39,10 @@ export function createLogMailer(logger: Logger, options: { keepMessages: boolean
     kind: 'log',
     keepsMessages: options.keepMessages,
     async send(message) {
-      logger.info({ mail: { to: message.to, subject: message.subject } }, `mail to ${message.to}: ${message.subject}\n${message.text}`);
+      logger.info(
+        { mail: { to: message.to, subject: message.subject } },
+        `mail to ${message.to}: ${message.subject}\n${message.text}`,
+      );
       if (!options.keepMessages) return;
       const key = message.to.toLowerCase();
       mailbox.delete(key); // re-insert so the Map's order is least-recently-sent first

@@ -37,13 +37,7 @@ export interface OutboundResponse {
 }
 
 export type OutboundErrorCode =
-  | 'invalid_url'
-  | 'forbidden_address'
-  | 'dns_failed'
-  | 'connect_failed'
-  | 'timeout'
-  | 'too_many_redirects'
-  | 'network_error';
+  'invalid_url' | 'forbidden_address' | 'dns_failed' | 'connect_failed' | 'timeout' | 'too_many_redirects' | 'network_error';
 
 export class OutboundError extends Error {
   readonly code: OutboundErrorCode;

@@ -15,7 +15,13 @@ export function jobDefinitions(deps: Deps): JobDefinition<any>[] {
 }
 
 export function periodicTasks(deps: Deps): PeriodicTask[] {
-  return [...idempotencyTasks(deps), ...recordingsTasks(deps), ...webhookTasks(deps), ...entitiesTasks(deps), ...dashboardTasks(deps)];
+  return [
+    ...idempotencyTasks(deps),
+    ...recordingsTasks(deps),
+    ...webhookTasks(deps),
+    ...entitiesTasks(deps),
+    ...dashboardTasks(deps),
+  ];
 }
 
 export function createWorker(deps: Deps, options: { pollMs?: number } = {}): JobWorker {

@@ -29,7 +29,12 @@ export function storeCookies(browser: Browserish, res: LightMyRequestResponse): 
 }
 
 export async function get(t: TestApp, browser: Browserish, url: string, headers: Record<string, string> = {}) {
-  const res = await t.app.inject({ method: 'GET', url, remoteAddress: browser.ip, headers: { cookie: cookieHeader(browser), ...headers } });
+  const res = await t.app.inject({
+    method: 'GET',
+    url,
+    remoteAddress: browser.ip,
+    headers: { cookie: cookieHeader(browser), ...headers },
+  });
   storeCookies(browser, res);
   return res;
 }

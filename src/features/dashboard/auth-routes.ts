@@ -73,7 +73,11 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
       }
     });
 
-    const finishSignIn = async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply, confirmed: boolean) => {
+    const finishSignIn = async (
+      request: FastifyRequest<{ Params: { token: string } }>,
+      reply: FastifyReply,
+      confirmed: boolean,
+    ) => {
       const result = await completeSignIn(deps, {
         token: request.params.token,
         browserSecret: readCookie(request, SIGN_IN_COOKIE),
@@ -124,7 +128,9 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
 
     app.get('/dev/mailbox', async (request, reply) => {
       if (!deps.mailer.keepsMessages) return reply.callNotFound();
-      const email = String((request.query as { email?: unknown }).email ?? '').trim().toLowerCase();
+      const email = String((request.query as { email?: unknown }).email ?? '')
+        .trim()
+        .toLowerCase();
       return sendPage(reply, devMailboxPage({ styleUrl, email, message: deps.mailer.lastMessageTo(email) }));
     });
   };

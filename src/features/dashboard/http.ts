@@ -87,7 +87,10 @@ export const formField = (request: FastifyRequest, name: string): string | undef
 };
 
 const formRefused = () =>
-  new AppError('form_token_invalid', 'This form has expired or did not come from the dashboard. Go back, reload the page and try again.');
+  new AppError(
+    'form_token_invalid',
+    'This form has expired or did not come from the dashboard. Go back, reload the page and try again.',
+  );
 
 /**
  * Refuses a state-changing request whose form token does not match `secret` (compared in

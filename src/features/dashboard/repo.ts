@@ -56,14 +56,10 @@ export async function useSignInToken(db: Db, tokenHash: string, now: string): Pr
 export const insertSession = (db: Db, row: SessionRow) => db.insertInto('dashboard_sessions').values(row).execute();
 
 export const findLiveSession = (db: Db, idHash: string, now: string): Promise<SessionRow | undefined> =>
-  db
-    .selectFrom('dashboard_sessions')
-    .selectAll()
-    .where('id_hash', '=', idHash)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
+  db.selectFrom('dashboard_sessions').selectAll().where('id_hash', '=', idHash).where('expires_at', '>', now).executeTakeFirst();
 
-export const deleteSession = (db: Db, idHash: string) => db.deleteFrom('dashboard_sessions').where('id_hash', '=', idHash).execute();
+export const deleteSession = (db: Db, idHash: string) =>
+  db.deleteFrom('dashboard_sessions').where('id_hash', '=', idHash).execute();
 
 /** Every session of the account except `keepIdHash`; returns how many ended. */
 export async function deleteOtherSessions(db: Db, accountId: string, keepIdHash: string): Promise<number> {

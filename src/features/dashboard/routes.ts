@@ -52,7 +52,15 @@ export function dashboardRoutes(deps: Deps) {
       const status = known?.status ?? 500;
       if (status >= 500) request.log.error({ err: known?.cause ?? error }, 'dashboard request failed');
       const title =
-        status === 404 ? 'Not found' : status === 403 ? 'Form refused' : status === 429 ? 'Too many requests' : status < 500 ? 'Request refused' : 'Something went wrong';
+        status === 404
+          ? 'Not found'
+          : status === 403
+            ? 'Form refused'
+            : status === 429
+              ? 'Too many requests'
+              : status < 500
+                ? 'Request refused'
+                : 'Something went wrong';
       const message =
         known && known.code !== 'internal_error' ? known.message : 'Something went wrong on our side. Try again in a moment.';
       reply.headers(known?.headers ?? {});
@@ -61,7 +69,12 @@ export function dashboardRoutes(deps: Deps) {
     app.setNotFoundHandler((request, reply) =>
       sendPage(
         reply,
-        errorPage({ styleUrl, viewer: viewerOf(request), title: 'Not found', message: 'There is no such page in the dashboard.' }),
+        errorPage({
+          styleUrl,
+          viewer: viewerOf(request),
+          title: 'Not found',
+          message: 'There is no such page in the dashboard.',
+        }),
         404,
       ),
     );
@@ -118,7 +131,13 @@ export function dashboardRoutes(deps: Deps) {
       const created = await createApiKey(deps, { accountEmail: session.account.email, name: name === '' ? null : name });
       return sendPage(
         reply,
-        apiKeyCreatedPage({ styleUrl, viewer: viewerOf(request) as Viewer, key: created.key, name: created.name, baseUrl: deps.config.baseUrl }),
+        apiKeyCreatedPage({
+          styleUrl,
+          viewer: viewerOf(request) as Viewer,
+          key: created.key,
+          name: created.name,
+          baseUrl: deps.config.baseUrl,
+        }),
         201,
       );
     });
@@ -138,7 +157,8 @@ export function dashboardRoutes(deps: Deps) {
       if (!isUuid(request.params.id)) throw new AppError('resource_missing', 'No such active API key in your account.');
       // Scoped to the signed-in account: another account's key id is a 404, as if it did not exist.
       await revokeApiKey(deps, request.params.id, sessionOf(request).account.id).catch((error) => {
-        if (error instanceof AppError && error.status === 404) throw new AppError('resource_missing', 'No such active API key in your account.');
+        if (error instanceof AppError && error.status === 404)
+          throw new AppError('resource_missing', 'No such active API key in your account.');
         throw error;
       });
       return redirect(reply, '/dashboard/api-keys?notice=key-revoked');
@@ -195,13 +215,16 @@ export function dashboardRoutes(deps: Deps) {
         ...extra,
       });
 
-    app.get('/profiles', { preHandler: requireSession }, async (request, reply) => sendPage(reply, await renderProfiles(request)));
+    app.get('/profiles', { preHandler: requireSession }, async (request, reply) =>
+      sendPage(reply, await renderProfiles(request)),
+    );
 
     app.post('/profiles/claim', { preHandler: requireSession }, async (request, reply) => {
       const profileInput = (formField(request, 'profile') ?? '').trim().slice(0, 300);
       const token = (formField(request, 'deletion_token') ?? '').trim();
       const slug = slugFromProfileInput(profileInput);
-      const refuse = async (status: number, error: string) => sendPage(reply, await renderProfiles(request, { error, profileInput }), status);
+      const refuse = async (status: number, error: string) =>
+        sendPage(reply, await renderProfiles(request, { error, profileInput }), status);
       if (slug === null) return refuse(400, 'Enter the profile URL (…/e/<name>) or the name part of it.');
       if (token === '' || token.length > 100) return refuse(400, 'Enter the deletion token from the receipt.');
       try {
@@ -213,15 +236,20 @@ export function dashboardRoutes(deps: Deps) {
       return redirect(reply, '/dashboard/profiles?notice=profile-claimed');
     });
 
-    app.post<{ Params: { slug: string } }>('/profiles/:slug/visibility', { preHandler: requireSession }, async (request, reply) => {
-      const visibility = formField(request, 'visibility') ?? '';
-      try {
-        await setClaimedEntityVisibility(deps, sessionOf(request).account.id, request.params.slug, visibility);
-      } catch (error) {
-        if (error instanceof AppError && error.status < 500) return sendPage(reply, await renderProfiles(request, { error: error.message }), error.status);
-        throw error;
-      }
-      return redirect(reply, '/dashboard/profiles?notice=profile-visibility');
-    });
+    app.post<{ Params: { slug: string } }>(
+      '/profiles/:slug/visibility',
+      { preHandler: requireSession },
+      async (request, reply) => {
+        const visibility = formField(request, 'visibility') ?? '';
+        try {
+          await setClaimedEntityVisibility(deps, sessionOf(request).account.id, request.params.slug, visibility);
+        } catch (error) {
+          if (error instanceof AppError && error.status < 500)
+            return sendPage(reply, await renderProfiles(request, { error: error.message }), error.status);
+          throw error;
+        }
+        return redirect(reply, '/dashboard/profiles?notice=profile-visibility');
+      },
+    );
   };
 }

@@ -117,8 +117,7 @@ export async function requestSignIn(
 }
 
 export type SignInResult =
-  | { kind: 'signed_in'; sessionId: string; account: Account; expiresAt: string }
-  | { kind: 'confirm'; email: string };
+  { kind: 'signed_in'; sessionId: string; account: Account; expiresAt: string } | { kind: 'confirm'; email: string };
 
 const linkInvalid = () =>
   new AppError('sign_in_link_invalid', 'This sign-in link has expired or has already been used. Ask for a new one.');

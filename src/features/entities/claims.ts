@@ -7,7 +7,13 @@ import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { type Clock, isoNow } from '../../lib/clock.js';
 import { deletionTokenMatches } from './profiles.js';
-import { type EntityRow, findEntityBySlug, listEntitiesClaimedBy, markEntityClaimed, updateClaimedEntityVisibility } from './repo.js';
+import {
+  type EntityRow,
+  findEntityBySlug,
+  listEntitiesClaimedBy,
+  markEntityClaimed,
+  updateClaimedEntityVisibility,
+} from './repo.js';
 import { SLUG_PATTERN } from './slug.js';
 
 type ClaimDeps = { db: Db; clock: Clock };
@@ -60,14 +66,24 @@ const noSuchProfile = () => new AppError('resource_missing', 'No published profi
  * succeeds. Errors: 404 `resource_missing` (no such or deleted profile), 403
  * `claim_token_invalid` (wrong token), 409 `entity_already_claimed` (another account has it).
  */
-export async function claimEntity(deps: ClaimDeps, accountId: string, slug: string, deletionToken: string): Promise<ClaimedEntity> {
+export async function claimEntity(
+  deps: ClaimDeps,
+  accountId: string,
+  slug: string,
+  deletionToken: string,
+): Promise<ClaimedEntity> {
   if (!SLUG_PATTERN.test(slug) || slug.length > 120) throw noSuchProfile();
   const entity = await findEntityBySlug(deps.db.kysely, slug);
   if (!entity || entity.deleted_at !== null) throw noSuchProfile();
   if (!deletionTokenMatches(entity, deletionToken)) {
-    throw new AppError('claim_token_invalid', 'That is not the deletion token of this profile’s receipt.', { param: 'deletion_token' });
+    throw new AppError('claim_token_invalid', 'That is not the deletion token of this profile’s receipt.', {
+      param: 'deletion_token',
+    });
   }
-  if (entity.claim_state !== 'unclaimed' || !(await markEntityClaimed(deps.db.kysely, { id: entity.id, accountId, now: isoNow(deps.clock) }))) {
+  if (
+    entity.claim_state !== 'unclaimed' ||
+    !(await markEntityClaimed(deps.db.kysely, { id: entity.id, accountId, now: isoNow(deps.clock) }))
+  ) {
     const current = await findEntityBySlug(deps.db.kysely, slug);
     if (current && current.deleted_at === null && current.claimed_by_account_id === accountId) return view(current);
     if (!current || current.deleted_at !== null) throw noSuchProfile();
@@ -83,7 +99,12 @@ export const PROFILE_VISIBILITIES = ['public', 'unlisted'] as const;
  * switches a claimed profile between `public` and `unlisted` (noindex, not linked publicly).
  * Only the claiming account may; any other profile answers 404 `resource_missing`.
  */
-export async function setClaimedEntityVisibility(deps: ClaimDeps, accountId: string, slug: string, visibility: string): Promise<void> {
+export async function setClaimedEntityVisibility(
+  deps: ClaimDeps,
+  accountId: string,
+  slug: string,
+  visibility: string,
+): Promise<void> {
   if (!(PROFILE_VISIBILITIES as readonly string[]).includes(visibility)) {
     throw new AppError('parameter_invalid', 'Visibility must be public or unlisted.', { param: 'visibility' });
   }

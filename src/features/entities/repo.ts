@@ -119,7 +119,12 @@ export async function countEntitiesByIntent(db: Q, paymentIntentId: string): Pro
 export async function markEntityClaimed(db: Q, input: { id: string; accountId: string; now: string }) {
   const result = await db
     .updateTable('entities')
-    .set({ claim_state: 'claimed', verification_state: 'verified', claimed_by_account_id: input.accountId, claimed_at: input.now })
+    .set({
+      claim_state: 'claimed',
+      verification_state: 'verified',
+      claimed_by_account_id: input.accountId,
+      claimed_at: input.now,
+    })
     .where('id', '=', input.id)
     .where('claim_state', '=', 'unclaimed')
     .where('deleted_at', 'is', null)

@@ -522,5 +522,3 @@ export async function refundPaymentRequest(
   context.logger.info({ payment_intent: paymentIntentId, reason }, 'payment refunded');
   return true;
 }
-
-

@@ -124,10 +124,10 @@ ${entity.intro ? html`<p id="entity-intro"><strong>${entity.intro}</strong></p>`
 ${source ? html`<p>Homepage: <a id="entity-source" href="${source}" rel="nofollow noopener noreferrer ugc">${source}</a></p>` : ''}
 ${metadata ? html`<details id="entity-metadata"><summary>Metadata</summary><pre>${JSON.stringify(metadata, null, 2)}</pre></details>` : ''}
 <footer>Created by an agent through the voicename API on ${entity.created_at.slice(0, 10)}. ${
-  entity.claim_state === 'claimed'
-    ? `Claimed and verified on ${entity.claimed_at?.slice(0, 10) ?? ''} by a person who proved control of the agent.`
-    : 'This profile has not been claimed by a person.'
-} <a href="${urls.machineReadable(entity.slug)}">Machine-readable profile</a></footer>
+    entity.claim_state === 'claimed'
+      ? `Claimed and verified on ${entity.claimed_at?.slice(0, 10) ?? ''} by a person who proved control of the agent.`
+      : 'This profile has not been claimed by a person.'
+  } <a href="${urls.machineReadable(entity.slug)}">Machine-readable profile</a></footer>
 </main>
 </body>
 </html>`;

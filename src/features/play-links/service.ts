@@ -158,7 +158,6 @@ export async function rotatePlayLink(deps: Deps, accountId: string, collectionId
   });
 }
 
-
 /** Splits `a, b,,c` into trimmed, non-empty ids, in order, duplicates kept. */
 export function parseUserIds(raw: string): string[] {
   const ids = raw

@@ -33,7 +33,6 @@ export const findActivePlayLink = (db: Kysely<Database>, userId: string) =>
     .orderBy('created_at', 'desc')
     .executeTakeFirst();
 
-
 /** Which of these blob keys a recording row still points at. */
 export async function findReferencedBlobKeys(db: Kysely<Database>, keys: string[]): Promise<Set<string>> {
   const referenced = new Set<string>();

@@ -70,7 +70,6 @@ const withRecording = (baseUrl: string) => (row: UserWithRecording) => toUser(ba
 const definitionsOf = (collection: CollectionRow) => JSON.parse(collection.custom_fields) as CustomField[];
 const defaultDisplayName = (first: string, last: string) => `${first.trim()} ${last.trim()}`.slice(0, 200);
 
-
 function conflictError(kind: 'email' | 'external_id', value: string | null): AppError {
   return kind === 'email'
     ? new AppError('email_taken', `A user with the e-mail "${value}" already exists in this collection.`, { param: 'email' })

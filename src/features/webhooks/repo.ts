@@ -32,7 +32,10 @@ export const countAccountWebhooks = async (db: Db, accountId: string): Promise<n
   return Number(row.n);
 };
 
-function afterCursor<T extends { where(condition: ReturnType<typeof olderThanCursor>): T }>(query: T, cursor: PageCursor | null): T {
+function afterCursor<T extends { where(condition: ReturnType<typeof olderThanCursor>): T }>(
+  query: T,
+  cursor: PageCursor | null,
+): T {
   return cursor ? query.where(olderThanCursor('created_at', 'id', cursor)) : query;
 }
 

@@ -65,7 +65,13 @@ ${
   });
 }
 
-export function apiKeyCreatedPage(data: { styleUrl: string; viewer: Viewer; key: string; name: string | null; baseUrl: string }): SafeHtml {
+export function apiKeyCreatedPage(data: {
+  styleUrl: string;
+  viewer: Viewer;
+  key: string;
+  name: string | null;
+  baseUrl: string;
+}): SafeHtml {
   return layout({
     title: 'API key created',
     styleUrl: data.styleUrl,

@@ -45,7 +45,12 @@ Nothing is sent to it until you re-enable it; deliveries due meanwhile are kept 
 const reEnableButton = (webhook: WebhookItem, viewer: Viewer) =>
   actionButton(`/dashboard/webhooks/${webhook.id}/enable`, 'Re-enable', viewer.csrfToken, 'primary');
 
-export function webhooksPage(data: { styleUrl: string; viewer: Viewer; webhooks: WebhookItem[]; notice?: string | null }): SafeHtml {
+export function webhooksPage(data: {
+  styleUrl: string;
+  viewer: Viewer;
+  webhooks: WebhookItem[];
+  notice?: string | null;
+}): SafeHtml {
   const items = data.webhooks.map(
     (webhook) => html`<article class="card webhook" data-webhook-id="${webhook.id}" data-status="${webhook.status}">
 <h2><a href="/dashboard/webhooks/${webhook.id}"><code>${webhook.url}</code></a> ${statusBadge(webhook)}</h2>
