@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskBlobStore } from '../src/blobs/disk.js';
-import { flushPlayCounts, invalidatePlayLinksOfUser } from '../src/features/play-links/service.js';
+import { invalidatePlayLinksOfUser } from '../src/features/play-links/invalidation.js';
+import { flushPlayCounts } from '../src/features/play-links/service.js';
 import { createTestApp, startTestServer, type TestApp } from './helpers/app.js';
 import { addRecordedUser, addRecording, addUser, createCollection, spokenMp3 } from './helpers/play-link-fixtures.js';
 

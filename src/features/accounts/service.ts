@@ -2,7 +2,7 @@ import type { Db } from '../../db/index.js';
 import { invalid } from '../../errors.js';
 import { type Clock, isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { type AccountRow, upsertAccountByEmail } from './repo.js';
+import { type AccountRow, findAccountByEmail, findAccountById, upsertAccountByEmail } from './repo.js';
 
 export interface Account {
   id: string;
@@ -26,3 +26,10 @@ export async function ensureAccount(deps: { db: Db; clock: Clock }, email: strin
   const row: AccountRow = { id: newId(), email: normalizeEmail(email), created_at: isoNow(deps.clock) };
   return upsertAccountByEmail(deps.db.kysely, row);
 }
+
+/** The account with this (already normalised) e-mail address, if it exists. */
+export const findAccountWithEmail = (deps: { db: Db }, email: string): Promise<Account | undefined> =>
+  findAccountByEmail(deps.db.kysely, email);
+
+/** The account with this id, if it exists. */
+export const findAccount = (deps: { db: Db }, id: string): Promise<Account | undefined> => findAccountById(deps.db.kysely, id);

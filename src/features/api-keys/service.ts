@@ -3,8 +3,7 @@ import { AppError, notFound } from '../../errors.js';
 import { type Clock, isoNow } from '../../lib/clock.js';
 import { newId, randomToken } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
-import { findAccountByEmail } from '../accounts/repo.js';
-import { ensureAccount, normalizeEmail } from '../accounts/service.js';
+import { ensureAccount, findAccountWithEmail, normalizeEmail } from '../accounts/service.js';
 import { type ApiKeyRow, findApiKeyByPrefix, insertApiKey, listApiKeysByAccount, revokeApiKeyById, touchApiKey } from './repo.js';
 
 type Deps = { db: Db; clock: Clock };
@@ -67,7 +66,7 @@ export async function createApiKey(deps: Deps, input: { accountEmail: string; na
 }
 
 export async function listApiKeys(deps: Deps, accountEmail: string): Promise<ApiKeyView[]> {
-  const account = await findAccountByEmail(deps.db.kysely, normalizeEmail(accountEmail));
+  const account = await findAccountWithEmail(deps, normalizeEmail(accountEmail));
   if (!account) return [];
   const rows = await listApiKeysByAccount(deps.db.kysely, account.id);
   return rows.map((row) => view(row, account.email));

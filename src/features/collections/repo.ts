@@ -54,3 +54,19 @@ export const archiveLiveCollection = async (db: Kysely<Database>, accountId: str
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 };
+
+/** Adds to the collection's counters in the caller's transaction (atomic increments). */
+export async function addToCollectionCounts(
+  trx: Kysely<Database>,
+  collectionId: string,
+  delta: { members?: number; recorded?: number },
+): Promise<void> {
+  await trx
+    .updateTable('collections')
+    .set((eb) => ({
+      member_count: eb('member_count', '+', delta.members ?? 0),
+      recorded_count: eb('recorded_count', '+', delta.recorded ?? 0),
+    }))
+    .where('id', '=', collectionId)
+    .execute();
+}

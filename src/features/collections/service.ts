@@ -4,8 +4,11 @@ import { AppError, notFound } from '../../errors.js';
 import { type Clock, isoNow, laterThan } from '../../lib/clock.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { decodeCursor, toPage } from '../../lib/pagination.js';
-import { invalidateAllPlayLinks } from '../play-links/index.js';
+import { invalidateAllPlayLinks } from '../play-links/invalidation.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
 import {
+  addToCollectionCounts,
   archiveLiveCollection,
   type CollectionRow,
   findLiveCollection,
@@ -14,6 +17,8 @@ import {
   updateLiveCollection,
 } from './repo.js';
 import type { Collection, CreateCollectionBody, CustomField, UpdateCollectionBody } from './schemas.js';
+
+export type { CollectionRow } from './repo.js';
 
 type Deps = { db: Db; clock: Clock };
 
@@ -133,3 +138,10 @@ export async function archiveCollection(deps: Deps & Pick<AppDeps, 'playLinks'>,
   invalidateAllPlayLinks(deps);
   return { deleted: true as const, id };
 }
+
+/**
+ * Moves the collection's member and recorded counters by `delta`, inside the caller's transaction
+ * (the users and recordings features call this in the same transaction as the change counted).
+ */
+export const adjustCollectionCounts = (trx: Kysely<Database>, collectionId: string, delta: { members?: number; recorded?: number }) =>
+  addToCollectionCounts(trx, collectionId, delta);

@@ -12,8 +12,7 @@ import type { Mailer } from '../../integrations/mailer.js';
 import { type Clock, isoNow } from '../../lib/clock.js';
 import { randomToken } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
-import { findAccountById } from '../accounts/repo.js';
-import { type Account, ensureAccount, normalizeEmail } from '../accounts/service.js';
+import { type Account, ensureAccount, findAccount, normalizeEmail } from '../accounts/service.js';
 import {
   countAccountSessions,
   countRecentSignInRequests,
@@ -170,7 +169,7 @@ export async function findDashboardSession(deps: DashboardDeps, sessionId: strin
   if (sessionId === undefined || !SECRET_PATTERN.test(sessionId)) return null;
   const row = await findLiveSession(deps.db.kysely, sha256Hex(sessionId), isoNow(deps.clock));
   if (!row) return null;
-  const account = await findAccountById(deps.db.kysely, row.account_id);
+  const account = await findAccount(deps, row.account_id);
   if (!account) return null;
   return { account, sessionId, expiresAt: row.expires_at, csrfToken: formToken(sessionId) };
 }

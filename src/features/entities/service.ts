@@ -27,6 +27,8 @@ import {
 } from './repo.js';
 import { slugify } from './slug.js';
 import { describeProblems, summarizeReceived, type ValidationProblems } from './validation.js';
+
+export type { EntityRow } from './repo.js';
 import { isUniqueViolation } from '../../db/errors.js';
 
 export const PRICE = { amountMinor: 100, amount: '1.00', currency: 'aud', displayCurrency: 'AUD' } as const;

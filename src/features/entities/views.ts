@@ -5,8 +5,7 @@
  */
 import { html, jsonForScript, type SafeHtml } from '../../web/html.js';
 import type { EntitiesContext } from './context.js';
-import type { EntityRow } from './repo.js';
-import { avatarUrlOf } from './service.js';
+import { avatarUrlOf, type EntityRow } from './service.js';
 
 const TYPE_LABELS: Record<string, string> = {
   ai_agent: 'AI agent',

@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { newId } from '../../lib/ids.js';
+import { insertEvent } from './repo.js';
 
 export const EVENT_DISPATCH_JOB = 'events.dispatch';
 
@@ -23,10 +24,7 @@ export async function recordEvent(
   input: { accountId: string; type: string; data: Record<string, unknown>; at: Date },
 ): Promise<RecordedEvent> {
   const event = { id: `evt_${newId().replace(/-/g, '')}`, type: input.type, created_at: input.at.toISOString() };
-  await trx
-    .insertInto('events')
-    .values({ ...event, account_id: input.accountId, data: JSON.stringify(input.data) })
-    .execute();
+  await insertEvent(trx, { ...event, account_id: input.accountId, data: JSON.stringify(input.data) });
   await enqueueJob(trx, { name: EVENT_DISPATCH_JOB, payload: { event_id: event.id }, runAt: input.at });
   return event;
 }

@@ -1,6 +1,5 @@
 import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import type { Transaction } from 'kysely';
-import type { BlobStore } from '../../blobs/index.js';
 import type { Database } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
@@ -22,6 +21,7 @@ import {
   upsertSettings,
 } from './repo.js';
 import { type BatchPlayLinkItem, MAX_BATCH_IDS, MAX_USER_ID_LENGTH, type PlayLink, type PlayLinkSettings } from './schemas.js';
+import { invalidateAllPlayLinks, invalidatePlayLinkToken } from './invalidation.js';
 import { playLinkUrls } from './urls.js';
 import { isUniqueViolation } from '../../db/errors.js';
 
@@ -107,16 +107,6 @@ async function ensureActiveLinkSafely(trx: Transaction<Database>, userId: string
 export async function getPlayLink(deps: Deps, accountId: string, collectionId: string, userId: string): Promise<PlayLink> {
   await requireLiveCollection(deps, accountId, collectionId);
   return linkFromRow(deps, await userLinkRow(deps, collectionId, userId));
-}
-
-/**
- * The play link object of a user whose access was already checked (the recordings feature calls
- * this for its upload response). Throws `recording_missing` when the user has no recording.
- */
-export async function playLinkForUser(deps: Deps, userId: string): Promise<PlayLink> {
-  const user = await deps.db.kysely.selectFrom('users').select('collection_id').where('id', '=', userId).executeTakeFirst();
-  if (!user) throw notFound('user', 'user_id');
-  return linkFromRow(deps, await userLinkRow(deps, user.collection_id, userId));
 }
 
 /**
@@ -287,18 +277,12 @@ function contentHashOf(row: ResolvedLinkRow): string {
 export const appAudioPath = (token: string, contentHash: string, blobKey: string): string =>
   `/p/${token}/audio/${contentHash.slice(0, 32)}.${blobKey.split('.').pop() ?? 'mp3'}`;
 
-/**
- * A blob store that can sign GET URLs (S3's `presignedUrl(key, ttlSeconds)`; disk answers null).
- * Typed structurally so this works whether or not the store interface declares the method.
- */
-type SigningBlobStore = BlobStore & { presignedUrl?(key: string, ttlSeconds: number): Promise<string | null> };
-
 async function toResolved(deps: Deps, row: ResolvedLinkRow): Promise<ResolvedPlayLink> {
   const contentHash = contentHashOf(row);
   const { audioPublicBaseUrl, audioUrlTtlSeconds } = deps.config.playLinks;
   const direct = audioPublicBaseUrl
     ? `${audioPublicBaseUrl}/${row.blob_key}`
-    : ((await (deps.blobs as SigningBlobStore).presignedUrl?.(row.blob_key, audioUrlTtlSeconds)) ?? null);
+    : await deps.blobs.presignedUrl(row.blob_key, audioUrlTtlSeconds); // S3 signs; disk answers null
   return {
     token: row.token,
     userId: row.user_id,
@@ -381,23 +365,4 @@ export async function flushPlayCounts(deps: Deps): Promise<number> {
     await setImmediatePromise();
   }
   return written;
-}
-
-/** Call after a change to one token (rotation). */
-export function invalidatePlayLinkToken(deps: Pick<Deps, 'playLinks'>, token: string): void {
-  deps.playLinks.cache.invalidateToken(token);
-}
-
-/**
- * Call after committing any change to a user's recording or the user itself: re-record (new
- * audio, duration, recorded_at), recording deleted, user deleted, display name or phonetic
- * spelling changed.
- */
-export function invalidatePlayLinksOfUser(deps: Pick<Deps, 'playLinks'>, userId: string): void {
-  deps.playLinks.cache.invalidateUser(userId);
-}
-
-/** Call after changes that touch many links at once (a collection archived, settings changed). */
-export function invalidateAllPlayLinks(deps: Pick<Deps, 'playLinks'>): void {
-  deps.playLinks.cache.invalidateAll();
 }

@@ -8,10 +8,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { recorderNotFoundPage, recorderPage } from '../../web/views/recorder.js';
-import { hasRecording } from '../users/repo.js';
 import { acceptAudioBodies, audioBytes } from './audio-body.js';
 import { MAX_AUDIO_BYTES, RecorderParams, RecorderUploadQuery } from './schemas.js';
-import { recordWithToken, requireRecorderUser } from './service.js';
+import { recordWithToken, requireRecorderUser, userHasRecording } from './service.js';
 
 export const MAX_TAKE_SECONDS = 10;
 
@@ -53,7 +52,7 @@ export const recorderRoutes =
         recorderPage({
           displayName: user.display_name,
           phoneticSpelling: user.phonetic_spelling,
-          hasRecording: await hasRecording(deps.db.kysely, user.id),
+          hasRecording: await userHasRecording(deps, user.id),
           uploadUrl: `/r/${user.record_token}/recording`,
           scriptUrl: deps.assets.url('recorder.ts'),
           styleUrl,

@@ -46,3 +46,37 @@ export async function findReferencedBlobKeys(db: Kysely<Database>, keys: string[
   }
   return referenced;
 }
+
+// The users this feature records for. Recordings sit below users (deleting a user calls into
+// recordings), so these few reads and writes of user rows live here rather than in users/repo.
+
+/**
+ * Touches the user's row and returns it: on PostgreSQL this takes the row lock, so concurrent
+ * recordings and deletions of one user run one after another (SQLite serialises all writers).
+ */
+export const lockRecordingUser = (trx: Kysely<Database>, collectionId: string, userId: string, at: string) =>
+  trx
+    .updateTable('users')
+    .set({ updated_at: at })
+    .where('id', '=', userId)
+    .where('collection_id', '=', collectionId)
+    .returningAll()
+    .executeTakeFirst();
+
+export const userIsInCollection = async (db: Kysely<Database>, collectionId: string, userId: string) =>
+  (await db.selectFrom('users').select('id').where('id', '=', userId).where('collection_id', '=', collectionId).executeTakeFirst()) !==
+  undefined;
+
+export const setPhoneticSpelling = (trx: Kysely<Database>, userId: string, phoneticSpelling: string | null) =>
+  trx.updateTable('users').set({ phonetic_spelling: phoneticSpelling }).where('id', '=', userId).execute();
+
+/** The user behind a recorder-page token, if their collection is live. */
+export const findUserByRecordToken = (db: Kysely<Database>, token: string) =>
+  db
+    .selectFrom('users')
+    .innerJoin('collections', 'collections.id', 'users.collection_id')
+    .selectAll('users')
+    .select('collections.account_id')
+    .where('users.record_token', '=', token)
+    .where('collections.archived_at', 'is', null)
+    .executeTakeFirst();

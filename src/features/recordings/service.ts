@@ -16,19 +16,22 @@ import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
-import { requireLiveCollection } from '../collections/service.js';
+import { adjustCollectionCounts, requireLiveCollection } from '../collections/service.js';
 import { recordEvent } from '../events/service.js';
 import { ensureActivePlayLink, invalidatePlayLinksOfUser, type PlayLink, toPlayLink } from '../play-links/index.js';
 import { playLinkUrls } from '../play-links/urls.js';
-import { bumpCollectionCounts, findUserByRecordToken, lockUser } from '../users/repo.js';
 import {
   deleteRecordingRow,
   findActivePlayLink,
   findRecording,
   findReferencedBlobKeys,
+  findUserByRecordToken,
   insertRecording,
+  lockRecordingUser,
   type RecordingRow,
   replaceRecording,
+  setPhoneticSpelling,
+  userIsInCollection,
 } from './repo.js';
 
 export type RecordingsDeps = {
@@ -91,10 +94,10 @@ async function saveRecording(
   let previousKey: string | null = null;
   try {
     const result = await deps.db.kysely.transaction().execute(async (trx) => {
-      const user = await lockUser(trx, target.collectionId, target.userId, recordedAt);
+      const user = await lockRecordingUser(trx, target.collectionId, target.userId, recordedAt);
       if (!user) throw notFound('user', 'user_id');
       if (target.phoneticSpelling !== undefined) {
-        await trx.updateTable('users').set({ phonetic_spelling: target.phoneticSpelling }).where('id', '=', user.id).execute();
+        await setPhoneticSpelling(trx, user.id, target.phoneticSpelling);
       }
       const row: RecordingRow = {
         user_id: user.id,
@@ -110,7 +113,7 @@ async function saveRecording(
         await replaceRecording(trx, row);
       } else {
         await insertRecording(trx, row);
-        await bumpCollectionCounts(trx, user.collection_id, { recorded: 1 });
+        await adjustCollectionCounts(trx, user.collection_id, { recorded: 1 });
       }
       // The token is created once and kept on every re-recording.
       const token = await ensureActivePlayLink(trx, user.id, recordedAt);
@@ -157,17 +160,7 @@ export async function recordForUser(
   upload: Buffer,
 ): Promise<PlayLinkObject> {
   const collection = await requireLiveCollection(deps, accountId, collectionId);
-  if (
-    !isUuid(userId) ||
-    !(await deps.db.kysely
-      .selectFrom('users')
-      .select('id')
-      .where('id', '=', userId)
-      .where('collection_id', '=', collection.id)
-      .executeTakeFirst())
-  ) {
-    throw notFound('user', 'user_id');
-  }
+  if (!isUuid(userId) || !(await userIsInCollection(deps.db.kysely, collection.id, userId))) throw notFound('user', 'user_id');
   const processed = await processUpload(deps.audio, upload);
   return saveRecording(deps, { accountId, collectionId: collection.id, userId }, processed);
 }
@@ -178,6 +171,10 @@ export async function requireRecorderUser(deps: { db: Db }, token: string) {
   if (!user) throw new AppError('resource_missing', 'This recording link is not valid any more; ask for a new one.');
   return user;
 }
+
+/** Whether the user has a recording (the recorder page offers a re-take then). */
+export const userHasRecording = async (deps: { db: Db }, userId: string): Promise<boolean> =>
+  (await findRecording(deps.db.kysely, userId)) !== undefined;
 
 /** POST /r/<token>/recording: the public recorder's upload, with an optional phonetic spelling. */
 export async function recordWithToken(
@@ -232,13 +229,13 @@ export async function deleteRecording(deps: RecordingsDeps, accountId: string, c
   if (!isUuid(userId)) throw notFound('user', 'user_id');
   const at = deps.clock.now();
   const key = await deps.db.kysely.transaction().execute(async (trx) => {
-    const user = await lockUser(trx, collection.id, userId, at.toISOString());
+    const user = await lockRecordingUser(trx, collection.id, userId, at.toISOString());
     if (!user) throw notFound('user', 'user_id');
     const recording = await findRecording(trx, user.id);
     if (!recording) throw new AppError('resource_missing', 'This user has no recording.', { param: 'user_id' });
     await recordRecordingDeleted(trx, deps, { accountId: collection.account_id, user, at });
     await deleteRecordingRow(trx, user.id);
-    await bumpCollectionCounts(trx, collection.id, { recorded: -1 });
+    await adjustCollectionCounts(trx, collection.id, { recorded: -1 });
     return recording.blob_key;
   });
   invalidatePlayLinksOfUser(deps, userId);

@@ -75,9 +75,6 @@ export const updateUserRow = (trx: Kysely<Database>, userId: string, changes: Pa
 export const deleteUserRow = (trx: Kysely<Database>, userId: string) =>
   trx.deleteFrom('users').where('id', '=', userId).execute();
 
-export const hasRecording = async (db: Kysely<Database>, userId: string) =>
-  (await db.selectFrom('recordings').select('user_id').where('user_id', '=', userId).executeTakeFirst()) !== undefined;
-
 /** Which of these e-mails / external ids are already used in the collection. */
 export async function findTakenIdentifiers(
   db: Kysely<Database>,
@@ -106,33 +103,6 @@ export async function findTakenIdentifiers(
   }
   return taken;
 }
-
-/** Adds to the collection's counters in the caller's transaction (atomic increments). */
-export async function bumpCollectionCounts(
-  trx: Kysely<Database>,
-  collectionId: string,
-  delta: { members?: number; recorded?: number },
-): Promise<void> {
-  await trx
-    .updateTable('collections')
-    .set((eb) => ({
-      member_count: eb('member_count', '+', delta.members ?? 0),
-      recorded_count: eb('recorded_count', '+', delta.recorded ?? 0),
-    }))
-    .where('id', '=', collectionId)
-    .execute();
-}
-
-/** The user behind a recorder-page token, if their collection is live. */
-export const findUserByRecordToken = (db: Kysely<Database>, token: string) =>
-  db
-    .selectFrom('users')
-    .innerJoin('collections', 'collections.id', 'users.collection_id')
-    .selectAll('users')
-    .select('collections.account_id')
-    .where('users.record_token', '=', token)
-    .where('collections.archived_at', 'is', null)
-    .executeTakeFirst();
 
 /** Which unique rule an insert/update broke, from either database's error. */
 export function uniqueViolation(error: unknown): 'email' | 'external_id' | null {

@@ -14,13 +14,11 @@ import { validationError } from '../../http/validation.js';
 import { type Clock, laterThan } from '../../lib/clock.js';
 import { isUuid, newId, randomToken } from '../../lib/ids.js';
 import { decodeCursor, toPage } from '../../lib/pagination.js';
-import type { CollectionRow } from '../collections/repo.js';
 import type { CustomField } from '../collections/schemas.js';
-import { requireLiveCollection } from '../collections/service.js';
+import { adjustCollectionCounts, type CollectionRow, requireLiveCollection } from '../collections/service.js';
 import { invalidatePlayLinksOfUser } from '../play-links/index.js';
 import { recordingBlobPrefix, recordRecordingDeleted } from '../recordings/service.js';
 import {
-  bumpCollectionCounts,
   deleteUserRow,
   findTakenIdentifiers,
   findUser,
@@ -162,7 +160,7 @@ export async function createUsers(
   try {
     await deps.db.kysely.transaction().execute(async (trx) => {
       await insertUsers(trx, rows);
-      await bumpCollectionCounts(trx, collection.id, { members: rows.length });
+      await adjustCollectionCounts(trx, collection.id, { members: rows.length });
     });
   } catch (error) {
     // Another request took the same e-mail or external_id between our check and our insert.
@@ -341,7 +339,7 @@ export async function deleteUser(deps: UsersDeps, accountId: string, collectionI
     if (!user) throw notFound('user', 'user_id');
     const hadRecording = await recordRecordingDeleted(trx, deps, { accountId: collection.account_id, user, at });
     await deleteUserRow(trx, user.id);
-    await bumpCollectionCounts(trx, collection.id, { members: -1, recorded: hadRecording ? -1 : 0 });
+    await adjustCollectionCounts(trx, collection.id, { members: -1, recorded: hadRecording ? -1 : 0 });
   });
   invalidatePlayLinksOfUser(deps, userId);
   deps.jobsWakeup.notify();
