@@ -103,15 +103,6 @@ export async function markEntityDeleted(db: Q, input: { id: string; now: string 
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function countEntitiesByIntent(db: Q, paymentIntentId: string): Promise<number> {
-  const row = await db
-    .selectFrom('entities')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('payment_intent_id', '=', paymentIntentId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 /**
  * Claims an unclaimed live entity for an account (claimed and verified at once); true for
  * exactly one caller, however many race.

@@ -23,15 +23,6 @@ export const findWebhooksByIds = (db: Db, ids: string[]): Promise<WebhookRow[]> 
 export const findAccountWebhooks = (db: Db, accountId: string): Promise<WebhookRow[]> =>
   db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
 
-export const countAccountWebhooks = async (db: Db, accountId: string): Promise<number> => {
-  const row = await db
-    .selectFrom('webhooks')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-};
-
 function afterCursor<T extends { where(condition: ReturnType<typeof olderThanCursor>): T }>(
   query: T,
   cursor: PageCursor | null,

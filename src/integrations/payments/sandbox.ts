@@ -15,9 +15,6 @@ const ALPHANUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const randomAlnum = (length: number): string =>
   Array.from(randomBytes(length), (byte) => ALPHANUM[byte % ALPHANUM.length]).join('');
 
-/** Test payment methods, named like Stripe's: one always succeeds, one is always declined. */
-export const SANDBOX_PAYMENT_METHODS = ['pm_card_visa', 'pm_card_chargeDeclined'] as const;
-
 export type ConfirmOutcome =
   | { kind: 'confirmed'; intent: PaymentIntentView }
   | { kind: 'declined'; intent: PaymentIntentView }
