@@ -119,7 +119,7 @@ async function serveApp(): Promise<void> {
           duration_ms: 1300,
           recorded_at: now,
         });
-        links.push({ token, user_id: id, status: 'active', created_at: now, retired_at: null });
+        links.push({ token, user_id: id, status: 'active' as const, created_at: now, retired_at: null });
       }
       await trx.insertInto('users').values(users).execute();
       await trx.insertInto('recordings').values(recordings).execute();

@@ -156,7 +156,7 @@ describe('payment properties', () => {
   });
 
   it('P4: amount, currency and status are read from the processor, never from the client', async () => {
-    for (const patch of [{ amount: 50 }, { currency: 'usd' }, { status: 'requires_payment_method' }]) {
+    for (const patch of [{ amount: 50 }, { currency: 'usd' }, { status: 'requires_payment_method' as const }]) {
       const body = validBody();
       const instruction = await paidInstruction(t, body);
       await db(t).updateTable('sandbox_payment_intents').set(patch).where('id', '=', instruction.reference).execute();

@@ -70,8 +70,8 @@ export interface RecordingsTable {
 export interface PlayLinksTable {
   token: string;
   user_id: string;
-  /** `active`, or `retired` after rotation. */
-  status: string;
+  /** `retired` after rotation. */
+  status: 'active' | 'retired';
   play_count: Generated<number>;
   created_at: string;
   retired_at: string | null;
@@ -130,8 +130,7 @@ export interface WebhooksTable {
   /** JSON array of subscribed event kinds (`*` = all). */
   events: string;
   description: string | null;
-  /** `enabled` or `disabled`. */
-  status: string;
+  status: 'enabled' | 'disabled';
   disabled_reason: string | null;
   disabled_at: string | null;
   consecutive_failures: Generated<number>;
@@ -182,9 +181,9 @@ export interface EntitiesTable {
   external_metadata: string | null;
   agent_id: string | null;
   callback_url: string | null;
-  created_via: string;
-  claim_state: string;
-  verification_state: string;
+  created_via: 'agent_api';
+  claim_state: 'unclaimed' | 'claimed';
+  verification_state: 'unverified' | 'verified';
   payment_intent_id: string;
   payment_method: string;
   /** SHA-256 hex of the deletion token; the token itself is never stored. */
@@ -205,7 +204,15 @@ export interface SandboxPaymentIntentsTable {
   client_secret: string;
   amount: number;
   currency: string;
-  status: string;
+  /** Stripe's PaymentIntent statuses, so the sandbox behaves like the real processor. */
+  status:
+    | 'requires_payment_method'
+    | 'requires_confirmation'
+    | 'requires_action'
+    | 'processing'
+    | 'requires_capture'
+    | 'canceled'
+    | 'succeeded';
   /** JSON object of string values. */
   metadata: string;
   idempotency_key: string | null;
@@ -224,10 +231,9 @@ export interface WebhookDeliveriesTable {
   event_type: string;
   /** The exact body bytes sent on every attempt (serialised once). */
   payload: string;
-  /** `event` or `test`. */
-  trigger: string;
-  /** `pending`, `succeeded` or `failed` (automatic attempts exhausted). */
-  status: string;
+  trigger: 'event' | 'test';
+  /** `failed`: automatic attempts exhausted. */
+  status: 'pending' | 'succeeded' | 'failed';
   /** Automatic attempts made; drives the retry schedule. */
   attempt_count: Generated<number>;
   next_attempt_at: string | null;
@@ -242,8 +248,8 @@ export interface WebhookAttemptsTable {
   delivery_id: string;
   /** 1-based, over all attempts of the delivery (automatic and manual). */
   number: number;
-  /** `automatic`, `manual` (redeliver) or `test`. */
-  trigger: string;
+  /** `manual`: a redelivery. */
+  trigger: 'automatic' | 'manual' | 'test';
   attempted_at: string;
   response_status: number | null;
   duration_ms: number;
