@@ -1,7 +1,7 @@
 /**
- * The sixteen properties of notes/payments.md, one test each, named by property, on the sandbox
- * processor (P4's mode check, P5's disputes and P16 are also exercised through the Stripe SDK in
- * entities-stripe.test.ts).
+ * The sixteen properties of docs/entities.md ("What keeps paid requests safe"), one test each,
+ * named by property, on the sandbox processor (P4's mode check, P5's disputes and P16 are also
+ * exercised through the Stripe SDK in entities-stripe.test.ts).
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -5,7 +5,7 @@
  * with the test methods `pm_card_visa` (succeeds) and `pm_card_chargeDeclined` (402 card_declined),
  * cancel (refused once succeeded), refunds (one full refund per charge) and idempotent replays
  * (`Idempotent-Replayed: true`; the same key with other parameters is an error). No published
- * mock implements PaymentIntents statefully (see notes/research/anchors-payments.md §8).
+ * mock implements PaymentIntents statefully, so the tests bring their own.
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';

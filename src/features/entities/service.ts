@@ -1,7 +1,8 @@
 /**
  * Paid entity generation: validate → 402 with a payment intent bound to the request → verify the
  * paid intent with the processor → claim it atomically → speak the name, store, publish.
- * Each numbered property of notes/payments.md is marked where it is enforced (P1…P16).
+ * Each numbered property of docs/entities.md ("What keeps paid requests safe") is marked where it
+ * is enforced (P1…P16).
  */
 import type { PaymentIntentView } from '../../integrations/payments/provider.js';
 import { enqueueJob } from '../../jobs/queue.js';

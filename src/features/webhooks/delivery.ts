@@ -37,7 +37,7 @@ export interface WebhookDeps {
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
-/** Delay before automatic attempt n+1 (index n): immediate, 30 s, 2 min (spec), then design.md. */
+/** Delay before automatic attempt n+1 (index n): immediate, 30 s, 2 min, then up to 24 h (docs/webhooks.md). */
 export const RETRY_DELAYS_MS = [
   0,
   30 * SECOND,
