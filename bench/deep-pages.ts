@@ -25,7 +25,15 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-bench-'));
 const deps = createDeps(
-  loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, BASE_URL: 'http://127.0.0.1:3000', ...process.env }),
+  loadConfig({
+    NODE_ENV: 'production',
+    PAYMENTS_SANDBOX: 'true',
+    MAIL_TRANSPORT: 'log',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+    BASE_URL: 'http://127.0.0.1:3000',
+    ...process.env,
+  }),
 );
 const db = deps.db.kysely;
 await migrateToLatest(deps.db);

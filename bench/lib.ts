@@ -106,6 +106,8 @@ export async function benchApp(seed: (deps: Deps) => Promise<void>, env: Record<
   const url = `http://127.0.0.1:${port}`;
   const settings: Record<string, string> = {
     NODE_ENV: 'production',
+    PAYMENTS_SANDBOX: 'true',
+    MAIL_TRANSPORT: 'log',
     LOG_LEVEL: 'warn',
     DATA_DIR: dataDir,
     PORT: String(port),

@@ -52,6 +52,8 @@ async function serveApp(): Promise<void> {
   const { newId, randomToken } = await import('../src/lib/ids.js');
   const config = loadConfig({
     NODE_ENV: 'production',
+    PAYMENTS_SANDBOX: 'true',
+    MAIL_TRANSPORT: 'log',
     LOG_LEVEL: 'silent',
     DATA_DIR: dataDir,
     RUN_WORKER: 'false',

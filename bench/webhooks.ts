@@ -41,6 +41,8 @@ const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
 const database = await createTestDatabase();
 const config = loadConfig({
   NODE_ENV: 'production',
+  PAYMENTS_SANDBOX: 'true',
+  MAIL_TRANSPORT: 'log',
   LOG_LEVEL: 'warn',
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
   DATA_DIR: '/tmp/voicename-bench',

@@ -11,6 +11,7 @@ export type DatabaseConfig = { dialect: 'sqlite'; file: string } | { dialect: 'p
 export interface Config {
   env: 'development' | 'production' | 'test';
   port: number;
+  /** Default: all interfaces in production, loopback (127.0.0.1) otherwise. */
   host: string;
   dataDir: string;
   database: DatabaseConfig;
@@ -34,7 +35,10 @@ export interface Config {
   /** Requests per minute per client address on the public recorder (/r/…). */
   recorderRateLimitPerMinute: number;
   webhooks: WebhookConfig;
-  /** Entity generation: `stripe` when STRIPE_SECRET_KEY is set, otherwise the built-in `sandbox`. */
+  /**
+   * Entity generation: `stripe` when STRIPE_SECRET_KEY is set, otherwise the built-in `sandbox`
+   * (which publishes for free: production needs PAYMENTS_SANDBOX=true to run it).
+   */
   paymentProvider: 'sandbox' | 'stripe';
   stripeSecretKey: string | null;
   stripePublishableKey: string | null;
@@ -150,6 +154,48 @@ function optional(env: Env, name: string): string | null {
   return value === undefined || value === '' ? null : value;
 }
 
+function paymentProvider(env: Env, nodeEnv: Config['env']): Config['paymentProvider'] {
+  const sandbox = bool(env, 'PAYMENTS_SANDBOX', false);
+  if (optional(env, 'STRIPE_SECRET_KEY') !== null) {
+    if (sandbox) throw new ConfigError('PAYMENTS_SANDBOX=true and STRIPE_SECRET_KEY are both set: choose one');
+    return 'stripe';
+  }
+  // The sandbox confirms payments without taking money: in production only when asked for by name.
+  if (nodeEnv === 'production' && !sandbox) {
+    throw new ConfigError(
+      'NODE_ENV=production needs STRIPE_SECRET_KEY for paid agent profiles; set PAYMENTS_SANDBOX=true to run the built-in sandbox (profiles are then published for free)',
+    );
+  }
+  return 'sandbox';
+}
+
+/**
+ * Settings in force that are fine on a developer's machine and risky anywhere else; the server
+ * and workers log one warning line for each at start.
+ */
+export function riskySettings(config: Config): string[] {
+  const risky: string[] = [];
+  if (config.paymentProvider === 'sandbox') {
+    risky.push('payments: the built-in sandbox processor is in use; agent profiles are published without real payment');
+  }
+  if (config.dashboard.smtpUrl === null) {
+    risky.push(
+      config.env === 'production'
+        ? 'mail: MAIL_TRANSPORT=log; sign-in links are written to the log, not sent'
+        : 'mail: no SMTP_URL; sign-in links are written to the log and shown in the development mailbox (loopback clients only)',
+    );
+  }
+  if (config.webhooks.allowPrivateUrls) {
+    risky.push(
+      'webhooks: WEBHOOK_ALLOW_PRIVATE_URLS=true; webhooks and callbacks may reach private and loopback addresses (no SSRF protection)',
+    );
+  }
+  if (config.env !== 'production' && !['127.0.0.1', '::1', 'localhost'].includes(config.host)) {
+    risky.push(`network: NODE_ENV=${config.env} but HOST=${config.host}; development settings are reachable from other machines`);
+  }
+  return risky;
+}
+
 function stripeApi(env: Env): Config['stripeApi'] {
   const host = optional(env, 'STRIPE_API_HOST');
   if (host === null) return null;
@@ -220,7 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     env: nodeEnv,
     port,
-    host: str(env, 'HOST', '0.0.0.0'),
+    host: str(env, 'HOST', nodeEnv === 'production' ? '0.0.0.0' : '127.0.0.1'),
     dataDir,
     database: database(env, dataDir),
     baseUrl,
@@ -236,7 +282,7 @@ export function loadConfig(env: Env = process.env): Config {
     blobs: blobs(env),
     recorderRateLimitPerMinute: int(env, 'RECORDER_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     webhooks: webhookConfig(env),
-    paymentProvider: optional(env, 'STRIPE_SECRET_KEY') === null ? 'sandbox' : 'stripe',
+    paymentProvider: paymentProvider(env, nodeEnv),
     stripeSecretKey: optional(env, 'STRIPE_SECRET_KEY'),
     stripePublishableKey: optional(env, 'STRIPE_PUBLISHABLE_KEY'),
     stripeApi: stripeApi(env),
@@ -245,7 +291,7 @@ export function loadConfig(env: Env = process.env): Config {
     entityUnpaidRateLimitPerMinute: int(env, 'ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
     entitySigningKey: optional(env, 'ENTITY_SIGNING_KEY'),
     playLinks: playLinks(env),
-    dashboard: dashboardConfig(env, baseUrl),
+    dashboard: dashboardConfig(env, baseUrl, nodeEnv),
   };
 }
 
@@ -264,10 +310,21 @@ function duration(env: Env, name: string, fallback: string, minMs: number, maxMs
   return ms;
 }
 
-function dashboardConfig(env: Env, baseUrl: string): DashboardConfig {
+function dashboardConfig(env: Env, baseUrl: string, nodeEnv: Config['env']): DashboardConfig {
   const smtpUrl = str(env, 'SMTP_URL', '');
   if (smtpUrl !== '' && !/^smtps?:\/\/[^/]/.test(smtpUrl)) {
     throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtps://user:pass@smtp.example.com:465');
+  }
+  const transport = str(env, 'MAIL_TRANSPORT', smtpUrl === '' ? 'log' : 'smtp');
+  if (transport !== 'smtp' && transport !== 'log')
+    throw new ConfigError(`MAIL_TRANSPORT must be smtp or log, got "${transport}"`);
+  if (transport === 'smtp' && smtpUrl === '') throw new ConfigError('MAIL_TRANSPORT=smtp needs SMTP_URL (smtp:// or smtps://)');
+  if (transport === 'log' && smtpUrl !== '') throw new ConfigError('MAIL_TRANSPORT=log and SMTP_URL are both set: choose one');
+  // The log mailer writes live sign-in links to the log: in production only when asked for by name.
+  if (nodeEnv === 'production' && smtpUrl === '' && env.MAIL_TRANSPORT !== 'log') {
+    throw new ConfigError(
+      'NODE_ENV=production needs SMTP_URL to send sign-in mail; set MAIL_TRANSPORT=log to write sign-in links to the log instead',
+    );
   }
   const mailFrom = str(env, 'MAIL_FROM', `voicename <no-reply@${new URL(baseUrl).hostname}>`);
   if (/[\r\n]/.test(mailFrom) || !/@/.test(mailFrom))

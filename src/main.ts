@@ -4,7 +4,7 @@
  * no new connections, in-flight requests and jobs finish, then the database closes.
  */
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, riskySettings } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { closeDeps, createDeps } from './deps.js';
 import { createWorker } from './jobs/registry.js';
@@ -12,6 +12,7 @@ import { createWorker } from './jobs/registry.js';
 async function main() {
   const config = loadConfig();
   const deps = createDeps(config);
+  for (const risk of riskySettings(config)) deps.logger.warn(`risky setting in force: ${risk}`);
   const applied = await migrateToLatest(deps.db);
   if (applied.length > 0) deps.logger.info({ migrations: applied }, 'database migrated');
   const app = await buildApp(deps);

@@ -1,5 +1,5 @@
 /** Entry point for a worker-only process (`npm run worker`), for running workers apart from the API. */
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, riskySettings } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { closeDeps, createDeps } from './deps.js';
 import { createWorker } from './jobs/registry.js';
@@ -7,6 +7,7 @@ import { createWorker } from './jobs/registry.js';
 async function main() {
   const config = loadConfig();
   const deps = createDeps(config);
+  for (const risk of riskySettings(config)) deps.logger.warn(`risky setting in force: ${risk}`);
   await migrateToLatest(deps.db);
   const worker = createWorker(deps);
   worker.start();

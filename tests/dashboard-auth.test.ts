@@ -259,7 +259,9 @@ describe('pages', () => {
   });
 
   it('has no development mailbox in production', async () => {
-    const prod = await createTestApp({ env: { NODE_ENV: 'production', LOG_LEVEL: 'silent' } });
+    const prod = await createTestApp({
+      env: { NODE_ENV: 'production', LOG_LEVEL: 'silent', PAYMENTS_SANDBOX: 'true', MAIL_TRANSPORT: 'log' },
+    });
     try {
       const res = await askForLink(prod, newBrowser(nextIp()), 'ops@example.com');
       expect(res.statusCode).toBe(200);
@@ -271,12 +273,26 @@ describe('pages', () => {
     }
   });
 
-  it('shows the last message in the development mailbox, with the link clickable', async () => {
+  it('shows the last message in the development mailbox to this machine, with the link clickable', async () => {
     const email = uniqueEmail('mailbox');
-    const asked = await askForLink(t, newBrowser(nextIp()), email);
+    const asked = await askForLink(t, newBrowser('127.0.0.1'), email);
     const href = /id="dev-mailbox" href="([^"]+)"/.exec(asked.body)?.[1] as string;
-    const mailbox = await get(t, newBrowser(nextIp()), href.replaceAll('&amp;', '&'));
-    expect(mailbox.statusCode).toBe(200);
-    expect(mailbox.body).toContain(`<a class="mail-link" href="${lastSignInLink(t, email)}">`);
+    for (const ip of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
+      const mailbox = await get(t, newBrowser(ip), href.replaceAll('&amp;', '&'));
+      expect(mailbox.statusCode).toBe(200);
+      expect(mailbox.body).toContain(`<a class="mail-link" href="${lastSignInLink(t, email)}">`);
+    }
+  });
+
+  it('never shows the development mailbox, or a link to it, to another machine', async () => {
+    const email = uniqueEmail('victim');
+    const asked = await askForLink(t, newBrowser(nextIp()), email);
+    expect(asked.statusCode).toBe(200);
+    expect(asked.body).not.toContain('dev-mailbox');
+    for (const ip of [nextIp(), '10.0.0.7', '192.168.1.20', '::ffff:198.51.100.1']) {
+      const mailbox = await get(t, newBrowser(ip), `/dashboard/dev/mailbox?email=${encodeURIComponent(email)}`);
+      expect(mailbox.statusCode).toBe(404);
+      expect(mailbox.body).not.toContain(lastSignInLink(t, email));
+    }
   });
 });

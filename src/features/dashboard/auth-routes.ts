@@ -8,6 +8,7 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { checkEmailPage, confirmSignInPage, devMailboxPage, signInPage } from '../../web/views/dashboard/sign-in.js';
 import { html } from '../../web/html.js';
+import { isLoopbackAddress } from '../../lib/loopback.js';
 import { errorPage } from '../../web/views/dashboard/layout.js';
 import {
   clearCookie,
@@ -39,8 +40,8 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
     return secret;
   };
 
-  const mailboxUrl = (email: string) =>
-    deps.mailer.keepsMessages ? `/dashboard/dev/mailbox?email=${encodeURIComponent(email)}` : null;
+  const mailboxUrl = (email: string, clientIp: string) =>
+    deps.mailer.keepsMessages && isLoopbackAddress(clientIp) ? `/dashboard/dev/mailbox?email=${encodeURIComponent(email)}` : null;
 
   return async (app: FastifyInstance) => {
     app.get('/sign-in', async (request, reply) => {
@@ -62,7 +63,7 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
       const browserSecret = readCookie(request, SIGN_IN_COOKIE);
       try {
         const sent = await requestSignIn(deps, { email, clientIp: request.ip, browserSecret });
-        return sendPage(reply, checkEmailPage({ styleUrl, email: sent.email, mailboxUrl: mailboxUrl(sent.email) }));
+        return sendPage(reply, checkEmailPage({ styleUrl, email: sent.email, mailboxUrl: mailboxUrl(sent.email, request.ip) }));
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         // The form again, with what went wrong: a bad address, too many links, or the relay is down.
@@ -126,8 +127,11 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
       return redirect(reply, '/dashboard/sign-in?notice=signed-out');
     });
 
+    // Anyone who can read the mailbox can sign in as anyone: only this machine may, and only when
+    // mail is not really sent. `request.ip` is the client's address (the proxy's header is used
+    // only when TRUST_PROXY says the proxy is ours).
     app.get('/dev/mailbox', async (request, reply) => {
-      if (!deps.mailer.keepsMessages) return reply.callNotFound();
+      if (!deps.mailer.keepsMessages || !isLoopbackAddress(request.ip)) return reply.callNotFound();
       const email = String((request.query as { email?: unknown }).email ?? '')
         .trim()
         .toLowerCase();

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, riskySettings } from './config.js';
+
+const PRODUCTION = { NODE_ENV: 'production', STRIPE_SECRET_KEY: 'sk_test_x', SMTP_URL: 'smtps://u:p@smtp.example.com:465' };
+
+describe('safe defaults', () => {
+  it('listens on loopback outside production unless HOST is set', () => {
+    expect(loadConfig({ NODE_ENV: 'development' }).host).toBe('127.0.0.1');
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig({ NODE_ENV: 'test' }).host).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig(PRODUCTION).host).toBe('0.0.0.0');
+  });
+
+  it('refuses to start production on the payment sandbox unless PAYMENTS_SANDBOX=true', () => {
+    const { STRIPE_SECRET_KEY: _, ...withoutStripe } = PRODUCTION;
+    expect(() => loadConfig(withoutStripe)).toThrow(ConfigError);
+    expect(() => loadConfig(withoutStripe)).toThrow(/PAYMENTS_SANDBOX=true/);
+    expect(loadConfig({ ...withoutStripe, PAYMENTS_SANDBOX: 'true' }).paymentProvider).toBe('sandbox');
+    expect(loadConfig(PRODUCTION).paymentProvider).toBe('stripe');
+    expect(() => loadConfig({ ...PRODUCTION, PAYMENTS_SANDBOX: 'true' })).toThrow(/choose one/);
+    expect(loadConfig({}).paymentProvider).toBe('sandbox'); // development needs nothing
+  });
+
+  it('refuses to start production on the log mailer unless MAIL_TRANSPORT=log', () => {
+    const { SMTP_URL: _, ...withoutSmtp } = PRODUCTION;
+    expect(() => loadConfig(withoutSmtp)).toThrow(/MAIL_TRANSPORT=log/);
+    expect(loadConfig({ ...withoutSmtp, MAIL_TRANSPORT: 'log' }).dashboard.smtpUrl).toBeNull();
+    expect(() => loadConfig({ ...PRODUCTION, MAIL_TRANSPORT: 'log' })).toThrow(/choose one/);
+    expect(() => loadConfig({ MAIL_TRANSPORT: 'smtp' })).toThrow(/SMTP_URL/);
+    expect(() => loadConfig({ MAIL_TRANSPORT: 'pigeon' })).toThrow(/MAIL_TRANSPORT/);
+  });
+
+  it('names every risky setting in force, one line each', () => {
+    expect(riskySettings(loadConfig(PRODUCTION))).toEqual([]);
+    const risky = riskySettings(loadConfig({ NODE_ENV: 'development', HOST: '0.0.0.0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }));
+    expect(risky).toHaveLength(4);
+    expect(risky.join('\n')).toMatch(/sandbox/);
+    expect(risky.join('\n')).toMatch(/development mailbox/);
+    expect(risky.join('\n')).toMatch(/WEBHOOK_ALLOW_PRIVATE_URLS/);
+    expect(risky.join('\n')).toMatch(/HOST=0\.0\.0\.0/);
+    expect(riskySettings(loadConfig({ ...PRODUCTION, STRIPE_SECRET_KEY: '', PAYMENTS_SANDBOX: 'true' }))).toHaveLength(1);
+  });
+});
