@@ -6,6 +6,7 @@
  */
 import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../db/index.js';
+import { claimWithLease } from '../db/lease-claim.js';
 import type { Database, JobsTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 
@@ -29,11 +30,7 @@ export async function enqueueJob(db: Kysely<Database>, options: EnqueueOptions):
 
 export type JobRow = JobsTable & { attempts: number };
 
-/**
- * Claims up to `limit` due jobs for `workerId` until `leaseUntil`. On PostgreSQL rows locked by
- * another claimer are skipped (`FOR UPDATE SKIP LOCKED`), so any number of workers can poll;
- * SQLite serialises writers, so the same statement without the locking clause is enough.
- */
+/** Claims up to `limit` due jobs among `names` for `workerId` until `leaseUntil`; each claim counts an attempt. */
 export async function claimDueJobs(
   db: Kysely<Database>,
   dialect: Dialect,
@@ -41,21 +38,17 @@ export async function claimDueJobs(
 ): Promise<JobRow[]> {
   if (input.names.length === 0) return [];
   const now = input.now.toISOString();
-  const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
-  const result = await sql<JobRow>`
-    update jobs set locked_by = ${input.workerId}, locked_until = ${input.leaseUntil.toISOString()},
-      attempts = attempts + 1
-    where id in (
-      select id from jobs
-      where run_at <= ${now} and failed_at is null
-        and (locked_until is null or locked_until < ${now})
-        and name in (${sql.join(input.names)})
-      order by run_at
-      limit ${input.limit}
-      ${lock}
-    )
-    returning *`.execute(db);
-  return result.rows;
+  return claimWithLease<JobRow>(db, dialect, {
+    table: 'jobs',
+    alias: 'j',
+    due: sql`j.run_at <= ${now} and j.failed_at is null and j.name in (${sql.join(input.names)})`,
+    orderBy: sql`j.run_at`,
+    alsoSet: sql`attempts = attempts + 1`,
+    workerId: input.workerId,
+    now,
+    leaseUntil: input.leaseUntil.toISOString(),
+    limit: input.limit,
+  });
 }
 
 export const completeJob = (db: Kysely<Database>, id: string, workerId: string) =>
