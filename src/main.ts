@@ -7,11 +7,13 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { closeDeps, createDeps } from './deps.js';
+import { warnIfPrivateUrlsAllowed } from './features/webhooks/jobs.js';
 import { createWorker } from './jobs/registry.js';
 
 async function main() {
   const config = loadConfig();
   const deps = createDeps(config);
+  warnIfPrivateUrlsAllowed(deps);
   const applied = await migrateToLatest(deps.db);
   if (applied.length > 0) deps.logger.info({ migrations: applied }, 'database migrated');
   const app = await buildApp(deps);

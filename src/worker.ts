@@ -2,11 +2,13 @@
 import { ConfigError, loadConfig } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { closeDeps, createDeps } from './deps.js';
+import { warnIfPrivateUrlsAllowed } from './features/webhooks/jobs.js';
 import { createWorker } from './jobs/registry.js';
 
 async function main() {
   const config = loadConfig();
   const deps = createDeps(config);
+  warnIfPrivateUrlsAllowed(deps);
   await migrateToLatest(deps.db);
   const worker = createWorker(deps);
   worker.start();

@@ -1,29 +1,34 @@
 /**
  * Background jobs are rows in our own database (an outbox). A job is enqueued in the same
  * transaction as the change that causes it, so it exists exactly when the change committed.
- * Workers claim due rows with a lease (`locked_until`); a worker that dies loses its lease and
- * the job runs again, so handlers must be idempotent (at-least-once delivery).
+ * Workers claim due rows with a lease (`locked_until`, see src/db/lease-claim.ts); a worker that
+ * dies loses its lease and the job runs again, so handlers must be idempotent (at-least-once).
  */
 import { type Kysely, sql } from 'kysely';
+import type { Static, TSchema } from 'typebox';
 import type { Dialect } from '../db/index.js';
 import { claimWithLease } from '../db/lease-claim.js';
 import type { Database, JobsTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
+import type { JobType } from './define.js';
 
 export interface EnqueueOptions {
-  name: string;
-  payload: unknown;
   runAt: Date;
   id?: string;
 }
 
-/** Enqueue inside the caller's transaction (pass the transaction as `db`). */
-export async function enqueueJob(db: Kysely<Database>, options: EnqueueOptions): Promise<string> {
+/** Enqueues `job` inside the caller's transaction (pass the transaction as `db`); returns the job id. */
+export async function enqueue<Payload extends TSchema>(
+  db: Kysely<Database>,
+  job: JobType<Payload>,
+  payload: Static<Payload>,
+  options: EnqueueOptions,
+): Promise<string> {
   const id = options.id ?? newId();
   const at = options.runAt.toISOString();
   await db
     .insertInto('jobs')
-    .values({ id, name: options.name, payload: JSON.stringify(options.payload), run_at: at, created_at: at })
+    .values({ id, name: job.name, payload: JSON.stringify(payload), run_at: at, created_at: at })
     .execute();
   return id;
 }

@@ -2,7 +2,7 @@
 import { findAccountByEmail } from '../../src/features/accounts/repo.js';
 import { recordEvent } from '../../src/features/events/service.js';
 import { deliverDueWebhooks, type WebhookDeps } from '../../src/features/webhooks/delivery.js';
-import { dispatchEventJob } from '../../src/features/webhooks/jobs.js';
+import { dispatchEventHandler } from '../../src/features/webhooks/jobs.js';
 import { JobWorker } from '../../src/jobs/worker.js';
 import type { TestApp } from './app.js';
 
@@ -36,7 +36,12 @@ export async function recordTestEvent(
 
 /** Runs the due `events.dispatch` jobs (fan-out), without sending anything. */
 export async function dispatchDue(t: TestApp): Promise<number> {
-  const worker = new JobWorker({ db: t.deps.db, clock: t.deps.clock, logger: t.deps.logger, jobs: [dispatchEventJob(t.deps)] });
+  const worker = new JobWorker({
+    db: t.deps.db,
+    clock: t.deps.clock,
+    logger: t.deps.logger,
+    jobs: [dispatchEventHandler(t.deps)],
+  });
   return worker.runDue();
 }
 

@@ -4,14 +4,14 @@
  * Each numbered property of notes/payments.md is marked where it is enforced (P1…P16).
  */
 import type { PaymentIntentView } from '../../integrations/payments/provider.js';
-import { enqueueJob } from '../../jobs/queue.js';
+import { enqueue } from '../../jobs/queue.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
 import type { VoiceStyle } from '../../speech/synthesizer.js';
 import type { EntitiesContext } from './context.js';
-import { CALLBACK_JOB } from './jobs-names.js';
+import { entityCallbackJob } from './callback-job.js';
 import type { PaymentCredential } from './payment-header.js';
 import { HEADER_NAME } from './payment-header.js';
 import {
@@ -405,7 +405,7 @@ async function publish(
       });
       if (!moved) throw new Error('lost the claim while publishing');
       if (entity.callback_url) {
-        await enqueueJob(trx, { name: CALLBACK_JOB, payload: { entity_id: entityId }, runAt: context.clock.now() });
+        await enqueue(trx, entityCallbackJob, { entity_id: entityId }, { runAt: context.clock.now() });
       }
     });
     if (entity.callback_url) context.jobsWakeup.notify();

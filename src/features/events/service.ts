@@ -5,11 +5,20 @@
  * and nothing is lost if the process dies after the commit.
  */
 import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
 import type { Database } from '../../db/schema.js';
-import { enqueueJob } from '../../jobs/queue.js';
+import { defineJob } from '../../jobs/define.js';
+import { enqueue } from '../../jobs/queue.js';
 import { newId } from '../../lib/ids.js';
 
-export const EVENT_DISPATCH_JOB = 'events.dispatch';
+/** Fans one recorded event out to the matching webhooks; handled by the webhooks feature. */
+export const eventDispatchJob = defineJob({
+  name: 'events.dispatch',
+  payload: Type.Object({ event_id: Type.String({ minLength: 1 }) }),
+  maxAttempts: 20,
+  backoff: (attempt) => Math.min(attempt * 5_000, 300_000),
+  leaseMs: 30_000,
+});
 
 export interface RecordedEvent {
   id: string;
@@ -27,6 +36,6 @@ export async function recordEvent(
     .insertInto('events')
     .values({ ...event, account_id: input.accountId, data: JSON.stringify(input.data) })
     .execute();
-  await enqueueJob(trx, { name: EVENT_DISPATCH_JOB, payload: { event_id: event.id }, runAt: input.at });
+  await enqueue(trx, eventDispatchJob, { event_id: event.id }, { runAt: input.at });
   return event;
 }
