@@ -1,11 +1,12 @@
 import pino from 'pino';
-import { Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineJob, handleJob, type JobHandler } from '../src/jobs/define.js';
+import { withTransaction } from '../src/db/transaction.js';
+import { defineJob, handleJob, type JobHandler, type JobType } from '../src/jobs/define.js';
 import { claimDueJobs, enqueue } from '../src/jobs/queue.js';
 import { JobsWakeup } from '../src/jobs/wakeup.js';
 import { JobWorker } from '../src/jobs/worker.js';
-import { ManualClock, systemClock } from '../src/lib/clock.js';
+import { type Clock, ManualClock, systemClock } from '../src/lib/clock.js';
 import { newId } from '../src/lib/ids.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
@@ -22,6 +23,16 @@ function worker(clock: ManualClock, jobs: JobHandler[], log = logger) {
 }
 
 const emptyPayload = Type.Object({});
+
+/** Enqueues one job in its own transaction, due now by `clock`, as a service would. */
+function enqueueNow<Payload extends TSchema>(
+  clock: Clock,
+  job: JobType<Payload>,
+  payload: Static<Payload>,
+  jobsWakeup = new JobsWakeup(),
+): Promise<string> {
+  return withTransaction({ db: database.db, clock, logger, jobsWakeup }, (tx) => enqueue(tx, job, payload));
+}
 
 describe('job queue', () => {
   it('retries a failing job on its backoff and deletes it once it succeeds', async () => {
@@ -40,7 +51,7 @@ describe('job queue', () => {
         if (attempt < 3) throw new Error(`fail ${attempt}`);
       }),
     ]);
-    const id = await enqueue(database.db.kysely, flaky, { n: 1 }, { runAt: clock.now() });
+    const id = await enqueueNow(clock, flaky, { n: 1 });
     expect(await w.runDue()).toBe(1);
     expect(await w.runDue()).toBe(0); // not due for 1 s
     clock.advance(999);
@@ -63,7 +74,7 @@ describe('job queue', () => {
         throw new Error('nope');
       }),
     ]);
-    const id = await enqueue(database.db.kysely, doomed, {}, { runAt: clock.now() });
+    const id = await enqueueNow(clock, doomed, {});
     await w.runDue();
     clock.advance(10);
     await w.runDue();
@@ -78,7 +89,7 @@ describe('job queue', () => {
     const clock = new ManualClock();
     let runs = 0;
     const lease = defineJob({ name: 'test.lease', payload: emptyPayload, maxAttempts: 3, backoff: () => 0, leaseMs: 5_000 });
-    await enqueue(database.db.kysely, lease, {}, { runAt: clock.now() });
+    await enqueueNow(clock, lease, {});
     // A worker claims it and "dies": simulate by claiming without running.
     const claimed = await claimDueJobs(database.db.kysely, database.db.dialect, {
       workerId: 'dead',
@@ -108,13 +119,13 @@ describe('job queue', () => {
       seen.push(String(payload.i));
       await new Promise((resolve) => setTimeout(resolve, 5));
     });
-    for (let i = 0; i < 60; i++) await enqueue(database.db.kysely, concurrent, { i }, { runAt: clock.now() });
+    for (let i = 0; i < 60; i++) await enqueueNow(clock, concurrent, { i });
     const workers = [worker(clock, [handler]), worker(clock, [handler]), worker(clock, [handler])];
     for (let round = 0; round < 10; round++) await Promise.all(workers.map((w) => w.runDue()));
     expect(seen.sort()).toEqual(Array.from({ length: 60 }, (_, i) => String(i)).sort());
   });
 
-  it('runs a job committed in this process at once when woken, without waiting for the poll', async () => {
+  it('runs a job committed in this process at once (enqueue wakes the worker), without waiting for the poll', async () => {
     const wakeup = new JobsWakeup();
     let ran = 0;
     const woken = defineJob({ name: 'test.woken', payload: emptyPayload, maxAttempts: 1, backoff: () => 0 });
@@ -129,9 +140,8 @@ describe('job queue', () => {
     w.start();
     try {
       await new Promise((resolve) => setTimeout(resolve, 50)); // the first, empty poll is done
-      await enqueue(database.db.kysely, woken, {}, { runAt: new Date() });
       const started = Date.now();
-      wakeup.notify();
+      await enqueueNow(systemClock, woken, {}, wakeup);
       while (ran === 0 && Date.now() - started < 2_000) await new Promise((resolve) => setTimeout(resolve, 5));
       expect(ran).toBe(1);
       expect(Date.now() - started).toBeLessThan(1_000);
@@ -158,7 +168,7 @@ describe('job queue', () => {
     const notJson = stored('{"name": "Ada"');
     const wrongShape = stored('{"name": 42}');
     await database.db.kysely.insertInto('jobs').values([notJson, wrongShape]).execute();
-    const good = await enqueue(database.db.kysely, greet, { name: 'Grace' }, { runAt: clock.now() });
+    const good = await enqueueNow(clock, greet, { name: 'Grace' });
 
     expect(await w.runDue()).toBe(3);
     expect(greeted).toEqual(['Grace']);
@@ -181,7 +191,7 @@ describe('job queue', () => {
 
     // Failed for good: never claimed again, and the worker goes on with new work.
     clock.advance(1_000_000);
-    await enqueue(database.db.kysely, greet, { name: 'Hedy' }, { runAt: clock.now() });
+    await enqueueNow(clock, greet, { name: 'Hedy' });
     expect(await w.runDue()).toBe(1);
     expect(greeted).toEqual(['Grace', 'Hedy']);
   });
@@ -193,18 +203,16 @@ describe('job queue', () => {
       maxAttempts: 1,
       backoff: () => 0,
     });
-    const runAt = new ManualClock().now();
-    await database.db.kysely
-      .transaction()
-      .execute(async (trx) => {
-        await enqueue(trx, typed, { user_id: 'u1' }, { runAt });
-        // @ts-expect-error user_id must be a string
-        await enqueue(trx, typed, { user_id: 1 }, { runAt });
-        // @ts-expect-error user_id is required
-        await enqueue(trx, typed, {}, { runAt });
-        throw new Error('roll back');
-      })
-      .catch(() => undefined);
+    const deps = { db: database.db, clock: new ManualClock(), logger, jobsWakeup: new JobsWakeup() };
+    const rolledBack = withTransaction(deps, async (tx) => {
+      await enqueue(tx, typed, { user_id: 'u1' });
+      // @ts-expect-error user_id must be a string
+      await enqueue(tx, typed, { user_id: 1 });
+      // @ts-expect-error user_id is required
+      await enqueue(tx, typed, {});
+      throw new Error('roll back');
+    });
+    await expect(rolledBack).rejects.toThrow('roll back');
     expect(await database.db.kysely.selectFrom('jobs').selectAll().where('name', '=', typed.name).execute()).toEqual([]);
   });
 });

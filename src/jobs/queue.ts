@@ -9,27 +9,34 @@ import type { Static, TSchema } from 'typebox';
 import type { Dialect } from '../db/index.js';
 import { claimWithLease } from '../db/lease-claim.js';
 import type { Database, JobsTable } from '../db/schema.js';
+import type { TransactionScope } from '../db/transaction.js';
 import { newId } from '../lib/ids.js';
 import type { JobType } from './define.js';
 
 export interface EnqueueOptions {
-  runAt: Date;
+  /** When the job becomes due; now (the transaction's clock) by default. */
+  runAt?: Date;
   id?: string;
 }
 
-/** Enqueues `job` inside the caller's transaction (pass the transaction as `db`); returns the job id. */
+/**
+ * Enqueues `job` in the caller's transaction (see src/db/transaction.ts) and wakes this
+ * process's worker once the transaction commits; returns the job id. The payload's type is the
+ * job's schema.
+ */
 export async function enqueue<Payload extends TSchema>(
-  db: Kysely<Database>,
+  tx: TransactionScope,
   job: JobType<Payload>,
   payload: Static<Payload>,
-  options: EnqueueOptions,
+  options: EnqueueOptions = {},
 ): Promise<string> {
   const id = options.id ?? newId();
-  const at = options.runAt.toISOString();
-  await db
+  const at = (options.runAt ?? tx.clock.now()).toISOString();
+  await tx.trx
     .insertInto('jobs')
     .values({ id, name: job.name, payload: JSON.stringify(payload), run_at: at, created_at: at })
     .execute();
+  tx.wakeWorkerAfterCommit();
   return id;
 }
 

@@ -1,4 +1,5 @@
 /** Shared set-up for webhook tests: accounts, events recorded like the recordings feature does, and a dispatch worker. */
+import { withTransaction } from '../../src/db/transaction.js';
 import { findAccountByEmail } from '../../src/features/accounts/repo.js';
 import { recordEvent } from '../../src/features/events/service.js';
 import { deliverDueWebhooks, type WebhookDeps } from '../../src/features/webhooks/delivery.js';
@@ -31,7 +32,7 @@ export async function recordTestEvent(
   type = 'recording.completed',
   data: Record<string, unknown> = recordingData(),
 ) {
-  return t.deps.db.kysely.transaction().execute((trx) => recordEvent(trx, { accountId, type, data, at: t.deps.clock.now() }));
+  return withTransaction(t.deps, (tx) => recordEvent(tx, { accountId, type, data, at: t.deps.clock.now() }));
 }
 
 /** Runs the due `events.dispatch` jobs (fan-out), without sending anything. */

@@ -3,6 +3,7 @@
  * paid intent with the processor → claim it atomically → speak the name, store, publish.
  * Each numbered property of notes/payments.md is marked where it is enforced (P1…P16).
  */
+import { withTransaction } from '../../db/transaction.js';
 import type { PaymentIntentView } from '../../integrations/payments/provider.js';
 import { enqueue } from '../../jobs/queue.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
@@ -393,7 +394,8 @@ async function publish(
       claimed_by_account_id: null,
       claimed_at: null,
     };
-    await context.db.kysely.transaction().execute(async (trx) => {
+    await withTransaction(context, async (tx) => {
+      const { trx } = tx;
       await insertEntity(trx, entity);
       const moved = await moveRequestState(trx, {
         paymentIntentId: reference,
@@ -405,10 +407,9 @@ async function publish(
       });
       if (!moved) throw new Error('lost the claim while publishing');
       if (entity.callback_url) {
-        await enqueue(trx, entityCallbackJob, { entity_id: entityId }, { runAt: context.clock.now() });
+        await enqueue(tx, entityCallbackJob, { entity_id: entityId });
       }
     });
-    if (entity.callback_url) context.jobsWakeup.notify();
     return { kind: 'published', body: publishedBody(context, entity, deletionToken), replayed: false };
   } catch (err) {
     if (blobKey) await context.blobs.delete(blobKey).catch(() => undefined);

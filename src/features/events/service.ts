@@ -4,9 +4,8 @@
  * handles that job (fan-out to matching webhooks). Nothing is sent if the change rolls back,
  * and nothing is lost if the process dies after the commit.
  */
-import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { Database } from '../../db/schema.js';
+import type { TransactionScope } from '../../db/transaction.js';
 import { defineJob } from '../../jobs/define.js';
 import { enqueue } from '../../jobs/queue.js';
 import { newId } from '../../lib/ids.js';
@@ -26,16 +25,16 @@ export interface RecordedEvent {
   created_at: string;
 }
 
-/** Call with the transaction of the change. `data` is the event's `data` object as delivered. */
+/** Call within the transaction of the change. `data` is the event's `data` object as delivered. */
 export async function recordEvent(
-  trx: Kysely<Database>,
+  tx: TransactionScope,
   input: { accountId: string; type: string; data: Record<string, unknown>; at: Date },
 ): Promise<RecordedEvent> {
   const event = { id: `evt_${newId().replace(/-/g, '')}`, type: input.type, created_at: input.at.toISOString() };
-  await trx
+  await tx.trx
     .insertInto('events')
     .values({ ...event, account_id: input.accountId, data: JSON.stringify(input.data) })
     .execute();
-  await enqueue(trx, eventDispatchJob, { event_id: event.id }, { runAt: input.at });
+  await enqueue(tx, eventDispatchJob, { event_id: event.id }, { runAt: input.at });
   return event;
 }
