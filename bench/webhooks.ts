@@ -10,6 +10,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.js';
+import { withTransaction } from '../src/db/transaction.js';
 import { createDeps } from '../src/deps.js';
 import { findAccountByEmail } from '../src/features/accounts/repo.js';
 import { createApiKey } from '../src/features/api-keys/service.js';
@@ -98,13 +99,9 @@ let baselinePerS: number;
 const { account } = await createApiKey(deps, { accountEmail: 'bench@example.com' });
 const accountId = (await findAccountByEmail(deps.db.kysely, account))!.id;
 await createWebhook(deps, accountId, { url, events: ['recording.completed'] });
-// As the recordings feature does: the event in a transaction, then wake this process's worker.
-const record = async (key: string) => {
-  await deps.db.kysely
-    .transaction()
-    .execute((trx) => recordEvent(trx, { accountId, type: 'recording.completed', data: data(key), at: new Date() }));
-  deps.jobsWakeup.notify();
-};
+// As the recordings feature does: the event in a transaction, which wakes this process's worker after the commit.
+const record = (key: string) =>
+  withTransaction(deps, (tx) => recordEvent(tx, { accountId, type: 'recording.completed', data: data(key), at: new Date() }));
 
 // Throughput: a backlog of N events, one worker.
 for (let i = 0; i < N; i++) await record(`tp-${i}`);

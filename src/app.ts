@@ -62,7 +62,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerAssetRoutes(app, deps.assets);
   await app.register(recorderRoutes(deps, { perMinute: config.recorderRateLimitPerMinute }));
   // Agent API under SITE_URL: its own error bodies (spec section 7), body limit and rate limit.
-  await app.register(entitiesRoutes(deps));
+  await app.register(entitiesRoutes(deps.entities));
   registerPlayLinkPublicRoutes(app as unknown as FastifyInstance, deps);
   await app.register(dashboardRoutes(deps), { prefix: '/dashboard' });
 

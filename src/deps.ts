@@ -10,6 +10,7 @@ import { JobsWakeup } from './jobs/wakeup.js';
 import { type Db, openDb } from './db/index.js';
 import { createMailerFromConfig, type Mailer } from './integrations/mailer.js';
 import { createPaymentProvider, type PaymentProvider } from './integrations/payments/index.js';
+import { createEntitiesContext, type EntitiesContext } from './features/entities/context.js';
 import { createPlayLinkRuntime, type PlayLinkRuntime } from './features/play-links/cache.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createLogger } from './logger.js';
@@ -36,6 +37,8 @@ export interface Deps {
   playLinks: PlayLinkRuntime;
   /** Outgoing e-mail (dashboard sign-in links). */
   mailer: Mailer;
+  /** The entities feature's schema, validator, signing keys and URLs, shared by its routes and jobs. */
+  entities: EntitiesContext;
 }
 
 export interface DepsOverrides {
@@ -53,7 +56,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const db = overrides.db ?? openDb(config.database);
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config.logLevel);
-  return {
+  const adapters = {
     config,
     jobsWakeup: new JobsWakeup(),
     db,
@@ -67,6 +70,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     playLinks: createPlayLinkRuntime({ ttlMs: config.playLinks.cacheTtlMs, maxEntries: config.playLinks.cacheMaxEntries }),
     mailer: overrides.mailer ?? createMailerFromConfig(config, logger),
   };
+  return { ...adapters, entities: createEntitiesContext(adapters) };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {

@@ -5,7 +5,6 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entitiesContext } from '../src/features/entities/context.js';
 import { insertEntity } from '../src/features/entities/repo.js';
 import { sweepPaymentRequests } from '../src/features/entities/sweep.js';
 import { ManualClock } from '../src/lib/clock.js';
@@ -273,7 +272,7 @@ describe('payment properties', () => {
     expect(answers[2]?.json()).toMatchObject({ status: 'failed', payment_status: 'refunded', transaction_id: paid.reference });
     const afterwards = await Promise.all(Array.from({ length: 5 }, () => generate(g, body2, paymentHeader(paid.reference))));
     expect(afterwards.every((a) => a.statusCode === 402)).toBe(true);
-    await sweepPaymentRequests(entitiesContext(g.deps));
+    await sweepPaymentRequests(g.deps.entities);
     const intent = await intentRow(g, paid.reference);
     expect(intent.amount_refunded).toBe(100);
     expect(await refundsOf(g)).toBe(1);
@@ -323,7 +322,7 @@ describe('payment properties', () => {
     // The sweeper cancels expired instructions nobody came back for.
     const forgotten = (await generate(c, validBody())).json().mpp_instruction;
     clock.advance(1801 * 1000);
-    const report = await sweepPaymentRequests(entitiesContext(c.deps));
+    const report = await sweepPaymentRequests(c.deps.entities);
     expect(report.canceled).toBeGreaterThanOrEqual(1);
     expect((await intentRow(c, forgotten.reference)).status).toBe('canceled');
     expect((await requestRow(c, forgotten.reference)).state).toBe('canceled');
@@ -340,14 +339,14 @@ describe('payment properties', () => {
     const body = validBody();
     const instruction = await paidInstruction(c, body);
     clock.advance(1801 * 1000);
-    const early = await sweepPaymentRequests(entitiesContext(c.deps));
+    const early = await sweepPaymentRequests(c.deps.entities);
     expect(early).toMatchObject({ refunded: 0, waiting: 1 });
     clock.advance(3600 * 1000);
-    const report = await sweepPaymentRequests(entitiesContext(c.deps));
+    const report = await sweepPaymentRequests(c.deps.entities);
     expect(report.refunded).toBe(1);
     expect((await intentRow(c, instruction.reference)).amount_refunded).toBe(100);
     expect((await requestRow(c, instruction.reference)).state).toBe('refunded');
-    expect((await sweepPaymentRequests(entitiesContext(c.deps))).refunded).toBe(0);
+    expect((await sweepPaymentRequests(c.deps.entities)).refunded).toBe(0);
     expect(await refundsOf(c)).toBe(1);
     const late = await generate(c, body, paymentHeader(instruction.reference));
     expect(late.statusCode).toBe(402);

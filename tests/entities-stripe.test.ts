@@ -4,7 +4,6 @@
  */
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entitiesContext } from '../src/features/entities/context.js';
 import { sweepPaymentRequests } from '../src/features/entities/sweep.js';
 import { StripePaymentProvider } from '../src/integrations/payments/stripe.js';
 import { ManualClock } from '../src/lib/clock.js';
@@ -240,7 +239,7 @@ describe('paid flow with the stripe provider', () => {
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await generate(t, body, paymentHeader(instruction.reference))).statusCode);
     expect(statuses).toEqual([503, 503, 502, 402]);
-    await sweepPaymentRequests(entitiesContext(t.deps));
+    await sweepPaymentRequests(t.deps.entities);
     const refundCalls = fake.requests.filter(
       (r) => r.path === '/v1/refunds' && r.params.payment_intent === instruction.reference,
     );
@@ -278,9 +277,9 @@ describe('paid flow with the stripe provider', () => {
     const refundsOf = () => [...fake.refunds.values()].filter((r) => r.payment_intent === instruction.reference).length;
     expect(refundsOf()).toBe(0);
     fake.failNextRefunds = 0;
-    const report = await sweepPaymentRequests(entitiesContext(t.deps));
+    const report = await sweepPaymentRequests(t.deps.entities);
     expect(report.refunded).toBe(1);
-    await sweepPaymentRequests(entitiesContext(t.deps));
+    await sweepPaymentRequests(t.deps.entities);
     expect((await row()).state).toBe('refunded');
     expect(refundsOf()).toBe(1);
   }, 30_000);
@@ -290,7 +289,7 @@ describe('paid flow with the stripe provider', () => {
     const t = await stripeApp({ clock });
     const instruction = (await generate(t, validBody())).json().mpp_instruction;
     clock.advance(1801 * 1000);
-    await sweepPaymentRequests(entitiesContext(t.deps));
+    await sweepPaymentRequests(t.deps.entities);
     expect(fake.intents.get(instruction.reference)?.status).toBe('canceled');
     await expect(
       agentStripe().paymentIntents.confirm(instruction.reference, {

@@ -1,9 +1,13 @@
 import pino from 'pino';
+import { type Static, type TSchema, Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enqueueJob } from '../src/jobs/queue.js';
-import { type JobDefinition, JobWorker } from '../src/jobs/worker.js';
+import { withTransaction } from '../src/db/transaction.js';
+import { defineJob, handleJob, type JobHandler, type JobType } from '../src/jobs/define.js';
+import { claimDueJobs, enqueue } from '../src/jobs/queue.js';
 import { JobsWakeup } from '../src/jobs/wakeup.js';
-import { ManualClock, systemClock } from '../src/lib/clock.js';
+import { JobWorker } from '../src/jobs/worker.js';
+import { type Clock, ManualClock, systemClock } from '../src/lib/clock.js';
+import { newId } from '../src/lib/ids.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
 let database: TestDatabase;
@@ -14,26 +18,40 @@ beforeAll(async () => {
 });
 afterAll(() => database.drop());
 
-function worker(clock: ManualClock, jobs: JobDefinition<any>[]) {
-  return new JobWorker({ db: database.db, clock, logger, jobs });
+function worker(clock: ManualClock, jobs: JobHandler[], log = logger) {
+  return new JobWorker({ db: database.db, clock, logger: log, jobs });
+}
+
+const emptyPayload = Type.Object({});
+
+/** Enqueues one job in its own transaction, due now by `clock`, as a service would. */
+function enqueueNow<Payload extends TSchema>(
+  clock: Clock,
+  job: JobType<Payload>,
+  payload: Static<Payload>,
+  jobsWakeup = new JobsWakeup(),
+): Promise<string> {
+  return withTransaction({ db: database.db, clock, logger, jobsWakeup }, (tx) => enqueue(tx, job, payload));
 }
 
 describe('job queue', () => {
   it('retries a failing job on its backoff and deletes it once it succeeds', async () => {
     const clock = new ManualClock('2026-01-01T00:00:00.000Z');
     const attempts: number[] = [];
-    const job: JobDefinition<{ n: number }> = {
+    const flaky = defineJob({
       name: 'test.flaky',
+      payload: Type.Object({ n: Type.Number() }),
       maxAttempts: 5,
-      backoffMs: (attempt) => attempt * 1000,
-      async handle(payload, { attempt }) {
+      backoff: (attempt) => attempt * 1000,
+    });
+    const w = worker(clock, [
+      handleJob(flaky, async (payload, { attempt }) => {
         attempts.push(attempt);
         expect(payload).toEqual({ n: 1 });
         if (attempt < 3) throw new Error(`fail ${attempt}`);
-      },
-    };
-    const w = worker(clock, [job]);
-    const id = await enqueueJob(database.db.kysely, { name: 'test.flaky', payload: { n: 1 }, runAt: clock.now() });
+      }),
+    ]);
+    const id = await enqueueNow(clock, flaky, { n: 1 });
     expect(await w.runDue()).toBe(1);
     expect(await w.runDue()).toBe(0); // not due for 1 s
     clock.advance(999);
@@ -50,17 +68,13 @@ describe('job queue', () => {
 
   it('marks a job failed after its last attempt and keeps the row', async () => {
     const clock = new ManualClock();
+    const doomed = defineJob({ name: 'test.doomed', payload: emptyPayload, maxAttempts: 2, backoff: () => 10 });
     const w = worker(clock, [
-      {
-        name: 'test.doomed',
-        maxAttempts: 2,
-        backoffMs: () => 10,
-        handle: async () => {
-          throw new Error('nope');
-        },
-      },
+      handleJob(doomed, async () => {
+        throw new Error('nope');
+      }),
     ]);
-    const id = await enqueueJob(database.db.kysely, { name: 'test.doomed', payload: {}, runAt: clock.now() });
+    const id = await enqueueNow(clock, doomed, {});
     await w.runDue();
     clock.advance(10);
     await w.runDue();
@@ -74,16 +88,9 @@ describe('job queue', () => {
   it('gives a job whose worker died to another worker once the lease runs out', async () => {
     const clock = new ManualClock();
     let runs = 0;
-    const def: JobDefinition = {
-      name: 'test.lease',
-      maxAttempts: 3,
-      backoffMs: () => 0,
-      leaseMs: 5_000,
-      handle: async () => void runs++,
-    };
-    await enqueueJob(database.db.kysely, { name: 'test.lease', payload: {}, runAt: clock.now() });
+    const lease = defineJob({ name: 'test.lease', payload: emptyPayload, maxAttempts: 3, backoff: () => 0, leaseMs: 5_000 });
+    await enqueueNow(clock, lease, {});
     // A worker claims it and "dies": simulate by claiming without running.
-    const { claimDueJobs } = await import('../src/jobs/queue.js');
     const claimed = await claimDueJobs(database.db.kysely, database.db.dialect, {
       workerId: 'dead',
       now: clock.now(),
@@ -92,7 +99,7 @@ describe('job queue', () => {
       names: ['test.lease'],
     });
     expect(claimed).toHaveLength(1);
-    const w = worker(clock, [def]);
+    const w = worker(clock, [handleJob(lease, async () => void runs++)]);
     expect(await w.runDue()).toBe(0);
     clock.advance(5_001);
     expect(await w.runDue()).toBe(1);
@@ -102,44 +109,110 @@ describe('job queue', () => {
   it('never hands one job to two concurrent claimers', async () => {
     const clock = new ManualClock();
     const seen: string[] = [];
-    const def: JobDefinition<{ i: number }> = {
+    const concurrent = defineJob({
       name: 'test.concurrent',
+      payload: Type.Object({ i: Type.Integer() }),
       maxAttempts: 1,
-      backoffMs: () => 0,
-      async handle(payload) {
-        seen.push(String(payload.i));
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      },
-    };
-    for (let i = 0; i < 60; i++)
-      await enqueueJob(database.db.kysely, { name: 'test.concurrent', payload: { i }, runAt: clock.now() });
-    const workers = [worker(clock, [def]), worker(clock, [def]), worker(clock, [def])];
+      backoff: () => 0,
+    });
+    const handler = handleJob(concurrent, async (payload) => {
+      seen.push(String(payload.i));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    });
+    for (let i = 0; i < 60; i++) await enqueueNow(clock, concurrent, { i });
+    const workers = [worker(clock, [handler]), worker(clock, [handler]), worker(clock, [handler])];
     for (let round = 0; round < 10; round++) await Promise.all(workers.map((w) => w.runDue()));
     expect(seen.sort()).toEqual(Array.from({ length: 60 }, (_, i) => String(i)).sort());
   });
 
-  it('runs a job committed in this process at once when woken, without waiting for the poll', async () => {
+  it('runs a job committed in this process at once (enqueue wakes the worker), without waiting for the poll', async () => {
     const wakeup = new JobsWakeup();
     let ran = 0;
+    const woken = defineJob({ name: 'test.woken', payload: emptyPayload, maxAttempts: 1, backoff: () => 0 });
     const w = new JobWorker({
       db: database.db,
       clock: systemClock,
       logger,
       wakeup,
       pollMs: 60_000,
-      jobs: [{ name: 'test.woken', maxAttempts: 1, backoffMs: () => 0, handle: async () => void ran++ }],
+      jobs: [handleJob(woken, async () => void ran++)],
     });
     w.start();
     try {
       await new Promise((resolve) => setTimeout(resolve, 50)); // the first, empty poll is done
-      await enqueueJob(database.db.kysely, { name: 'test.woken', payload: {}, runAt: new Date() });
       const started = Date.now();
-      wakeup.notify();
+      await enqueueNow(systemClock, woken, {}, wakeup);
       while (ran === 0 && Date.now() - started < 2_000) await new Promise((resolve) => setTimeout(resolve, 5));
       expect(ran).toBe(1);
       expect(Date.now() - started).toBeLessThan(1_000);
     } finally {
       await w.stop();
     }
+  });
+
+  it('fails jobs whose stored payload is malformed at once, logs them, and still runs the good ones of the batch', async () => {
+    const clock = new ManualClock();
+    const greet = defineJob({
+      name: 'test.greet',
+      payload: Type.Object({ name: Type.String({ minLength: 1 }) }),
+      maxAttempts: 5,
+      backoff: () => 1_000,
+    });
+    const greeted: string[] = [];
+    const lines: { level: number; msg: string; jobId?: string }[] = [];
+    const capture = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const w = worker(clock, [handleJob(greet, async (payload) => void greeted.push(payload.name))], capture);
+
+    const at = clock.now().toISOString();
+    const stored = (payload: string) => ({ id: newId(), name: greet.name, payload, run_at: at, created_at: at });
+    const notJson = stored('{"name": "Ada"');
+    const wrongShape = stored('{"name": 42}');
+    await database.db.kysely.insertInto('jobs').values([notJson, wrongShape]).execute();
+    const good = await enqueueNow(clock, greet, { name: 'Grace' });
+
+    expect(await w.runDue()).toBe(3);
+    expect(greeted).toEqual(['Grace']);
+    expect(await database.db.kysely.selectFrom('jobs').selectAll().where('id', '=', good).executeTakeFirst()).toBeUndefined();
+    const failed = await database.db.kysely
+      .selectFrom('jobs')
+      .selectAll()
+      .where('id', 'in', [notJson.id, wrongShape.id])
+      .execute();
+    const byId = new Map(failed.map((row) => [row.id, row]));
+    expect(byId.get(notJson.id)).toMatchObject({ attempts: 1, locked_by: null });
+    expect(byId.get(notJson.id)?.failed_at).not.toBeNull();
+    expect(byId.get(notJson.id)?.last_error).toMatch(/^payload of test\.greet is not JSON/);
+    expect(byId.get(wrongShape.id)?.failed_at).not.toBeNull();
+    expect(byId.get(wrongShape.id)?.last_error).toMatch(
+      /^payload of test\.greet does not match its schema: \/name must be string/,
+    );
+    const errors = lines.filter((line) => line.level === 50);
+    expect(errors.map((line) => line.jobId).sort()).toEqual([notJson.id, wrongShape.id].sort());
+
+    // Failed for good: never claimed again, and the worker goes on with new work.
+    clock.advance(1_000_000);
+    await enqueueNow(clock, greet, { name: 'Hedy' });
+    expect(await w.runDue()).toBe(1);
+    expect(greeted).toEqual(['Grace', 'Hedy']);
+  });
+
+  it('type-checks payloads against the job schema when enqueueing', async () => {
+    const typed = defineJob({
+      name: 'test.typed',
+      payload: Type.Object({ user_id: Type.String() }),
+      maxAttempts: 1,
+      backoff: () => 0,
+    });
+    const deps = { db: database.db, clock: new ManualClock(), logger, jobsWakeup: new JobsWakeup() };
+    const rolledBack = withTransaction(deps, async (tx) => {
+      await enqueue(tx, typed, { user_id: 'u1' });
+      // @ts-expect-error user_id must be a string
+      await enqueue(tx, typed, { user_id: 1 });
+      // @ts-expect-error user_id is required
+      await enqueue(tx, typed, {});
+      throw new Error('roll back');
+    });
+    await expect(rolledBack).rejects.toThrow('roll back');
+    expect(await database.db.kysely.selectFrom('jobs').selectAll().where('name', '=', typed.name).execute()).toEqual([]);
   });
 });

@@ -1,39 +1,48 @@
 /**
  * Background jobs are rows in our own database (an outbox). A job is enqueued in the same
  * transaction as the change that causes it, so it exists exactly when the change committed.
- * Workers claim due rows with a lease (`locked_until`); a worker that dies loses its lease and
- * the job runs again, so handlers must be idempotent (at-least-once delivery).
+ * Workers claim due rows with a lease (`locked_until`, see src/db/lease-claim.ts); a worker that
+ * dies loses its lease and the job runs again, so handlers must be idempotent (at-least-once).
  */
 import { type Kysely, sql } from 'kysely';
+import type { Static, TSchema } from 'typebox';
 import type { Dialect } from '../db/index.js';
+import { claimWithLease } from '../db/lease-claim.js';
 import type { Database, JobsTable } from '../db/schema.js';
+import type { TransactionScope } from '../db/transaction.js';
 import { newId } from '../lib/ids.js';
+import type { JobType } from './define.js';
 
 export interface EnqueueOptions {
-  name: string;
-  payload: unknown;
-  runAt: Date;
+  /** When the job becomes due; now (the transaction's clock) by default. */
+  runAt?: Date;
   id?: string;
 }
 
-/** Enqueue inside the caller's transaction (pass the transaction as `db`). */
-export async function enqueueJob(db: Kysely<Database>, options: EnqueueOptions): Promise<string> {
+/**
+ * Enqueues `job` in the caller's transaction (see src/db/transaction.ts) and wakes this
+ * process's worker once the transaction commits; returns the job id. The payload's type is the
+ * job's schema.
+ */
+export async function enqueue<Payload extends TSchema>(
+  tx: TransactionScope,
+  job: JobType<Payload>,
+  payload: Static<Payload>,
+  options: EnqueueOptions = {},
+): Promise<string> {
   const id = options.id ?? newId();
-  const at = options.runAt.toISOString();
-  await db
+  const at = (options.runAt ?? tx.clock.now()).toISOString();
+  await tx.trx
     .insertInto('jobs')
-    .values({ id, name: options.name, payload: JSON.stringify(options.payload), run_at: at, created_at: at })
+    .values({ id, name: job.name, payload: JSON.stringify(payload), run_at: at, created_at: at })
     .execute();
+  tx.wakeWorkerAfterCommit();
   return id;
 }
 
 export type JobRow = JobsTable & { attempts: number };
 
-/**
- * Claims up to `limit` due jobs for `workerId` until `leaseUntil`. On PostgreSQL rows locked by
- * another claimer are skipped (`FOR UPDATE SKIP LOCKED`), so any number of workers can poll;
- * SQLite serialises writers, so the same statement without the locking clause is enough.
- */
+/** Claims up to `limit` due jobs among `names` for `workerId` until `leaseUntil`; each claim counts an attempt. */
 export async function claimDueJobs(
   db: Kysely<Database>,
   dialect: Dialect,
@@ -41,21 +50,17 @@ export async function claimDueJobs(
 ): Promise<JobRow[]> {
   if (input.names.length === 0) return [];
   const now = input.now.toISOString();
-  const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
-  const result = await sql<JobRow>`
-    update jobs set locked_by = ${input.workerId}, locked_until = ${input.leaseUntil.toISOString()},
-      attempts = attempts + 1
-    where id in (
-      select id from jobs
-      where run_at <= ${now} and failed_at is null
-        and (locked_until is null or locked_until < ${now})
-        and name in (${sql.join(input.names)})
-      order by run_at
-      limit ${input.limit}
-      ${lock}
-    )
-    returning *`.execute(db);
-  return result.rows;
+  return claimWithLease<JobRow>(db, dialect, {
+    table: 'jobs',
+    alias: 'j',
+    due: sql`j.run_at <= ${now} and j.failed_at is null and j.name in (${sql.join(input.names)})`,
+    orderBy: sql`j.run_at`,
+    alsoSet: sql`attempts = attempts + 1`,
+    workerId: input.workerId,
+    now,
+    leaseUntil: input.leaseUntil.toISOString(),
+    limit: input.limit,
+  });
 }
 
 export const completeJob = (db: Kysely<Database>, id: string, workerId: string) =>

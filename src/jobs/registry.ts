@@ -1,36 +1,37 @@
 /**
- * Every background job and periodic task of the service, in one list. Features export their
- * job definitions from their own `jobs.ts`; this file wires them to one worker.
+ * Every background job and periodic task of the service, in one list. Job types are defined
+ * with `defineJob` next to the code that enqueues them; features bind their handlers in their
+ * own `jobs.ts` (`handleJob`); this file wires those handlers to one worker. A job type whose
+ * handler is not listed here is never claimed.
+ *
+ * State that lives as long as the worker (the webhook delivery runner) is built here, once per
+ * worker, and handed to the features that share it.
  */
 import type { Deps } from '../deps.js';
 import { dashboardTasks } from '../features/dashboard/jobs.js';
 import { entitiesJobs, entitiesTasks } from '../features/entities/jobs.js';
 import { idempotencyTasks } from '../features/idempotency/jobs.js';
 import { recordingsTasks } from '../features/recordings/jobs.js';
-import { webhookJobs, webhookTasks } from '../features/webhooks/jobs.js';
-import { type JobDefinition, JobWorker, type PeriodicTask } from './worker.js';
-
-export function jobDefinitions(deps: Deps): JobDefinition<any>[] {
-  return [...webhookJobs(deps), ...entitiesJobs(deps)];
-}
-
-export function periodicTasks(deps: Deps): PeriodicTask[] {
-  return [
-    ...idempotencyTasks(deps),
-    ...recordingsTasks(deps),
-    ...webhookTasks(deps),
-    ...entitiesTasks(deps),
-    ...dashboardTasks(deps),
-  ];
-}
+import { createDeliveryRunner, webhookJobs, webhookTasks } from '../features/webhooks/jobs.js';
+import type { JobHandler } from './define.js';
+import { JobWorker, type PeriodicTask } from './worker.js';
 
 export function createWorker(deps: Deps, options: { pollMs?: number } = {}): JobWorker {
+  const deliveries = createDeliveryRunner(deps);
+  const jobs: JobHandler[] = [...webhookJobs(deps, deliveries), ...entitiesJobs(deps.entities)];
+  const periodic: PeriodicTask[] = [
+    ...idempotencyTasks(deps),
+    ...recordingsTasks(deps),
+    ...webhookTasks(deps, deliveries),
+    ...entitiesTasks(deps.entities),
+    ...dashboardTasks(deps),
+  ];
   return new JobWorker({
     db: deps.db,
     clock: deps.clock,
     logger: deps.logger.child({ component: 'worker' }),
-    jobs: jobDefinitions(deps),
-    periodic: periodicTasks(deps),
+    jobs,
+    periodic,
     wakeup: deps.jobsWakeup,
     ...options,
   });

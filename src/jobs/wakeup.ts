@@ -1,6 +1,7 @@
 /**
- * A process-local signal that jobs were just committed. Services notify it after a commit that
- * enqueued work; the in-process worker then polls at once instead of at its next interval.
+ * A process-local signal that jobs were just committed. `enqueue` has it notified after the commit
+ * of the transaction that enqueued work (src/db/transaction.ts); the in-process worker then polls
+ * at once instead of at its next interval.
  * Workers in other processes still find the jobs by polling: this only cuts latency.
  */
 export class JobsWakeup {

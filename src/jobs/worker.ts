@@ -9,18 +9,8 @@ import type { Db } from '../db/index.js';
 import type { Clock } from '../lib/clock.js';
 import { randomToken } from '../lib/ids.js';
 import type { JobsWakeup } from './wakeup.js';
+import { type JobHandler, MalformedJobPayloadError } from './define.js';
 import { claimDueJobs, completeJob, failJob, type JobRow, rescheduleJob } from './queue.js';
-
-export interface JobDefinition<P = unknown> {
-  name: string;
-  /** Attempts before the job is marked failed (kept in the table for inspection). */
-  maxAttempts: number;
-  /** Delay before attempt `attempt + 1`, after `attempt` failed (1-based). */
-  backoffMs(attempt: number): number;
-  /** How long one attempt may hold its lease before another worker may take the job over. */
-  leaseMs?: number;
-  handle(payload: P, context: { attempt: number; jobId: string }): Promise<void>;
-}
 
 export interface PeriodicTask {
   name: string;
@@ -32,7 +22,7 @@ export interface WorkerOptions {
   db: Db;
   clock: Clock;
   logger: Logger;
-  jobs: JobDefinition<any>[];
+  jobs: JobHandler[];
   periodic?: PeriodicTask[];
   pollMs?: number;
   batchSize?: number;
@@ -42,7 +32,7 @@ export interface WorkerOptions {
 
 export class JobWorker {
   readonly id = `${hostname()}:${process.pid}:${randomToken(4)}`;
-  private readonly byName: Map<string, JobDefinition<any>>;
+  private readonly byName: Map<string, JobHandler>;
   private running = false;
   private timers: NodeJS.Timeout[] = [];
   private loop: Promise<void> | undefined;
@@ -52,7 +42,7 @@ export class JobWorker {
   private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly options: WorkerOptions) {
-    this.byName = new Map(options.jobs.map((job) => [job.name, job]));
+    this.byName = new Map(options.jobs.map((handler) => [handler.job.name, handler]));
   }
 
   start(): void {
@@ -88,7 +78,7 @@ export class JobWorker {
   async runDue(): Promise<number> {
     const { db, clock } = this.options;
     const now = clock.now();
-    const maxLease = Math.max(...[...this.byName.values()].map((job) => job.leaseMs ?? 60_000), 1_000);
+    const maxLease = Math.max(...[...this.byName.values()].map(({ job }) => job.leaseMs ?? 60_000), 1_000);
     const claimed = await claimDueJobs(db.kysely, db.dialect, {
       workerId: this.id,
       now,
@@ -100,22 +90,36 @@ export class JobWorker {
     return claimed.length;
   }
 
+  /** Runs one claimed job and records its outcome; never throws, so one job cannot stop the others. */
   private async runOne(row: JobRow): Promise<void> {
     const { db, clock, logger } = this.options;
-    const job = this.byName.get(row.name);
-    if (!job) return;
+    const handler = this.byName.get(row.name);
+    if (!handler) return;
+    const { job } = handler;
+    const log = { job: row.name, jobId: row.id, attempt: row.attempts };
     try {
-      await job.handle(JSON.parse(row.payload), { attempt: row.attempts, jobId: row.id });
+      try {
+        await handler.run(row.payload, { attempt: row.attempts, jobId: row.id });
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        if (err instanceof MalformedJobPayloadError) {
+          // Another attempt would read the same bytes: fail now, visibly.
+          logger.error({ ...log, err }, 'job payload is malformed; job failed');
+          await failJob(db.kysely, row.id, this.id, clock.now(), message);
+        } else if (row.attempts >= job.maxAttempts) {
+          logger.error({ ...log, err }, 'job failed for good');
+          await failJob(db.kysely, row.id, this.id, clock.now(), message);
+        } else {
+          logger.warn({ ...log, err }, 'job failed; will retry');
+          const runAt = new Date(clock.now().getTime() + job.backoff(row.attempts));
+          await rescheduleJob(db.kysely, row.id, this.id, runAt, message);
+        }
+        return;
+      }
       await completeJob(db.kysely, row.id, this.id);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      if (row.attempts >= job.maxAttempts) {
-        logger.error({ err, job: row.name, jobId: row.id, attempt: row.attempts }, 'job failed for good');
-        await failJob(db.kysely, row.id, this.id, clock.now(), message);
-      } else {
-        logger.warn({ err, job: row.name, jobId: row.id, attempt: row.attempts }, 'job failed; will retry');
-        await rescheduleJob(db.kysely, row.id, this.id, new Date(clock.now().getTime() + job.backoffMs(row.attempts)), message);
-      }
+      // The outcome could not be written; the lease runs out and the job is claimed again.
+      logger.error({ ...log, err }, 'recording a job outcome failed');
     }
   }
 

@@ -1,8 +1,9 @@
 /** Shared set-up for webhook tests: accounts, events recorded like the recordings feature does, and a dispatch worker. */
+import { withTransaction } from '../../src/db/transaction.js';
 import { findAccountByEmail } from '../../src/features/accounts/repo.js';
 import { recordEvent } from '../../src/features/events/service.js';
 import { deliverDueWebhooks, type WebhookDeps } from '../../src/features/webhooks/delivery.js';
-import { dispatchEventJob } from '../../src/features/webhooks/jobs.js';
+import { dispatchEventHandler } from '../../src/features/webhooks/jobs.js';
 import { JobWorker } from '../../src/jobs/worker.js';
 import type { TestApp } from './app.js';
 
@@ -31,12 +32,17 @@ export async function recordTestEvent(
   type = 'recording.completed',
   data: Record<string, unknown> = recordingData(),
 ) {
-  return t.deps.db.kysely.transaction().execute((trx) => recordEvent(trx, { accountId, type, data, at: t.deps.clock.now() }));
+  return withTransaction(t.deps, (tx) => recordEvent(tx, { accountId, type, data, at: t.deps.clock.now() }));
 }
 
 /** Runs the due `events.dispatch` jobs (fan-out), without sending anything. */
 export async function dispatchDue(t: TestApp): Promise<number> {
-  const worker = new JobWorker({ db: t.deps.db, clock: t.deps.clock, logger: t.deps.logger, jobs: [dispatchEventJob(t.deps)] });
+  const worker = new JobWorker({
+    db: t.deps.db,
+    clock: t.deps.clock,
+    logger: t.deps.logger,
+    jobs: [dispatchEventHandler(t.deps)],
+  });
   return worker.runDue();
 }
 

@@ -5,14 +5,9 @@
  * Sent through the SSRF-safe outbound client; retried by the jobs table.
  */
 import { OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
-import type { JobDefinition } from '../../jobs/worker.js';
 import type { EntitiesContext } from './context.js';
-import { CALLBACK_JOB } from './jobs-names.js';
 import { findEntityById } from './repo.js';
 import { avatarUrlOf } from './service.js';
-
-/** Delay before attempt n + 1 after attempt n failed: 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h. */
-const BACKOFF_MS = [30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000];
 
 export function callbackPayload(context: EntitiesContext, entity: NonNullable<Awaited<ReturnType<typeof findEntityById>>>) {
   const { urls } = context;
@@ -55,39 +50,35 @@ export function signCallback(
   };
 }
 
-export function callbackJob(context: EntitiesContext): JobDefinition<{ entity_id: string }> {
-  return {
-    name: CALLBACK_JOB,
-    maxAttempts: BACKOFF_MS.length + 1,
-    backoffMs: (attempt) => BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length) - 1] ?? 21_600_000,
-    leaseMs: 30_000,
-    async handle(payload, { attempt }) {
-      const entity = await findEntityById(context.db.kysely, payload.entity_id);
-      // Deleted before delivery, or no URL: nothing to tell.
-      if (!entity || entity.deleted_at || !entity.callback_url) return;
-      const event = callbackPayload(context, entity);
-      const body = JSON.stringify(event);
-      const headers = signCallback(context, body, event.id, Math.floor(context.clock.now().getTime() / 1000));
-      try {
-        const response = await sendOutbound({
-          url: entity.callback_url,
-          headers,
-          body,
-          allowPrivate: context.config.webhooks.allowPrivateUrls,
-          timeoutMs: 15_000,
-        });
-        if (response.status < 200 || response.status >= 300) {
-          throw new Error(`callback answered HTTP ${response.status}`);
-        }
-        context.logger.info({ entity: entity.slug, attempt, status: response.status }, 'entity callback delivered');
-      } catch (err) {
-        // A URL that can never be delivered to (bad syntax, private address) is not retried.
-        if (err instanceof OutboundError && (err.code === 'invalid_url' || err.code === 'forbidden_address')) {
-          context.logger.warn({ entity: entity.slug, code: err.code }, 'entity callback refused by the outbound rules');
-          return;
-        }
-        throw err;
-      }
-    },
-  };
+/**
+ * One attempt of the `entities.callback` job (see callback-job.ts): throws to be retried; a URL
+ * that can never be delivered to is dropped with a warning.
+ */
+export async function deliverEntityCallback(context: EntitiesContext, entityId: string, attempt: number): Promise<void> {
+  const entity = await findEntityById(context.db.kysely, entityId);
+  // Deleted before delivery, or no URL: nothing to tell.
+  if (!entity || entity.deleted_at || !entity.callback_url) return;
+  const event = callbackPayload(context, entity);
+  const body = JSON.stringify(event);
+  const headers = signCallback(context, body, event.id, Math.floor(context.clock.now().getTime() / 1000));
+  try {
+    const response = await sendOutbound({
+      url: entity.callback_url,
+      headers,
+      body,
+      allowPrivate: context.config.webhooks.allowPrivateUrls,
+      timeoutMs: 15_000,
+    });
+    if (response.status < 200 || response.status >= 300) {
+      throw new Error(`callback answered HTTP ${response.status}`);
+    }
+    context.logger.info({ entity: entity.slug, attempt, status: response.status }, 'entity callback delivered');
+  } catch (err) {
+    // A URL that can never be delivered to (bad syntax, private address) is not retried.
+    if (err instanceof OutboundError && (err.code === 'invalid_url' || err.code === 'forbidden_address')) {
+      context.logger.warn({ entity: entity.slug, code: err.code }, 'entity callback refused by the outbound rules');
+      return;
+    }
+    throw err;
+  }
 }

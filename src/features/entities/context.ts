@@ -1,5 +1,5 @@
 /**
- * Everything the entities feature needs, built once per app: the adapters from `deps`, the
+ * Everything the entities feature needs, built once per process: the adapters from `deps`, the
  * request schema (served and enforced), its validator, the signing key and the public URLs.
  */
 import type { Logger } from 'pino';
@@ -46,11 +46,11 @@ export interface EntitiesContext extends EntitiesDeps {
   };
 }
 
-const contexts = new WeakMap<object, EntitiesContext>();
-
-export function entitiesContext(deps: EntitiesDeps): EntitiesContext {
-  const cached = contexts.get(deps);
-  if (cached) return cached;
+/**
+ * Built once per process by `createDeps` (as `deps.entities`): the routes and the job handlers
+ * must share it, since the keys it holds sign what the discovery document publishes.
+ */
+export function createEntitiesContext(deps: EntitiesDeps): EntitiesContext {
   const site = deps.config.siteUrl;
   const schema = buildRequestSchema({ siteUrl: site, allowHttpCallbacks: deps.config.webhooks.allowPrivateUrls });
   const context: EntitiesContext = {
@@ -71,6 +71,5 @@ export function entitiesContext(deps: EntitiesDeps): EntitiesContext {
       sandboxConfirm: (id) => `${site}/api/sandbox/payment-intents/${id}/confirm`,
     },
   };
-  contexts.set(deps, context);
   return context;
 }

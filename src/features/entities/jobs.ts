@@ -2,23 +2,25 @@
  * Background work of the entities feature: the periodic payment sweep (expiry, refunds) and
  * the `entity.published` callback deliveries.
  */
-import type { JobDefinition, PeriodicTask } from '../../jobs/worker.js';
-import { callbackJob } from './callbacks.js';
-import { type EntitiesDeps, entitiesContext } from './context.js';
+import { handleJob, type JobHandler } from '../../jobs/define.js';
+import type { PeriodicTask } from '../../jobs/worker.js';
+import { entityCallbackJob } from './callback-job.js';
+import { deliverEntityCallback } from './callbacks.js';
+import type { EntitiesContext } from './context.js';
 import { sweepPaymentRequests } from './sweep.js';
 
-export function entitiesTasks(deps: EntitiesDeps): PeriodicTask[] {
+export function entitiesTasks(context: EntitiesContext): PeriodicTask[] {
   return [
     {
       name: 'entities.sweep-payments',
       everyMs: 60_000,
       run: async () => {
-        await sweepPaymentRequests(entitiesContext(deps));
+        await sweepPaymentRequests(context);
       },
     },
   ];
 }
 
-export function entitiesJobs(deps: EntitiesDeps): JobDefinition<any>[] {
-  return [callbackJob(entitiesContext(deps))];
+export function entitiesJobs(context: EntitiesContext): JobHandler[] {
+  return [handleJob(entityCallbackJob, (payload, { attempt }) => deliverEntityCallback(context, payload.entity_id, attempt))];
 }

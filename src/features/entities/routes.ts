@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SandboxPaymentProvider } from '../../integrations/payments/sandbox.js';
-import { type EntitiesContext, type EntitiesDeps, entitiesContext } from './context.js';
+import type { EntitiesContext } from './context.js';
 import { buildDiscoveryDocument, buildLlmsTxt } from './discovery.js';
 import { parsePaymentAuthorization } from './payment-header.js';
 import { deleteEntity, findProfile } from './profiles.js';
@@ -130,8 +130,7 @@ const paymentInfo = {
   description: '1.00 AUD per successful generation; 402 body carries mpp_instruction',
 };
 
-export const entitiesRoutes = (deps: EntitiesDeps) => async (app: FastifyInstance) => {
-  const context = entitiesContext(deps);
+export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyInstance) => {
   const { urls } = context;
   const tags = ['Entities (agents)'];
   const servers = [{ url: context.config.siteUrl }];
@@ -167,7 +166,7 @@ export const entitiesRoutes = (deps: EntitiesDeps) => async (app: FastifyInstanc
     });
   });
   app.addHook('onClose', async () => {
-    await deps.speech.close();
+    await context.speech.close();
   });
 
   await app.register(rateLimit, { global: false });
@@ -287,8 +286,8 @@ export const entitiesRoutes = (deps: EntitiesDeps) => async (app: FastifyInstanc
     { prefix: '/api/entities' },
   );
 
-  if (deps.payments instanceof SandboxPaymentProvider) {
-    const sandbox = deps.payments;
+  if (context.payments instanceof SandboxPaymentProvider) {
+    const sandbox = context.payments;
     app.post<{ Params: { id: string } }>(
       '/api/sandbox/payment-intents/:id/confirm',
       { bodyLimit: 4096, schema: { hide: true } },

@@ -4,15 +4,16 @@
  * Each numbered property of docs/entities.md ("What keeps paid requests safe") is marked where it
  * is enforced (P1…P16).
  */
+import { withTransaction } from '../../db/transaction.js';
 import type { PaymentIntentView } from '../../integrations/payments/provider.js';
-import { enqueueJob } from '../../jobs/queue.js';
+import { enqueue } from '../../jobs/queue.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
 import type { VoiceStyle } from '../../speech/synthesizer.js';
 import type { EntitiesContext } from './context.js';
-import { CALLBACK_JOB } from './jobs-names.js';
+import { entityCallbackJob } from './callback-job.js';
 import type { PaymentCredential } from './payment-header.js';
 import { HEADER_NAME } from './payment-header.js';
 import {
@@ -396,7 +397,8 @@ async function publish(
       claimed_by_account_id: null,
       claimed_at: null,
     };
-    await context.db.kysely.transaction().execute(async (trx) => {
+    await withTransaction(context, async (tx) => {
+      const { trx } = tx;
       await insertEntity(trx, entity);
       const moved = await moveRequestState(trx, {
         paymentIntentId: reference,
@@ -408,10 +410,9 @@ async function publish(
       });
       if (!moved) throw new Error('lost the claim while publishing');
       if (entity.callback_url) {
-        await enqueueJob(trx, { name: CALLBACK_JOB, payload: { entity_id: entityId }, runAt: context.clock.now() });
+        await enqueue(tx, entityCallbackJob, { entity_id: entityId });
       }
     });
-    if (entity.callback_url) context.jobsWakeup.notify();
     return { kind: 'published', body: publishedBody(context, entity, deletionToken), replayed: false };
   } catch (err) {
     if (blobKey) await context.blobs.delete(blobKey).catch(() => undefined);

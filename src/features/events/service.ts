@@ -4,13 +4,21 @@
  * handles that job (fan-out to matching webhooks). Nothing is sent if the change rolls back,
  * and nothing is lost if the process dies after the commit.
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
-import { enqueueJob } from '../../jobs/queue.js';
+import { Type } from 'typebox';
+import type { TransactionScope } from '../../db/transaction.js';
+import { defineJob } from '../../jobs/define.js';
+import { enqueue } from '../../jobs/queue.js';
 import { newId } from '../../lib/ids.js';
 import { insertEvent } from './repo.js';
 
-export const EVENT_DISPATCH_JOB = 'events.dispatch';
+/** Fans one recorded event out to the matching webhooks; handled by the webhooks feature. */
+export const eventDispatchJob = defineJob({
+  name: 'events.dispatch',
+  payload: Type.Object({ event_id: Type.String({ minLength: 1 }) }),
+  maxAttempts: 20,
+  backoff: (attempt) => Math.min(attempt * 5_000, 300_000),
+  leaseMs: 30_000,
+});
 
 export interface RecordedEvent {
   id: string;
@@ -18,13 +26,13 @@ export interface RecordedEvent {
   created_at: string;
 }
 
-/** Call with the transaction of the change. `data` is the event's `data` object as delivered. */
+/** Call within the transaction of the change. `data` is the event's `data` object as delivered. */
 export async function recordEvent(
-  trx: Kysely<Database>,
+  tx: TransactionScope,
   input: { accountId: string; type: string; data: Record<string, unknown>; at: Date },
 ): Promise<RecordedEvent> {
   const event = { id: `evt_${newId().replace(/-/g, '')}`, type: input.type, created_at: input.at.toISOString() };
-  await insertEvent(trx, { ...event, account_id: input.accountId, data: JSON.stringify(input.data) });
-  await enqueueJob(trx, { name: EVENT_DISPATCH_JOB, payload: { event_id: event.id }, runAt: input.at });
+  await insertEvent(tx.trx, { ...event, account_id: input.accountId, data: JSON.stringify(input.data) });
+  await enqueue(tx, eventDispatchJob, { event_id: event.id }, { runAt: input.at });
   return event;
 }

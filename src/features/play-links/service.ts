@@ -1,6 +1,7 @@
 import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { withTransaction } from '../../db/transaction.js';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
@@ -78,8 +79,7 @@ const noRecording = () =>
 /** A link for a row with a recording; creates the active link if the recording has none yet. */
 async function linkFromRow(deps: Deps, row: UserLinkRow): Promise<PlayLink> {
   if (row.duration_ms === null || row.recorded_at === null) throw noRecording();
-  const token =
-    row.token ?? (await deps.db.kysely.transaction().execute((trx) => ensureActiveLinkSafely(trx, row.user_id, deps)));
+  const token = row.token ?? (await withTransaction(deps, ({ trx }) => ensureActiveLinkSafely(trx, row.user_id, deps)));
   return toPlayLink(deps.config.baseUrl, {
     token,
     displayName: row.display_name,
@@ -120,12 +120,16 @@ export async function rotatePlayLink(deps: Deps, accountId: string, collectionId
   if (row.duration_ms === null || row.recorded_at === null) throw noRecording();
   const now = isoNow(deps.clock);
   const token = newPlayLinkToken();
-  let retired: string | undefined;
   try {
-    retired = await deps.db.kysely.transaction().execute(async (trx) => {
+    await withTransaction(deps, async ({ trx, afterCommit }) => {
       const old = await retireActiveLink(trx, userId, now);
       await insertActiveLink(trx, { token, user_id: userId, created_at: now, play_count: Number(old?.play_count ?? 0) });
-      return old?.token;
+      if (!old) return;
+      afterCommit(() => {
+        // Plays of the old token not flushed yet count for the new one; its cached resolution goes.
+        deps.playLinks.counter.move(old.token, token);
+        invalidatePlayLinkToken(deps, old.token);
+      });
     });
   } catch (err) {
     // Two rotations at once: the unique index on the active link lets one win.
@@ -135,10 +139,6 @@ export async function rotatePlayLink(deps: Deps, accountId: string, collectionId
       });
     }
     throw err;
-  }
-  if (retired) {
-    deps.playLinks.counter.move(retired, token);
-    invalidatePlayLinkToken(deps, retired);
   }
   return toPlayLink(deps.config.baseUrl, {
     token,
@@ -225,7 +225,7 @@ async function userSummaries(deps: Deps, userIds: string[]): Promise<Map<string,
   for (const row of rows) {
     let token = row.token;
     if (token === null && row.duration_ms !== null) {
-      token = await deps.db.kysely.transaction().execute((trx) => ensureActiveLinkSafely(trx, row.user_id, deps));
+      token = await withTransaction(deps, ({ trx }) => ensureActiveLinkSafely(trx, row.user_id, deps));
     }
     const summary = {
       userId: row.user_id,

@@ -5,13 +5,13 @@
  * row without audio. A recording, its play link, the counters and the `recording.completed`
  * event all change in one transaction.
  */
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { type AudioProcessor, AudioRejectedError, type ProcessedAudio } from '../../audio/pipeline.js';
 import type { BlobStore } from '../../blobs/index.js';
 import type { Db } from '../../db/index.js';
 import type { Deps } from '../../deps.js';
-import type { Database, UsersTable } from '../../db/schema.js';
+import type { UsersTable } from '../../db/schema.js';
+import { type TransactionScope, withTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isUuid } from '../../lib/ids.js';
@@ -91,9 +91,11 @@ async function saveRecording(
   await deps.blobs.put(key, processed.mp3, RECORDING_MIME_TYPE);
   const at = deps.clock.now();
   const recordedAt = at.toISOString();
-  let previousKey: string | null = null;
   try {
-    const result = await deps.db.kysely.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async (tx) => {
+      const { trx } = tx;
+      // Resolved tokens cached by this process must not redirect to the old audio.
+      tx.afterCommit(() => invalidatePlayLinksOfUser(deps, target.userId));
       const user = await lockRecordingUser(trx, target.collectionId, target.userId, recordedAt);
       if (!user) throw notFound('user', 'user_id');
       if (target.phoneticSpelling !== undefined) {
@@ -109,7 +111,6 @@ async function saveRecording(
       };
       const existing = await findRecording(trx, user.id);
       if (existing) {
-        previousKey = existing.blob_key;
         await replaceRecording(trx, row);
       } else {
         await insertRecording(trx, row);
@@ -117,12 +118,14 @@ async function saveRecording(
       }
       // The token is created once and kept on every re-recording.
       const token = await ensureActivePlayLink(trx, user.id, recordedAt);
-      await recordEvent(trx, {
+      await recordEvent(tx, {
         accountId: target.accountId,
         type: 'recording.completed',
         data: eventData(deps.config.baseUrl, user, token, recordedAt),
         at,
       });
+      const previousKey = existing?.blob_key;
+      if (previousKey !== undefined && previousKey !== key) tx.afterCommit(() => deleteBlobQuietly(deps, previousKey));
       return toPlayLink(deps.config.baseUrl, {
         token,
         displayName: user.display_name,
@@ -130,11 +133,6 @@ async function saveRecording(
         recordedAt,
       });
     });
-    // Resolved tokens cached by this process must not redirect to the old audio.
-    invalidatePlayLinksOfUser(deps, target.userId);
-    deps.jobsWakeup.notify();
-    if (previousKey !== null && previousKey !== key) await deleteBlobQuietly(deps, previousKey);
-    return result;
   } catch (error) {
     // Nothing committed: remove the new file unless a committed row uses the same content.
     const referenced = await findReferencedBlobKeys(deps.db.kysely, [key]).catch(() => new Set([key]));
@@ -207,14 +205,14 @@ export async function recordWithToken(
  * the user has a recording and returns whether they had one. The caller deletes the row(s).
  */
 export async function recordRecordingDeleted(
-  trx: Kysely<Database>,
+  tx: TransactionScope,
   deps: { config: { baseUrl: string } },
   input: { accountId: string; user: EventUser; at: Date },
 ): Promise<boolean> {
-  const recording = await findRecording(trx, input.user.id);
+  const recording = await findRecording(tx.trx, input.user.id);
   if (!recording) return false;
-  const link = await findActivePlayLink(trx, input.user.id);
-  await recordEvent(trx, {
+  const link = await findActivePlayLink(tx.trx, input.user.id);
+  await recordEvent(tx, {
     accountId: input.accountId,
     type: 'recording.deleted',
     data: eventData(deps.config.baseUrl, input.user, link?.token ?? null, recording.recorded_at),
@@ -228,19 +226,17 @@ export async function deleteRecording(deps: RecordingsDeps, accountId: string, c
   const collection = await requireLiveCollection(deps, accountId, collectionId);
   if (!isUuid(userId)) throw notFound('user', 'user_id');
   const at = deps.clock.now();
-  const key = await deps.db.kysely.transaction().execute(async (trx) => {
-    const user = await lockRecordingUser(trx, collection.id, userId, at.toISOString());
+  await withTransaction(deps, async (tx) => {
+    tx.afterCommit(() => invalidatePlayLinksOfUser(deps, userId));
+    const user = await lockRecordingUser(tx.trx, collection.id, userId, at.toISOString());
     if (!user) throw notFound('user', 'user_id');
-    const recording = await findRecording(trx, user.id);
+    const recording = await findRecording(tx.trx, user.id);
     if (!recording) throw new AppError('resource_missing', 'This user has no recording.', { param: 'user_id' });
-    await recordRecordingDeleted(trx, deps, { accountId: collection.account_id, user, at });
-    await deleteRecordingRow(trx, user.id);
-    await adjustCollectionCounts(trx, collection.id, { recorded: -1 });
-    return recording.blob_key;
+    await recordRecordingDeleted(tx, deps, { accountId: collection.account_id, user, at });
+    await deleteRecordingRow(tx.trx, user.id);
+    await adjustCollectionCounts(tx.trx, collection.id, { recorded: -1 });
+    tx.afterCommit(() => deleteBlobQuietly(deps, recording.blob_key));
   });
-  invalidatePlayLinksOfUser(deps, userId);
-  deps.jobsWakeup.notify();
-  await deleteBlobQuietly(deps, key);
   return { deleted: true as const, user_id: userId };
 }
 

@@ -9,6 +9,7 @@ import type { BlobStore } from '../../blobs/index.js';
 import type { Db } from '../../db/index.js';
 import type { Deps } from '../../deps.js';
 import type { Database } from '../../db/schema.js';
+import { withTransaction } from '../../db/transaction.js';
 import { AppError, type ItemError, notFound } from '../../errors.js';
 import { validationError } from '../../http/validation.js';
 import { type Clock, laterThan } from '../../lib/clock.js';
@@ -158,7 +159,7 @@ export async function createUsers(
     throw new AppError('batch_invalid', `${bad} of ${inputs.length} users have errors; nothing was created.`, { errors });
   }
   try {
-    await deps.db.kysely.transaction().execute(async (trx) => {
+    await withTransaction(deps, async ({ trx }) => {
       await insertUsers(trx, rows);
       await adjustCollectionCounts(trx, collection.id, { members: rows.length });
     });
@@ -334,17 +335,16 @@ export async function deleteUser(deps: UsersDeps, accountId: string, collectionI
   const collection = await requireLiveCollection(deps, accountId, collectionId);
   if (!isUuid(userId)) throw notFound('user', 'user_id');
   const at = deps.clock.now();
-  await deps.db.kysely.transaction().execute(async (trx) => {
-    const user = await lockUser(trx, collection.id, userId, at.toISOString());
+  await withTransaction(deps, async (tx) => {
+    tx.afterCommit(() => invalidatePlayLinksOfUser(deps, userId));
+    const user = await lockUser(tx.trx, collection.id, userId, at.toISOString());
     if (!user) throw notFound('user', 'user_id');
-    const hadRecording = await recordRecordingDeleted(trx, deps, { accountId: collection.account_id, user, at });
-    await deleteUserRow(trx, user.id);
-    await adjustCollectionCounts(trx, collection.id, { members: -1, recorded: hadRecording ? -1 : 0 });
+    const hadRecording = await recordRecordingDeleted(tx, deps, { accountId: collection.account_id, user, at });
+    await deleteUserRow(tx.trx, user.id);
+    await adjustCollectionCounts(tx.trx, collection.id, { members: -1, recorded: hadRecording ? -1 : 0 });
+    // Every audio file of this user, including any orphan from an interrupted upload.
+    tx.afterCommit(() => deleteBlobsUnder(deps, recordingBlobPrefix(userId)));
   });
-  invalidatePlayLinksOfUser(deps, userId);
-  deps.jobsWakeup.notify();
-  // After the commit: every audio file of this user, including any orphan from an interrupted upload.
-  await deleteBlobsUnder(deps, recordingBlobPrefix(userId));
   return { deleted: true as const, id: userId };
 }
 

@@ -2,6 +2,7 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../../db/index.js';
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from '../../db/schema.js';
 import { olderThanCursor } from '../../db/keyset.js';
+import { claimWithLease } from '../../db/lease-claim.js';
 import type { PageCursor } from '../../lib/pagination.js';
 
 export type WebhookRow = Selectable<WebhooksTable>;
@@ -83,30 +84,22 @@ export const insertDeliveries = (db: Db, rows: DeliveryRow[]) =>
         .execute();
 
 /**
- * Claims up to `limit` due deliveries of enabled webhooks until `leaseUntil`. A delivery whose
- * lease ran out (its worker died) is due again. On PostgreSQL rows another worker is claiming
- * are skipped (`FOR UPDATE SKIP LOCKED`); SQLite serialises writers, so the statement is atomic.
+ * Claims up to `limit` due deliveries of enabled webhooks until `leaseUntil` (the shared lease
+ * claim of src/db/lease-claim.ts). A delivery whose lease ran out (its worker died) is due again.
  */
-export async function claimDueDeliveries(
+export const claimDueDeliveries = (
   db: Db,
   dialect: Dialect,
   input: { workerId: string; now: string; leaseUntil: string; limit: number },
-): Promise<DeliveryRow[]> {
-  const lock = dialect === 'postgres' ? sql`for update of d skip locked` : sql``;
-  const result = await sql<DeliveryRow>`
-    update webhook_deliveries set locked_by = ${input.workerId}, locked_until = ${input.leaseUntil}
-    where id in (
-      select d.id from webhook_deliveries d join webhooks w on w.id = d.webhook_id
-      where d.status = 'pending' and d.next_attempt_at <= ${input.now}
-        and (d.locked_until is null or d.locked_until < ${input.now})
-        and w.status = 'enabled'
-      order by d.next_attempt_at
-      limit ${input.limit}
-      ${lock}
-    )
-    returning *`.execute(db);
-  return result.rows;
-}
+): Promise<DeliveryRow[]> =>
+  claimWithLease<DeliveryRow>(db, dialect, {
+    table: 'webhook_deliveries',
+    alias: 'd',
+    join: sql`join webhooks w on w.id = d.webhook_id`,
+    due: sql`d.status = 'pending' and d.next_attempt_at <= ${input.now} and w.status = 'enabled'`,
+    orderBy: sql`d.next_attempt_at`,
+    ...input,
+  });
 
 /** Claims one delivery (manual redeliver, test ping) unless another worker holds it. */
 export const claimDelivery = async (db: Db, id: string, workerId: string, now: string, leaseUntil: string) => {

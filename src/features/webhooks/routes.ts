@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { accountOf } from '../../http/auth.js';
 import { ErrorResponse } from '../../http/schemas.js';
-import { warnAllowPrivate } from './jobs.js';
 import {
   CreateWebhookBody,
   DeletedWebhook,
@@ -31,7 +30,6 @@ import {
 export const webhooksRoutes =
   (deps: Deps): FastifyPluginAsyncTypebox =>
   async (app) => {
-    warnAllowPrivate(deps);
     const tags = ['Webhooks'];
     const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 

@@ -1,1 +1,0 @@
-export const CALLBACK_JOB = 'entities.callback';
