@@ -143,5 +143,8 @@ export async function archiveCollection(deps: Deps & Pick<AppDeps, 'playLinks'>,
  * Moves the collection's member and recorded counters by `delta`, inside the caller's transaction
  * (the users and recordings features call this in the same transaction as the change counted).
  */
-export const adjustCollectionCounts = (trx: Kysely<Database>, collectionId: string, delta: { members?: number; recorded?: number }) =>
-  addToCollectionCounts(trx, collectionId, delta);
+export const adjustCollectionCounts = (
+  trx: Kysely<Database>,
+  collectionId: string,
+  delta: { members?: number; recorded?: number },
+) => addToCollectionCounts(trx, collectionId, delta);

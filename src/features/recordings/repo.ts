@@ -64,8 +64,12 @@ export const lockRecordingUser = (trx: Kysely<Database>, collectionId: string, u
     .executeTakeFirst();
 
 export const userIsInCollection = async (db: Kysely<Database>, collectionId: string, userId: string) =>
-  (await db.selectFrom('users').select('id').where('id', '=', userId).where('collection_id', '=', collectionId).executeTakeFirst()) !==
-  undefined;
+  (await db
+    .selectFrom('users')
+    .select('id')
+    .where('id', '=', userId)
+    .where('collection_id', '=', collectionId)
+    .executeTakeFirst()) !== undefined;
 
 export const setPhoneticSpelling = (trx: Kysely<Database>, userId: string, phoneticSpelling: string | null) =>
   trx.updateTable('users').set({ phonetic_spelling: phoneticSpelling }).where('id', '=', userId).execute();
