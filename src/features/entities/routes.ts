@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { contentRange, requestedRange } from '../../http/range.js';
 import { SandboxPaymentProvider } from '../../integrations/payments/sandbox.js';
 import { type EntitiesContext, type EntitiesDeps, entitiesContext } from './context.js';
 import { buildDiscoveryDocument, buildLlmsTxt } from './discovery.js';
@@ -372,7 +373,7 @@ export const entitiesRoutes = (deps: EntitiesDeps) => async (app: FastifyInstanc
   });
 };
 
-/** Serves a stored MP3 with a strong ETag (the key embeds the content hash) and single byte ranges. */
+/** Serves a stored MP3 with a strong ETag (the key embeds the content hash) and single byte ranges (RFC 9110). */
 async function sendAudio(context: EntitiesContext, request: FastifyRequest, reply: FastifyReply, key: string) {
   const info = await context.blobs.stat(key);
   if (!info) return reply.code(404).type('text/plain; charset=utf-8').send('No such audio.');
@@ -384,20 +385,14 @@ async function sendAudio(context: EntitiesContext, request: FastifyRequest, repl
     .header('access-control-allow-origin', '*')
     .type('audio/mpeg');
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-  const range = /^bytes=(\d*)-(\d*)$/.exec(String(request.headers.range ?? ''));
-  if (request.headers.range && range) {
-    let start = range[1] === '' ? info.size - Number(range[2]) : Number(range[1]);
-    let end = range[1] === '' || range[2] === '' ? info.size - 1 : Math.min(Number(range[2]), info.size - 1);
-    if (range[1] === '' && range[2] === '') start = Number.NaN;
-    if (!(start >= 0) || start > end || start >= info.size) {
-      return reply.code(416).header('content-range', `bytes */${info.size}`).send();
-    }
-    end = Math.max(end, start);
-    const stream = await context.blobs.stream(key, { start, end });
+  const range = requestedRange(request.headers, info.size, etag);
+  if (range === 'unsatisfiable') return reply.code(416).header('content-range', contentRange(range, info.size)).send();
+  if (range) {
+    const stream = await context.blobs.stream(key, range);
     return reply
       .code(206)
-      .header('content-range', `bytes ${start}-${end}/${info.size}`)
-      .header('content-length', String(end - start + 1))
+      .header('content-range', contentRange(range, info.size))
+      .header('content-length', String(range.end - range.start + 1))
       .send(stream);
   }
   const stream = await context.blobs.stream(key);

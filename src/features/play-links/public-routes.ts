@@ -7,9 +7,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import type { Deps } from '../../deps.js';
+import { contentRange, requestedRange } from '../../http/range.js';
 import { embedNotFound, embedWidget } from '../../web/views/embed.js';
 import { playerPage, playLinkNotFoundPage } from '../../web/views/player.js';
-import { isPlayStart, parseRange } from './audio-response.js';
+import { isPlayStart } from './audio-response.js';
 import type { ResolvedPlayLink } from './cache.js';
 import { REDIRECT_HEADERS } from './fast-path.js';
 import {
@@ -234,10 +235,9 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
       if (ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
         return reply.code(304).send();
       }
-      const ifRange = request.headers['if-range'];
-      const range = ifRange === undefined || ifRange === etag ? parseRange(request.headers.range, link.byteSize) : null;
+      const range = requestedRange(request.headers, link.byteSize, etag);
       if (range === 'unsatisfiable') {
-        return reply.code(416).header('content-range', `bytes */${link.byteSize}`).send();
+        return reply.code(416).header('content-range', contentRange(range, link.byteSize)).send();
       }
       const stream = await deps.blobs.stream(link.blobKey, range ?? undefined);
       if (!stream) return notFoundText(reply);
@@ -245,7 +245,7 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
       if (range) {
         reply
           .code(206)
-          .header('content-range', `bytes ${range.start}-${range.end}/${link.byteSize}`)
+          .header('content-range', contentRange(range, link.byteSize))
           .header('content-length', range.end - range.start + 1);
       } else {
         reply.header('content-length', link.byteSize);
