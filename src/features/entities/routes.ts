@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { contentRange, requestedRange } from '../../http/range.js';
+import { pageSecurityHeaders } from '../../http/security-headers.js';
 import { SandboxPaymentProvider } from '../../integrations/payments/sandbox.js';
 import { type EntitiesContext, type EntitiesDeps, entitiesContext } from './context.js';
 import { buildDiscoveryDocument, buildLlmsTxt } from './discovery.js';
@@ -336,10 +337,7 @@ export const entitiesRoutes = (deps: EntitiesDeps) => async (app: FastifyInstanc
 
   app.get<{ Params: { slug: string } }>('/e/:slug', { schema: { hide: true } }, async (request, reply) => {
     const found = await findProfile(context, request.params.slug);
-    reply
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', PROFILE_CSP)
-      .header('referrer-policy', 'no-referrer');
+    reply.headers(pageSecurityHeaders({ csp: PROFILE_CSP, https: urls.site.startsWith('https:') }));
     if (found.kind === 'not_found') return reply.code(404).type('text/plain; charset=utf-8').send('No such profile.');
     if (found.kind === 'gone') return reply.code(410).type('text/html; charset=utf-8').send(gonePage(request.params.slug).value);
     const entity = found.entity;
