@@ -13,6 +13,7 @@ import type { VoiceStyle } from '../../speech/synthesizer.js';
 import type { EntitiesContext } from './context.js';
 import { CALLBACK_JOB } from './jobs-names.js';
 import type { PaymentCredential } from './payment-header.js';
+import { INITIAL_PAYMENT_STATE } from './payment-states.js';
 import { HEADER_NAME } from './payment-header.js';
 import {
   claimPaymentRequest,
@@ -22,6 +23,7 @@ import {
   insertEntity,
   insertPaymentRequest,
   moveRequestState,
+  type NewPaymentRequestRow,
   type PaymentRequestRow,
   slugExists,
 } from './repo.js';
@@ -308,7 +310,7 @@ async function createInstruction(
       paymentStatus: 'unpaid',
     };
   }
-  const row: PaymentRequestRow = {
+  const row: NewPaymentRequestRow = {
     id,
     payment_intent_id: intent.id,
     provider: context.payments.name,
@@ -316,7 +318,7 @@ async function createInstruction(
     amount_minor: PRICE.amountMinor,
     currency: PRICE.currency,
     livemode: context.payments.livemode ? 1 : 0,
-    state: 'pending',
+    state: INITIAL_PAYMENT_STATE,
     attempts: 0,
     entity_id: null,
     last_error: null,
