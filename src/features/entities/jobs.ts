@@ -2,12 +2,13 @@
  * Background work of the entities feature: the periodic payment sweep (expiry, refunds) and
  * the `entity.published` callback deliveries.
  */
+import type { Deps } from '../../deps.js';
 import type { JobDefinition, PeriodicTask } from '../../jobs/worker.js';
 import { callbackJob } from './callbacks.js';
-import { type EntitiesDeps, entitiesContext } from './context.js';
+import { entitiesContext } from './context.js';
 import { sweepPaymentRequests } from './sweep.js';
 
-export function entitiesTasks(deps: EntitiesDeps): PeriodicTask[] {
+export function entitiesTasks(deps: Deps): PeriodicTask[] {
   return [
     {
       name: 'entities.sweep-payments',
@@ -19,6 +20,6 @@ export function entitiesTasks(deps: EntitiesDeps): PeriodicTask[] {
   ];
 }
 
-export function entitiesJobs(deps: EntitiesDeps): JobDefinition<any>[] {
+export function entitiesJobs(deps: Deps): JobDefinition<any>[] {
   return [callbackJob(entitiesContext(deps))];
 }

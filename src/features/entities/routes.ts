@@ -6,10 +6,13 @@
 import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
 import { contentRange, requestedRange } from '../../http/range.js';
 import { pageSecurityHeaders } from '../../http/security-headers.js';
 import { SandboxPaymentProvider } from '../../integrations/payments/sandbox.js';
-import { type EntitiesContext, type EntitiesDeps, entitiesContext } from './context.js';
+import { agentError, invalidRequest, isAgentError } from './agent-errors.js';
+import { type EntitiesContext, entitiesContext } from './context.js';
 import { buildDiscoveryDocument, buildLlmsTxt } from './discovery.js';
 import { parsePaymentAuthorization } from './payment-header.js';
 import { deleteEntity, findProfile } from './profiles.js';
@@ -22,23 +25,54 @@ import {
   SlugParams,
   StatusResponse,
 } from './schemas.js';
-import { type GenerateOutcome, generateEntity, PRICE } from './service.js';
-import { summarizeReceived, type ValidationProblems } from './validation.js';
+import { generateEntity, PRICE, type Published } from './service.js';
+import { summarizeReceived } from './validation.js';
 import { gonePage, machineReadableProfile, PROFILE_CSP, profilePage } from './views.js';
 
 export const GENERATE_BODY_LIMIT = 65_536;
 
-class RateLimited extends Error {
-  constructor(readonly retryAfterSeconds: number) {
-    super('rate limited');
+/**
+ * The spec's body of an agent API error: `status` is the code, and the fields each kind carries
+ * come from `details`, in the order the spec shows them.
+ */
+function agentErrorBody(context: EntitiesContext, error: AppError): Record<string, unknown> {
+  const details = error.details ?? {};
+  switch (error.code) {
+    case 'invalid_request':
+      return {
+        status: error.code,
+        missing: details.missing,
+        invalid: details.invalid,
+        message: error.message,
+        schema_url: context.urls.schema,
+        docs_url: context.urls.docs,
+      };
+    case 'payment_required':
+      return { status: error.code, message: error.message, mpp_instruction: details.mpp_instruction };
+    case 'temporarily_unavailable':
+      return { status: error.code, payment_status: details.payment_status, message: error.message };
+    case 'failed':
+      return {
+        status: error.code,
+        payment_status: details.payment_status,
+        message: error.message,
+        transaction_id: details.transaction_id,
+      };
+    default:
+      return { status: error.code, message: error.message };
   }
 }
 
-function invalidBody(context: EntitiesContext, problems: ValidationProblems, message: string) {
-  return { status: 'invalid_request', ...problems, message, schema_url: context.urls.schema, docs_url: context.urls.docs };
+/** Parser-level failures (bad JSON, wrong type, too large) as the spec's 400, or null. */
+function parserError(error: FastifyError, request: FastifyRequest): AppError | null {
+  const problem = parserProblem(error, request);
+  if (!problem) return null;
+  return invalidRequest(
+    { missing: [], invalid: [{ field: 'body', received: problem.received, allowed: problem.allowed }] },
+    problem.message,
+  );
 }
 
-/** Parser-level failures (bad JSON, wrong type, too large) in the spec's 400 shape. */
 function parserProblem(
   error: FastifyError,
   request: FastifyRequest,
@@ -93,35 +127,10 @@ function sendCacheableJson(request: FastifyRequest, reply: FastifyReply, text: s
   return reply.type(contentType).send(text);
 }
 
-function sendOutcome(context: EntitiesContext, reply: FastifyReply, outcome: GenerateOutcome) {
+function sendPublished(reply: FastifyReply, published: Published) {
   reply.header('cache-control', 'no-store');
-  switch (outcome.kind) {
-    case 'invalid':
-      return reply.code(400).send(invalidBody(context, outcome.problems, outcome.message));
-    case 'payment_required':
-      if (outcome.retryAfter) reply.header('retry-after', String(outcome.retryAfter));
-      return reply.code(402).send({ status: 'payment_required', message: outcome.message, mpp_instruction: outcome.instruction });
-    case 'published':
-      if (outcome.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(200).send(outcome.body);
-    case 'conflict':
-      if (outcome.retryAfter) reply.header('retry-after', String(outcome.retryAfter));
-      return reply.code(409).send({ status: outcome.status, message: outcome.message });
-    case 'gone':
-      return reply.code(410).send({ status: 'gone', message: outcome.message });
-    case 'retry_later':
-      reply.header('retry-after', String(outcome.retryAfter));
-      return reply
-        .code(503)
-        .send({ status: 'temporarily_unavailable', payment_status: outcome.paymentStatus, message: outcome.message });
-    case 'refunded':
-      return reply.code(502).send({
-        status: 'failed',
-        payment_status: outcome.paymentStatus,
-        message: outcome.message,
-        transaction_id: outcome.transactionId,
-      });
-  }
+  if (published.replayed) reply.header('idempotent-replayed', 'true');
+  return reply.code(200).send(published.body);
 }
 
 const paymentInfo = {
@@ -132,7 +141,7 @@ const paymentInfo = {
   description: '1.00 AUD per successful generation; 402 body carries mpp_instruction',
 };
 
-export const entitiesRoutes = (deps: EntitiesDeps) => async (app: FastifyInstance) => {
+export const entitiesRoutes = (deps: Deps) => async (app: FastifyInstance) => {
   const context = entitiesContext(deps);
   const { urls } = context;
   const tags = ['Entities (agents)'];
@@ -141,26 +150,16 @@ export const entitiesRoutes = (deps: EntitiesDeps) => async (app: FastifyInstanc
   // Bodies are validated by the served JSON Schema in the service; route schemas only document.
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // Services throw agent API `AppError`s; Fastify's own failures are mapped to the same 400.
+  // Cache-Control goes before the error's own headers (Retry-After), as on every answer.
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof RateLimited) {
+    const known = isAgentError(error) ? error : parserError(error, request);
+    if (known) {
       return reply
-        .code(429)
-        .header('retry-after', String(error.retryAfterSeconds))
+        .code(known.status)
         .header('cache-control', 'no-store')
-        .send({ status: 'rate_limited', message: `Too many unpaid requests; retry in ${error.retryAfterSeconds} s.` });
-    }
-    const problem = parserProblem(error, request);
-    if (problem) {
-      return reply
-        .code(400)
-        .header('cache-control', 'no-store')
-        .send(
-          invalidBody(
-            context,
-            { missing: [], invalid: [{ field: 'body', received: problem.received, allowed: problem.allowed }] },
-            problem.message,
-          ),
-        );
+        .headers(known.headers)
+        .send(agentErrorBody(context, known));
     }
     request.log.error({ err: error }, 'entity request failed');
     return reply.code(500).header('cache-control', 'no-store').send({
@@ -177,7 +176,10 @@ export const entitiesRoutes = (deps: EntitiesDeps) => async (app: FastifyInstanc
     max: context.config.entityUnpaidRateLimitPerMinute,
     timeWindow: 60_000,
     keyGenerator: (request) => `entities-unpaid:${request.ip}`,
-    errorResponseBuilder: (_request, limit) => new RateLimited(Math.max(1, Math.ceil(limit.ttl / 1000))),
+    errorResponseBuilder: (_request, limit) => {
+      const seconds = Math.max(1, Math.ceil(limit.ttl / 1000));
+      return agentError('rate_limited', `Too many unpaid requests; retry in ${seconds} s.`, { retryAfter: seconds });
+    },
   });
 
   app.get('/.well-known/service-agent-services.json', { schema: { hide: true } }, async (request, reply) =>
@@ -238,12 +240,12 @@ export const entitiesRoutes = (deps: EntitiesDeps) => async (app: FastifyInstanc
           } as never,
         },
         async (request, reply) => {
-          const outcome = await generateEntity(context, {
+          const published = await generateEntity(context, {
             body: request.body,
             credential: parsePaymentAuthorization(request.raw),
             admitUnpaid: () => limitUnpaid.call(app as never, request, reply) as Promise<void>,
           });
-          return sendOutcome(context, reply, outcome);
+          return sendPublished(reply, published);
         },
       );
 
@@ -263,26 +265,12 @@ export const entitiesRoutes = (deps: EntitiesDeps) => async (app: FastifyInstanc
         async (request, reply) => {
           const header = request.headers['deletion-token'];
           const token = typeof header === 'string' ? header : undefined;
-          const outcome = await deleteEntity(context, request.params.slug, token);
-          reply.header('cache-control', 'no-store');
-          switch (outcome) {
-            case 'deleted':
-              return reply.send({
-                status: 'deleted',
-                slug: request.params.slug,
-                message: 'The profile, its audio and its machine-readable document are gone.',
-              });
-            case 'not_found':
-              return reply.code(404).send({ status: 'not_found', message: 'No entity has this slug.' });
-            case 'gone':
-              return reply.code(410).send({ status: 'gone', message: 'This entity was already deleted.' });
-            case 'token_missing':
-              return reply
-                .code(401)
-                .send({ status: 'unauthorized', message: 'Send the header Deletion-Token with the receipt.deletion_token.' });
-            case 'token_invalid':
-              return reply.code(403).send({ status: 'forbidden', message: 'The deletion token does not match this entity.' });
-          }
+          await deleteEntity(deps, request.params.slug, token);
+          return reply.header('cache-control', 'no-store').send({
+            status: 'deleted',
+            slug: request.params.slug,
+            message: 'The profile, its audio and its machine-readable document are gone.',
+          });
         },
       );
     },
