@@ -55,6 +55,18 @@ const kinds = {
   entity_already_claimed: { status: 409, type: 'invalid_request_error' },
   internal_error: { status: 500, type: 'api_error' },
   service_unavailable: { status: 503, type: 'api_error' },
+  // The agent entity API: its codes are the spec's `status` values, and its own error handler
+  // renders the spec's bodies (src/features/entities/agent-errors.ts).
+  invalid_request: { status: 400, type: 'invalid_request_error' },
+  unauthorized: { status: 401, type: 'authentication_error' },
+  payment_required: { status: 402, type: 'invalid_request_error' },
+  forbidden: { status: 403, type: 'invalid_request_error' },
+  not_found: { status: 404, type: 'invalid_request_error' },
+  payment_request_mismatch: { status: 409, type: 'invalid_request_error' },
+  payment_in_progress: { status: 409, type: 'invalid_request_error' },
+  gone: { status: 410, type: 'invalid_request_error' },
+  failed: { status: 502, type: 'api_error' },
+  temporarily_unavailable: { status: 503, type: 'api_error' },
 } satisfies Record<string, ErrorKind>;
 
 /** Error codes may be added by features; unknown codes fall back to their given status. */
@@ -67,6 +79,11 @@ export interface AppErrorOptions {
   cause?: unknown;
   /** Per-item problems of a batch request, rendered as `error.errors`. */
   errors?: ItemError[];
+  /**
+   * Further fields for a renderer other than the /v1 envelope (which ignores them): the agent
+   * API's bodies carry e.g. `missing`/`invalid` or `mpp_instruction`.
+   */
+  details?: Readonly<Record<string, unknown>>;
 }
 
 export interface ItemError {
@@ -83,6 +100,7 @@ export class AppError extends Error {
   readonly param: string | undefined;
   readonly headers: Record<string, string>;
   readonly errors: ItemError[] | undefined;
+  readonly details: Readonly<Record<string, unknown>> | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, { cause: options.cause });
@@ -94,6 +112,7 @@ export class AppError extends Error {
     this.param = options.param;
     this.headers = options.headers ?? {};
     this.errors = options.errors;
+    this.details = options.details;
   }
 }
 

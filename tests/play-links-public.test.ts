@@ -126,6 +126,11 @@ describe('/p/<token>.mp3 and the app-served audio', () => {
     expect(part.rawPayload.equals(mp3.subarray(0, 100))).toBe(true);
     const tail = await get(localPath(location), { range: 'bytes=-10' });
     expect(tail.rawPayload.equals(mp3.subarray(mp3.length - 10))).toBe(true);
+    // A suffix longer than the file is the whole file (RFC 9110), as on /e/<slug>/name.mp3.
+    const longSuffix = await get(localPath(location), { range: `bytes=-${mp3.length + 500}` });
+    expect(longSuffix.statusCode).toBe(206);
+    expect(longSuffix.headers['content-range']).toBe(`bytes 0-${mp3.length - 1}/${mp3.length}`);
+    expect(longSuffix.rawPayload.equals(mp3)).toBe(true);
     const open = await get(localPath(location), { range: `bytes=${mp3.length - 5}-` });
     expect(open.headers['content-range']).toBe(`bytes ${mp3.length - 5}-${mp3.length - 1}/${mp3.length}`);
     const beyond = await get(localPath(location), { range: `bytes=${mp3.length}-` });

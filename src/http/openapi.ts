@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
+import { FRAME_ANCESTORS_NONE, pageSecurityHeaders } from './security-headers.js';
 
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   await app.register(swagger, {
@@ -39,6 +40,19 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       } as never;
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { url: '/v1/openapi.json' } as never });
+  // The reference's pages get the headers of every page; Swagger UI writes its own CSP (it
+  // hashes its inline scripts), with framing refused like everywhere else.
+  const headers = pageSecurityHeaders({ csp: null, https: config.baseUrl.startsWith('https:') });
+  await app.register(async (docs) => {
+    docs.addHook('onRequest', async (_request, reply) => {
+      reply.headers(headers);
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      staticCSP: true,
+      transformStaticCSP: (csp) => csp.replace("frame-ancestors 'self'", FRAME_ANCESTORS_NONE),
+      uiConfig: { url: '/v1/openapi.json' } as never,
+    });
+  });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

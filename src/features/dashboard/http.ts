@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
+import { pageSecurityHeaders } from '../../http/security-headers.js';
 import type { SafeHtml } from '../../web/html.js';
 import { checkFormToken, type DashboardDeps, type DashboardSession, findDashboardSession } from './service.js';
 
@@ -20,24 +21,18 @@ const COOKIE_PATH = '/dashboard';
 const SIGN_IN_COOKIE_MAX_AGE_S = 60 * 60;
 const FORM_BODY_LIMIT = 16 * 1024;
 
-const PAGE_HEADERS = {
-  'cache-control': 'no-store',
-  'content-security-policy':
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-robots-tag': 'noindex, nofollow',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-  'permissions-policy': 'camera=(), microphone=(), geolocation=()',
-};
+/** No scripts at all: styles, inline images and forms posting back to us. */
+const DASHBOARD_CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self' data:", "form-action 'self'", "base-uri 'none'"];
 
 /** Security headers on every dashboard response, and the form body parser, for one plugin scope. */
 export function registerPagePlumbing(app: FastifyInstance, options: { secure: boolean }): void {
+  const headers = {
+    'cache-control': 'no-store',
+    'x-robots-tag': 'noindex, nofollow',
+    ...pageSecurityHeaders({ csp: DASHBOARD_CSP, https: options.secure }),
+  };
   app.addHook('onRequest', async (_request, reply) => {
-    reply.headers(PAGE_HEADERS);
-    if (options.secure) reply.header('strict-transport-security', 'max-age=31536000');
+    reply.headers(headers);
   });
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',

@@ -3,9 +3,9 @@
  * that paid for a profile by giving its receipt's deletion token; the entity then becomes
  * claimed by their account and verified. The dashboard is the only caller.
  */
-import type { Db } from '../../db/index.js';
+import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { type Clock, isoNow } from '../../lib/clock.js';
+import { isoNow } from '../../lib/clock.js';
 import { deletionTokenMatches } from './profiles.js';
 import {
   type EntityRow,
@@ -16,7 +16,7 @@ import {
 } from './repo.js';
 import { SLUG_PATTERN } from './slug.js';
 
-type ClaimDeps = { db: Db; clock: Clock };
+type ClaimDeps = Pick<Deps, 'db' | 'clock'>;
 
 export interface ClaimedEntity {
   slug: string;

@@ -1,34 +1,14 @@
 /**
- * Everything the entities feature needs, built once per process: the adapters from `deps`, the
- * request schema (served and enforced), its validator, the signing key and the public URLs.
+ * What the entities feature adds to `Deps`, built once per app: the request schema (served and
+ * enforced), its validator, the signing key and the public URLs. Services that need these take
+ * the context (`Deps` and these values); the others take `Deps` or a `Pick` of it.
  */
-import type { Logger } from 'pino';
-import type { BlobStore } from '../../blobs/index.js';
-import type { Config } from '../../config.js';
-import type { Db } from '../../db/index.js';
-import type { PaymentProvider } from '../../integrations/payments/index.js';
-import type { JobsWakeup } from '../../jobs/wakeup.js';
-import type { Clock } from '../../lib/clock.js';
-import type { SpeechSynthesizer } from '../../speech/index.js';
-import type { Assets } from '../../web/assets.js';
+import type { Deps } from '../../deps.js';
 import { buildRequestSchema, type RequestSchema, SCHEMA_PATH } from './request-schema.js';
 import { type EntityKeys, loadEntityKeys } from './signing.js';
 import { createRequestValidator, type RequestValidator } from './validation.js';
 
-export interface EntitiesDeps {
-  config: Config;
-  db: Db;
-  clock: Clock;
-  logger: Logger;
-  blobs: BlobStore;
-  assets: Assets;
-  payments: PaymentProvider;
-  speech: SpeechSynthesizer;
-  /** Wakes the in-process job worker after a commit that enqueued work. */
-  jobsWakeup: JobsWakeup;
-}
-
-export interface EntitiesContext extends EntitiesDeps {
+export interface EntitiesContext extends Omit<Deps, 'entities'> {
   schema: RequestSchema;
   validate: RequestValidator;
   keys: EntityKeys;
@@ -50,7 +30,7 @@ export interface EntitiesContext extends EntitiesDeps {
  * Built once per process by `createDeps` (as `deps.entities`): the routes and the job handlers
  * must share it, since the keys it holds sign what the discovery document publishes.
  */
-export function createEntitiesContext(deps: EntitiesDeps): EntitiesContext {
+export function createEntitiesContext(deps: Omit<Deps, 'entities'>): EntitiesContext {
   const site = deps.config.siteUrl;
   const schema = buildRequestSchema({ siteUrl: site, allowHttpCallbacks: deps.config.webhooks.allowPrivateUrls });
   const context: EntitiesContext = {

@@ -1,12 +1,16 @@
 /** Every query of the entities feature. */
 import type { Kysely } from 'kysely';
 import type { Database, EntitiesTable, EntityPaymentRequestsTable } from '../../db/schema.js';
+import { assertPaymentTransition, type INITIAL_PAYMENT_STATE, type PaymentState } from './payment-states.js';
 
 type Q = Kysely<Database>;
-export type PaymentRequestRow = EntityPaymentRequestsTable;
+/** The column holds only the states of payment-states.ts: every write goes through this file. */
+export type PaymentRequestRow = Omit<EntityPaymentRequestsTable, 'state'> & { state: PaymentState };
+/** A new request always starts in the initial state. */
+export type NewPaymentRequestRow = PaymentRequestRow & { state: typeof INITIAL_PAYMENT_STATE };
 export type EntityRow = EntitiesTable;
 
-export const insertPaymentRequest = (db: Q, row: EntityPaymentRequestsTable) =>
+export const insertPaymentRequest = (db: Q, row: NewPaymentRequestRow) =>
   db.insertInto('entity_payment_requests').values(row).execute();
 
 export const findPaymentRequestByIntent = (db: Q, paymentIntentId: string) =>
@@ -16,11 +20,14 @@ export const findPaymentRequestByIntent = (db: Q, paymentIntentId: string) =>
     .where('payment_intent_id', '=', paymentIntentId)
     .executeTakeFirst() as Promise<PaymentRequestRow | undefined>;
 
+const CLAIMABLE: readonly PaymentState[] = ['pending', 'claimed'];
+
 /**
  * The atomic claim (P1, P6): one statement moves `pending` (or a claim whose holder died, older
  * than `staleBefore`) to `claimed`. Exactly one concurrent caller sees one updated row.
  */
 export async function claimPaymentRequest(db: Q, input: { paymentIntentId: string; now: string; staleBefore: string }) {
+  assertPaymentTransition(CLAIMABLE, 'claimed');
   const result = await db
     .updateTable('entity_payment_requests')
     .set((eb) => ({ state: 'claimed', claimed_at: input.now, updated_at: input.now, attempts: eb('attempts', '+', 1) }))
@@ -32,11 +39,22 @@ export async function claimPaymentRequest(db: Q, input: { paymentIntentId: strin
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Moves a request from one of `from` to `to`; true when this caller made the move. */
+/**
+ * Moves a request from one of `from` to `to`; true when this caller made the move. A move the
+ * transition table does not allow throws before anything is written.
+ */
 export async function moveRequestState(
   db: Q,
-  input: { paymentIntentId: string; from: string[]; to: string; now: string; entityId?: string; lastError?: string | null },
+  input: {
+    paymentIntentId: string;
+    from: readonly PaymentState[];
+    to: PaymentState;
+    now: string;
+    entityId?: string;
+    lastError?: string | null;
+  },
 ) {
+  assertPaymentTransition(input.from, input.to);
   const result = await db
     .updateTable('entity_payment_requests')
     .set({

@@ -6,7 +6,11 @@
 import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.js';
+import { contentRange, requestedRange } from '../../http/range.js';
+import { pageSecurityHeaders } from '../../http/security-headers.js';
 import { SandboxPaymentProvider } from '../../integrations/payments/sandbox.js';
+import { agentError, invalidRequest, isAgentError } from './agent-errors.js';
 import type { EntitiesContext } from './context.js';
 import { buildDiscoveryDocument, buildLlmsTxt } from './discovery.js';
 import { parsePaymentAuthorization } from './payment-header.js';
@@ -20,23 +24,54 @@ import {
   SlugParams,
   StatusResponse,
 } from './schemas.js';
-import { type GenerateOutcome, generateEntity, PRICE } from './service.js';
-import { summarizeReceived, type ValidationProblems } from './validation.js';
+import { generateEntity, PRICE, type Published } from './service.js';
+import { summarizeReceived } from './validation.js';
 import { gonePage, machineReadableProfile, PROFILE_CSP, profilePage } from './views.js';
 
 export const GENERATE_BODY_LIMIT = 65_536;
 
-class RateLimited extends Error {
-  constructor(readonly retryAfterSeconds: number) {
-    super('rate limited');
+/**
+ * The spec's body of an agent API error: `status` is the code, and the fields each kind carries
+ * come from `details`, in the order the spec shows them.
+ */
+function agentErrorBody(context: EntitiesContext, error: AppError): Record<string, unknown> {
+  const details = error.details ?? {};
+  switch (error.code) {
+    case 'invalid_request':
+      return {
+        status: error.code,
+        missing: details.missing,
+        invalid: details.invalid,
+        message: error.message,
+        schema_url: context.urls.schema,
+        docs_url: context.urls.docs,
+      };
+    case 'payment_required':
+      return { status: error.code, message: error.message, mpp_instruction: details.mpp_instruction };
+    case 'temporarily_unavailable':
+      return { status: error.code, payment_status: details.payment_status, message: error.message };
+    case 'failed':
+      return {
+        status: error.code,
+        payment_status: details.payment_status,
+        message: error.message,
+        transaction_id: details.transaction_id,
+      };
+    default:
+      return { status: error.code, message: error.message };
   }
 }
 
-function invalidBody(context: EntitiesContext, problems: ValidationProblems, message: string) {
-  return { status: 'invalid_request', ...problems, message, schema_url: context.urls.schema, docs_url: context.urls.docs };
+/** Parser-level failures (bad JSON, wrong type, too large) as the spec's 400, or null. */
+function parserError(error: FastifyError, request: FastifyRequest): AppError | null {
+  const problem = parserProblem(error, request);
+  if (!problem) return null;
+  return invalidRequest(
+    { missing: [], invalid: [{ field: 'body', received: problem.received, allowed: problem.allowed }] },
+    problem.message,
+  );
 }
 
-/** Parser-level failures (bad JSON, wrong type, too large) in the spec's 400 shape. */
 function parserProblem(
   error: FastifyError,
   request: FastifyRequest,
@@ -91,35 +126,10 @@ function sendCacheableJson(request: FastifyRequest, reply: FastifyReply, text: s
   return reply.type(contentType).send(text);
 }
 
-function sendOutcome(context: EntitiesContext, reply: FastifyReply, outcome: GenerateOutcome) {
+function sendPublished(reply: FastifyReply, published: Published) {
   reply.header('cache-control', 'no-store');
-  switch (outcome.kind) {
-    case 'invalid':
-      return reply.code(400).send(invalidBody(context, outcome.problems, outcome.message));
-    case 'payment_required':
-      if (outcome.retryAfter) reply.header('retry-after', String(outcome.retryAfter));
-      return reply.code(402).send({ status: 'payment_required', message: outcome.message, mpp_instruction: outcome.instruction });
-    case 'published':
-      if (outcome.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(200).send(outcome.body);
-    case 'conflict':
-      if (outcome.retryAfter) reply.header('retry-after', String(outcome.retryAfter));
-      return reply.code(409).send({ status: outcome.status, message: outcome.message });
-    case 'gone':
-      return reply.code(410).send({ status: 'gone', message: outcome.message });
-    case 'retry_later':
-      reply.header('retry-after', String(outcome.retryAfter));
-      return reply
-        .code(503)
-        .send({ status: 'temporarily_unavailable', payment_status: outcome.paymentStatus, message: outcome.message });
-    case 'refunded':
-      return reply.code(502).send({
-        status: 'failed',
-        payment_status: outcome.paymentStatus,
-        message: outcome.message,
-        transaction_id: outcome.transactionId,
-      });
-  }
+  if (published.replayed) reply.header('idempotent-replayed', 'true');
+  return reply.code(200).send(published.body);
 }
 
 const paymentInfo = {
@@ -138,26 +148,16 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
   // Bodies are validated by the served JSON Schema in the service; route schemas only document.
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // Services throw agent API `AppError`s; Fastify's own failures are mapped to the same 400.
+  // Cache-Control goes before the error's own headers (Retry-After), as on every answer.
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof RateLimited) {
+    const known = isAgentError(error) ? error : parserError(error, request);
+    if (known) {
       return reply
-        .code(429)
-        .header('retry-after', String(error.retryAfterSeconds))
+        .code(known.status)
         .header('cache-control', 'no-store')
-        .send({ status: 'rate_limited', message: `Too many unpaid requests; retry in ${error.retryAfterSeconds} s.` });
-    }
-    const problem = parserProblem(error, request);
-    if (problem) {
-      return reply
-        .code(400)
-        .header('cache-control', 'no-store')
-        .send(
-          invalidBody(
-            context,
-            { missing: [], invalid: [{ field: 'body', received: problem.received, allowed: problem.allowed }] },
-            problem.message,
-          ),
-        );
+        .headers(known.headers)
+        .send(agentErrorBody(context, known));
     }
     request.log.error({ err: error }, 'entity request failed');
     return reply.code(500).header('cache-control', 'no-store').send({
@@ -174,7 +174,10 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
     max: context.config.entityUnpaidRateLimitPerMinute,
     timeWindow: 60_000,
     keyGenerator: (request) => `entities-unpaid:${request.ip}`,
-    errorResponseBuilder: (_request, limit) => new RateLimited(Math.max(1, Math.ceil(limit.ttl / 1000))),
+    errorResponseBuilder: (_request, limit) => {
+      const seconds = Math.max(1, Math.ceil(limit.ttl / 1000));
+      return agentError('rate_limited', `Too many unpaid requests; retry in ${seconds} s.`, { retryAfter: seconds });
+    },
   });
 
   app.get('/.well-known/service-agent-services.json', { schema: { hide: true } }, async (request, reply) =>
@@ -235,12 +238,12 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
           } as never,
         },
         async (request, reply) => {
-          const outcome = await generateEntity(context, {
+          const published = await generateEntity(context, {
             body: request.body,
             credential: parsePaymentAuthorization(request.raw),
             admitUnpaid: () => limitUnpaid.call(app as never, request, reply) as Promise<void>,
           });
-          return sendOutcome(context, reply, outcome);
+          return sendPublished(reply, published);
         },
       );
 
@@ -260,26 +263,12 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
         async (request, reply) => {
           const header = request.headers['deletion-token'];
           const token = typeof header === 'string' ? header : undefined;
-          const outcome = await deleteEntity(context, request.params.slug, token);
-          reply.header('cache-control', 'no-store');
-          switch (outcome) {
-            case 'deleted':
-              return reply.send({
-                status: 'deleted',
-                slug: request.params.slug,
-                message: 'The profile, its audio and its machine-readable document are gone.',
-              });
-            case 'not_found':
-              return reply.code(404).send({ status: 'not_found', message: 'No entity has this slug.' });
-            case 'gone':
-              return reply.code(410).send({ status: 'gone', message: 'This entity was already deleted.' });
-            case 'token_missing':
-              return reply
-                .code(401)
-                .send({ status: 'unauthorized', message: 'Send the header Deletion-Token with the receipt.deletion_token.' });
-            case 'token_invalid':
-              return reply.code(403).send({ status: 'forbidden', message: 'The deletion token does not match this entity.' });
-          }
+          await deleteEntity(context, request.params.slug, token);
+          return reply.header('cache-control', 'no-store').send({
+            status: 'deleted',
+            slug: request.params.slug,
+            message: 'The profile, its audio and its machine-readable document are gone.',
+          });
         },
       );
     },
@@ -334,10 +323,7 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
 
   app.get<{ Params: { slug: string } }>('/e/:slug', { schema: { hide: true } }, async (request, reply) => {
     const found = await findProfile(context, request.params.slug);
-    reply
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', PROFILE_CSP)
-      .header('referrer-policy', 'no-referrer');
+    reply.headers(pageSecurityHeaders({ csp: PROFILE_CSP, https: urls.site.startsWith('https:') }));
     if (found.kind === 'not_found') return reply.code(404).type('text/plain; charset=utf-8').send('No such profile.');
     if (found.kind === 'gone') return reply.code(410).type('text/html; charset=utf-8').send(gonePage(request.params.slug).value);
     const entity = found.entity;
@@ -371,7 +357,7 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
   });
 };
 
-/** Serves a stored MP3 with a strong ETag (the key embeds the content hash) and single byte ranges. */
+/** Serves a stored MP3 with a strong ETag (the key embeds the content hash) and single byte ranges (RFC 9110). */
 async function sendAudio(context: EntitiesContext, request: FastifyRequest, reply: FastifyReply, key: string) {
   const info = await context.blobs.stat(key);
   if (!info) return reply.code(404).type('text/plain; charset=utf-8').send('No such audio.');
@@ -383,20 +369,14 @@ async function sendAudio(context: EntitiesContext, request: FastifyRequest, repl
     .header('access-control-allow-origin', '*')
     .type('audio/mpeg');
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-  const range = /^bytes=(\d*)-(\d*)$/.exec(String(request.headers.range ?? ''));
-  if (request.headers.range && range) {
-    let start = range[1] === '' ? info.size - Number(range[2]) : Number(range[1]);
-    let end = range[1] === '' || range[2] === '' ? info.size - 1 : Math.min(Number(range[2]), info.size - 1);
-    if (range[1] === '' && range[2] === '') start = Number.NaN;
-    if (!(start >= 0) || start > end || start >= info.size) {
-      return reply.code(416).header('content-range', `bytes */${info.size}`).send();
-    }
-    end = Math.max(end, start);
-    const stream = await context.blobs.stream(key, { start, end });
+  const range = requestedRange(request.headers, info.size, etag);
+  if (range === 'unsatisfiable') return reply.code(416).header('content-range', contentRange(range, info.size)).send();
+  if (range) {
+    const stream = await context.blobs.stream(key, range);
     return reply
       .code(206)
-      .header('content-range', `bytes ${start}-${end}/${info.size}`)
-      .header('content-length', String(end - start + 1))
+      .header('content-range', contentRange(range, info.size))
+      .header('content-length', String(range.end - range.start + 1))
       .send(stream);
   }
   const stream = await context.blobs.stream(key);

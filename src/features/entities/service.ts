@@ -5,6 +5,7 @@
  * is enforced (P1…P16).
  */
 import { withTransaction } from '../../db/transaction.js';
+import type { Deps } from '../../deps.js';
 import type { PaymentIntentView } from '../../integrations/payments/provider.js';
 import { enqueue } from '../../jobs/queue.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
@@ -12,9 +13,11 @@ import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
 import type { VoiceStyle } from '../../speech/synthesizer.js';
+import { agentError, invalidRequest, paymentRequired, publishingFailed, temporarilyUnavailable } from './agent-errors.js';
 import type { EntitiesContext } from './context.js';
 import { entityCallbackJob } from './callback-job.js';
 import type { PaymentCredential } from './payment-header.js';
+import { INITIAL_PAYMENT_STATE } from './payment-states.js';
 import { HEADER_NAME } from './payment-header.js';
 import {
   claimPaymentRequest,
@@ -24,6 +27,7 @@ import {
   insertEntity,
   insertPaymentRequest,
   moveRequestState,
+  type NewPaymentRequestRow,
   type PaymentRequestRow,
   slugExists,
 } from './repo.js';
@@ -31,6 +35,7 @@ import { slugify } from './slug.js';
 import { describeProblems, summarizeReceived, type ValidationProblems } from './validation.js';
 
 export type { EntityRow } from './repo.js';
+import type { AppError } from '../../errors.js';
 import { isUniqueViolation } from '../../db/errors.js';
 
 export const PRICE = { amountMinor: 100, amount: '1.00', currency: 'aud', displayCurrency: 'AUD' } as const;
@@ -85,14 +90,11 @@ export interface PublishedBody {
   receipt: { amount: string; currency: string; method: string; transaction_id: string; deletion_token: string };
 }
 
-export type GenerateOutcome =
-  | { kind: 'invalid'; problems: ValidationProblems; message: string }
-  | { kind: 'payment_required'; instruction: PaymentInstruction; message: string; retryAfter?: number }
-  | { kind: 'published'; body: PublishedBody; replayed: boolean }
-  | { kind: 'conflict'; status: 'payment_request_mismatch' | 'payment_in_progress'; message: string; retryAfter?: number }
-  | { kind: 'gone'; message: string }
-  | { kind: 'retry_later'; message: string; retryAfter: number; paymentStatus: 'paid' | 'unpaid' }
-  | { kind: 'refunded'; message: string; transactionId: string; paymentStatus: 'refunded' | 'refund_pending' };
+/** The 200 of a generation; `replayed` when it repeats an earlier success (P7). */
+export interface Published {
+  body: PublishedBody;
+  replayed: boolean;
+}
 
 /** Rejects (throws) when the unpaid path is over its rate limit (P15); called before any intent is made. */
 export type AdmitUnpaid = () => Promise<void>;
@@ -100,32 +102,33 @@ export type AdmitUnpaid = () => Promise<void>;
 /** SHA-256 of method, path and canonical JSON body: what an intent is bound to (P2). */
 export const requestFingerprint = (body: unknown): string => sha256Hex(`POST\n${GENERATE_PATH}\n${canonicalJson(body)}`);
 
-const invalidName = (name: string, message: string, context: EntitiesContext): GenerateOutcome => ({
-  kind: 'invalid',
-  problems: {
-    missing: [],
-    invalid: [{ field: 'name', received: summarizeReceived(name), allowed: [context.schema.properties.name['x-rule']] }],
-  },
-  message,
-});
+const invalidName = (name: string, message: string, context: EntitiesContext) =>
+  invalidRequest(
+    {
+      missing: [],
+      invalid: [{ field: 'name', received: summarizeReceived(name), allowed: [context.schema.properties.name['x-rule']] }],
+    },
+    message,
+  );
 
 /**
  * Handles one `POST /api/entities/generate`. Validation always comes first (P8); without a valid
  * credential the answer is a 402 with a fresh intent bound to this exact body (P2, P10, P14, P15);
  * with one, the intent is verified with the processor (P3, P4, P5), claimed atomically (P1, P6)
  * and the entity published, or the failure retried for free / refunded once (P9). An identical
- * retry after success replays the same 200 (P7).
+ * retry after success replays the same 200 (P7). Every other answer is thrown as an agent API
+ * `AppError` (agent-errors.ts): 400, 402, 409, 410, 429, 502, 503.
  */
 export async function generateEntity(
   context: EntitiesContext,
   input: { body: unknown; credential: PaymentCredential; admitUnpaid: AdmitUnpaid },
-): Promise<GenerateOutcome> {
+): Promise<Published> {
   const problems = context.validate(input.body);
-  if (problems) return { kind: 'invalid', problems, message: describeProblems(problems) };
+  if (problems) throw invalidRequest(problems, describeProblems(problems));
   const body = input.body as GenerationRequest;
   const slug = slugify(body.name);
   if (slug === '')
-    return invalidName(body.name, 'The request is invalid: name must contain at least one letter or digit.', context);
+    throw invalidName(body.name, 'The request is invalid: name must contain at least one letter or digit.', context);
   if (input.credential.kind === 'invalid') {
     const problems: ValidationProblems = {
       missing: [],
@@ -137,18 +140,21 @@ export async function generateEntity(
         },
       ],
     };
-    return {
-      kind: 'invalid',
+    throw invalidRequest(
       problems,
-      message: `The request is invalid: send exactly one ${HEADER_NAME} header of the form mpp; reference="pi_…".`,
-    };
+      `The request is invalid: send exactly one ${HEADER_NAME} header of the form mpp; reference="pi_…".`,
+    );
   }
   const fingerprint = requestFingerprint(body);
-  const taken = () =>
-    invalidName(body.name, `The request is invalid: the name "${body.name}" is already taken (profile /e/${slug}).`, context);
+  const taken = (addendum = '') =>
+    invalidName(
+      body.name,
+      `The request is invalid: the name "${body.name}" is already taken (profile /e/${slug}).${addendum}`,
+      context,
+    );
 
   if (input.credential.kind === 'absent') {
-    if (await slugExists(context.db.kysely, slug)) return taken();
+    if (await slugExists(context.db.kysely, slug)) throw taken();
     return createInstruction(
       context,
       fingerprint,
@@ -161,7 +167,7 @@ export async function generateEntity(
   const row = await findPaymentRequestByIntent(context.db.kysely, reference);
   // Unknown or another processor's reference: the same answer as an unpaid request (P3, P14).
   if (!row || row.provider !== context.payments.name) {
-    if (await slugExists(context.db.kysely, slug)) return taken();
+    if (await slugExists(context.db.kysely, slug)) throw taken();
     return createInstruction(
       context,
       fingerprint,
@@ -170,31 +176,29 @@ export async function generateEntity(
     );
   }
   if (!safeEqual(row.fingerprint, fingerprint)) {
-    return {
-      kind: 'conflict',
-      status: 'payment_request_mismatch',
-      message:
-        'This payment reference belongs to a different request body. Repeat the exact original request, or start a new one without the header.',
-    };
+    throw agentError(
+      'payment_request_mismatch',
+      'This payment reference belongs to a different request body. Repeat the exact original request, or start a new one without the header.',
+    );
   }
   if (row.state === 'published') return replayPublished(context, row);
   if (row.state === 'claimed' && Date.parse(row.claimed_at ?? '') > context.clock.now().getTime() - CLAIM_LEASE_MS) {
-    return inProgress();
+    throw inProgress();
   }
   if (row.state === 'refunding' || row.state === 'refunded' || row.state === 'canceled') {
-    if (await slugExists(context.db.kysely, slug)) return taken();
+    if (await slugExists(context.db.kysely, slug)) throw taken();
     const why = row.state === 'canceled' ? 'That payment instruction expired.' : 'That payment was refunded.';
     return createInstruction(context, fingerprint, input.admitUnpaid, `${why} Pay this new intent, then repeat the request.`);
   }
   return settlePending(context, { row, body, slug, fingerprint, admitUnpaid: input.admitUnpaid, taken });
 }
 
-const inProgress = (): GenerateOutcome => ({
-  kind: 'conflict',
-  status: 'payment_in_progress',
-  message: 'This payment is being used to publish right now. Retry the same request in a moment to get the result.',
-  retryAfter: 2,
-});
+const inProgress = () =>
+  agentError(
+    'payment_in_progress',
+    'This payment is being used to publish right now. Retry the same request in a moment to get the result.',
+    { retryAfter: 2 },
+  );
 
 async function settlePending(
   context: EntitiesContext,
@@ -204,9 +208,9 @@ async function settlePending(
     slug: string;
     fingerprint: string;
     admitUnpaid: AdmitUnpaid;
-    taken: () => GenerateOutcome;
+    taken: (addendum?: string) => AppError;
   },
-): Promise<GenerateOutcome> {
+): Promise<Published> {
   const { row, body, slug, fingerprint } = input;
   const reference = row.payment_intent_id;
   const now = context.clock.now();
@@ -253,23 +257,19 @@ async function settlePending(
       }
       return settlePending(context, input);
     }
-    return {
-      kind: 'payment_required',
-      instruction: instructionOf(context, row, intent),
-      message:
-        intent.status === 'processing'
-          ? 'The payment is still processing. Repeat the request in a few seconds.'
-          : 'The payment has not been completed yet. Pay the intent, then repeat this request.',
-      ...(intent.status === 'processing' ? { retryAfter: 5 } : {}),
-    };
+    throw paymentRequired(
+      instructionOf(context, row, intent),
+      intent.status === 'processing'
+        ? 'The payment is still processing. Repeat the request in a few seconds.'
+        : 'The payment has not been completed yet. Pay the intent, then repeat this request.',
+      intent.status === 'processing' ? { retryAfter: 5 } : {},
+    );
   }
 
   if (await slugExists(context.db.kysely, slug)) {
     // Paid, but the name went to someone else meanwhile: give the money back (P9).
     await refundPaymentRequest(context, reference, 'name taken before publishing');
-    const outcome = input.taken();
-    if (outcome.kind === 'invalid') outcome.message += ' Your payment for this request has been refunded.';
-    return outcome;
+    throw input.taken(' Your payment for this request has been refunded.');
   }
   const won = await claimPaymentRequest(context.db.kysely, {
     paymentIntentId: reference,
@@ -279,17 +279,18 @@ async function settlePending(
   if (!won) {
     const latest = await findPaymentRequestByIntent(context.db.kysely, reference);
     if (latest?.state === 'published') return replayPublished(context, latest);
-    return inProgress();
+    throw inProgress();
   }
   return publish(context, { row, body, slug, intent, taken: input.taken });
 }
 
+/** Issues a new intent bound to `fingerprint` and answers 402 with it (always throws). */
 async function createInstruction(
   context: EntitiesContext,
   fingerprint: string,
   admitUnpaid: AdmitUnpaid,
   message: string,
-): Promise<GenerateOutcome> {
+): Promise<never> {
   await admitUnpaid();
   const id = newId();
   const now = context.clock.now();
@@ -305,14 +306,9 @@ async function createInstruction(
     });
   } catch (err) {
     context.logger.error({ err }, 'could not create a payment intent');
-    return {
-      kind: 'retry_later',
-      message: 'The payment processor is unavailable. Retry in a moment.',
-      retryAfter: 10,
-      paymentStatus: 'unpaid',
-    };
+    throw temporarilyUnavailable('The payment processor is unavailable. Retry in a moment.', 10, 'unpaid');
   }
-  const row: PaymentRequestRow = {
+  const row: NewPaymentRequestRow = {
     id,
     payment_intent_id: intent.id,
     provider: context.payments.name,
@@ -320,7 +316,7 @@ async function createInstruction(
     amount_minor: PRICE.amountMinor,
     currency: PRICE.currency,
     livemode: context.payments.livemode ? 1 : 0,
-    state: 'pending',
+    state: INITIAL_PAYMENT_STATE,
     attempts: 0,
     entity_id: null,
     last_error: null,
@@ -330,7 +326,7 @@ async function createInstruction(
     updated_at: now.toISOString(),
   };
   await insertPaymentRequest(context.db.kysely, row);
-  return { kind: 'payment_required', instruction: instructionOf(context, row, intent), message };
+  throw paymentRequired(instructionOf(context, row, intent), message);
 }
 
 function instructionOf(context: EntitiesContext, row: PaymentRequestRow, intent: PaymentIntentView): PaymentInstruction {
@@ -353,9 +349,9 @@ async function publish(
     body: GenerationRequest;
     slug: string;
     intent: PaymentIntentView;
-    taken: () => GenerateOutcome;
+    taken: (addendum?: string) => AppError;
   },
-): Promise<GenerateOutcome> {
+): Promise<Published> {
   const { row, body, slug, intent } = input;
   const reference = row.payment_intent_id;
   const entityId = newId();
@@ -413,7 +409,7 @@ async function publish(
         await enqueue(tx, entityCallbackJob, { entity_id: entityId });
       }
     });
-    return { kind: 'published', body: publishedBody(context, entity, deletionToken), replayed: false };
+    return { body: publishedBody(context, entity, deletionToken), replayed: false };
   } catch (err) {
     if (blobKey) await context.blobs.delete(blobKey).catch(() => undefined);
     const now = isoNow(context.clock);
@@ -421,22 +417,19 @@ async function publish(
       const latest = await findPaymentRequestByIntent(context.db.kysely, reference);
       if (latest?.state === 'published') return replayPublished(context, latest);
       await refundPaymentRequest(context, reference, 'name taken while publishing');
-      const outcome = input.taken();
-      if (outcome.kind === 'invalid') outcome.message += ' Your payment for this request has been refunded.';
-      return outcome;
+      throw input.taken(' Your payment for this request has been refunded.');
     }
     const message = err instanceof Error ? err.message : String(err);
     context.logger.error({ err, payment_intent: reference, attempt }, 'entity generation failed after payment');
     if (attempt >= MAX_GENERATION_ATTEMPTS) {
       const refunded = await refundPaymentRequest(context, reference, message);
-      return {
-        kind: 'refunded',
-        message: refunded
+      throw publishingFailed(
+        refunded
           ? `Publishing failed ${attempt} times; your payment has been refunded in full. Start again without the header to retry.`
           : `Publishing failed ${attempt} times; your payment will be refunded in full automatically. Start again without the header to retry.`,
-        transactionId: reference,
-        paymentStatus: refunded ? 'refunded' : 'refund_pending',
-      };
+        reference,
+        refunded ? 'refunded' : 'refund_pending',
+      );
     }
     await moveRequestState(context.db.kysely, {
       paymentIntentId: reference,
@@ -445,13 +438,11 @@ async function publish(
       now,
       lastError: message,
     });
-    return {
-      kind: 'retry_later',
-      message:
-        'Publishing failed on our side. Your payment is kept for this request: repeat the same request (with the same header) to retry at no charge.',
-      retryAfter: 5,
-      paymentStatus: 'paid',
-    };
+    throw temporarilyUnavailable(
+      'Publishing failed on our side. Your payment is kept for this request: repeat the same request (with the same header) to retry at no charge.',
+      5,
+      'paid',
+    );
   }
 }
 
@@ -483,12 +474,11 @@ function publishedBody(context: EntitiesContext, entity: EntityRow, deletionToke
 export const avatarUrlOf = (context: EntitiesContext, entity: Pick<EntityRow, 'avatar_url'>): string =>
   entity.avatar_url ?? context.urls.defaultAvatar();
 
-async function replayPublished(context: EntitiesContext, row: PaymentRequestRow): Promise<GenerateOutcome> {
+async function replayPublished(context: EntitiesContext, row: PaymentRequestRow): Promise<Published> {
   const entity = row.entity_id ? await findEntityById(context.db.kysely, row.entity_id) : undefined;
-  if (!entity || entity.deleted_at) return { kind: 'gone', message: 'The entity published with this payment has been deleted.' };
+  if (!entity || entity.deleted_at) throw agentError('gone', 'The entity published with this payment has been deleted.');
   // P7: the same 200, rebuilt from the stored entity; the token is re-derived, never stored.
   return {
-    kind: 'published',
     body: publishedBody(context, entity, context.keys.deletionToken(row.payment_intent_id)),
     replayed: true,
   };
@@ -500,13 +490,13 @@ async function replayPublished(context: EntitiesContext, row: PaymentRequestRow)
  * call (after a crash) cannot refund twice. A failed call leaves `refunding`; the sweeper resumes it.
  */
 export async function refundPaymentRequest(
-  context: EntitiesContext,
+  deps: Pick<Deps, 'db' | 'clock' | 'payments' | 'logger'>,
   paymentIntentId: string,
   reason: string,
   options: { resume?: boolean } = {},
 ): Promise<boolean> {
-  const now = isoNow(context.clock);
-  const db = context.db.kysely;
+  const now = isoNow(deps.clock);
+  const db = deps.db.kysely;
   const moved = await moveRequestState(db, {
     paymentIntentId,
     // Only the sweeper resumes an unfinished refund; everyone else must win the move.
@@ -517,12 +507,12 @@ export async function refundPaymentRequest(
   });
   if (!moved) return false;
   try {
-    await context.payments.refundIntent(paymentIntentId, `refund:${paymentIntentId}`);
+    await deps.payments.refundIntent(paymentIntentId, `refund:${paymentIntentId}`);
   } catch (err) {
-    context.logger.error({ err, payment_intent: paymentIntentId }, 'refund failed; the sweeper will retry');
+    deps.logger.error({ err, payment_intent: paymentIntentId }, 'refund failed; the sweeper will retry');
     return false;
   }
-  await moveRequestState(db, { paymentIntentId, from: ['refunding'], to: 'refunded', now: isoNow(context.clock) });
-  context.logger.info({ payment_intent: paymentIntentId, reason }, 'payment refunded');
+  await moveRequestState(db, { paymentIntentId, from: ['refunding'], to: 'refunded', now: isoNow(deps.clock) });
+  deps.logger.info({ payment_intent: paymentIntentId, reason }, 'payment refunded');
   return true;
 }

@@ -3,7 +3,7 @@
  * intents nobody claimed within the grace period and claims whose process died (P11), and
  * finishes refunds whose processor call failed (P9).
  */
-import type { EntitiesContext } from './context.js';
+import type { Deps } from '../../deps.js';
 import { listRequestsToSweep, moveRequestState, type PaymentRequestRow } from './repo.js';
 import { refundPaymentRequest } from './service.js';
 
@@ -13,10 +13,12 @@ export interface SweepReport {
   waiting: number;
 }
 
-export async function sweepPaymentRequests(context: EntitiesContext, limit = 100): Promise<SweepReport> {
-  const now = context.clock.now();
-  const graceMs = context.config.entityRefundGraceSeconds * 1000;
-  const rows = await listRequestsToSweep(context.db.kysely, {
+type SweepDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'payments' | 'logger'>;
+
+export async function sweepPaymentRequests(deps: SweepDeps, limit = 100): Promise<SweepReport> {
+  const now = deps.clock.now();
+  const graceMs = deps.config.entityRefundGraceSeconds * 1000;
+  const rows = await listRequestsToSweep(deps.db.kysely, {
     now: now.toISOString(),
     staleClaimBefore: new Date(now.getTime() - Math.max(graceMs, 10 * 60_000)).toISOString(),
     limit,
@@ -24,23 +26,23 @@ export async function sweepPaymentRequests(context: EntitiesContext, limit = 100
   const report: SweepReport = { canceled: 0, refunded: 0, waiting: 0 };
   for (const row of rows) {
     try {
-      await sweepOne(context, row, now, graceMs, report);
+      await sweepOne(deps, row, now, graceMs, report);
     } catch (err) {
-      context.logger.error({ err, payment_intent: row.payment_intent_id }, 'payment sweep failed for one request');
+      deps.logger.error({ err, payment_intent: row.payment_intent_id }, 'payment sweep failed for one request');
     }
   }
   return report;
 }
 
-async function sweepOne(context: EntitiesContext, row: PaymentRequestRow, now: Date, graceMs: number, report: SweepReport) {
+async function sweepOne(deps: SweepDeps, row: PaymentRequestRow, now: Date, graceMs: number, report: SweepReport) {
   const reference = row.payment_intent_id;
   if (row.state === 'refunding') {
-    if (await refundPaymentRequest(context, reference, 'resuming an unfinished refund', { resume: true })) report.refunded++;
+    if (await refundPaymentRequest(deps, reference, 'resuming an unfinished refund', { resume: true })) report.refunded++;
     return;
   }
-  const intent = await context.payments.retrieveIntent(reference);
+  const intent = await deps.payments.retrieveIntent(reference);
   if (!intent || intent.status === 'canceled') {
-    await moveRequestState(context.db.kysely, {
+    await moveRequestState(deps.db.kysely, {
       paymentIntentId: reference,
       from: [row.state],
       to: 'canceled',
@@ -57,7 +59,7 @@ async function sweepOne(context: EntitiesContext, row: PaymentRequestRow, now: D
       return;
     }
     if (intent.amountRefunded > 0) {
-      await moveRequestState(context.db.kysely, {
+      await moveRequestState(deps.db.kysely, {
         paymentIntentId: reference,
         from: [row.state],
         to: 'refunded',
@@ -65,15 +67,15 @@ async function sweepOne(context: EntitiesContext, row: PaymentRequestRow, now: D
       });
       return;
     }
-    if (await refundPaymentRequest(context, reference, 'paid but never used')) report.refunded++;
+    if (await refundPaymentRequest(deps, reference, 'paid but never used')) report.refunded++;
     return;
   }
-  const current = await context.payments.cancelIntent(reference);
+  const current = await deps.payments.cancelIntent(reference);
   if (current.status === 'succeeded') {
     report.waiting++;
     return;
   }
-  await moveRequestState(context.db.kysely, {
+  await moveRequestState(deps.db.kysely, {
     paymentIntentId: reference,
     from: ['pending'],
     to: 'canceled',

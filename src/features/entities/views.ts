@@ -132,8 +132,15 @@ ${metadata ? html`<details id="entity-metadata"><summary>Metadata</summary><pre>
 </html>`;
 }
 
-export const PROFILE_CSP =
-  "default-src 'none'; img-src 'self' https: data:; media-src 'self'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/** CSP directives of the profile page: no script; avatars from any https: host; our own audio and styles. */
+export const PROFILE_CSP = [
+  "default-src 'none'",
+  "img-src 'self' https: data:",
+  "media-src 'self'",
+  "style-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+];
 
 export function gonePage(slug: string): SafeHtml {
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Profile deleted</title></head><body><main><h1>Profile deleted</h1><p>The profile ${slug} was deleted by its creator.</p></main></body></html>`;

@@ -7,9 +7,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import type { Deps } from '../../deps.js';
+import { contentRange, requestedRange } from '../../http/range.js';
+import { pageSecurityHeaders } from '../../http/security-headers.js';
 import { embedNotFound, embedWidget } from '../../web/views/embed.js';
 import { playerPage, playLinkNotFoundPage } from '../../web/views/player.js';
-import { isPlayStart, parseRange } from './audio-response.js';
+import { isPlayStart } from './audio-response.js';
 import type { ResolvedPlayLink } from './cache.js';
 import { REDIRECT_HEADERS } from './fast-path.js';
 import {
@@ -35,8 +37,8 @@ function originOf(url: string): string | null {
   }
 }
 
-/** CSP of our pages: own scripts and styles only, audio from us or the audio host. */
-function pageCsp(deps: Deps, link: ResolvedPlayLink | null, frameAncestors: string): string {
+/** CSP directives of our pages: own scripts and styles only, audio from us or the audio host. */
+function pageCsp(deps: Deps, link: ResolvedPlayLink | null): string[] {
   const media = new Set(["'self'", originOf(deps.config.baseUrl) ?? "'self'"]);
   const audioOrigin = link ? originOf(link.audioLocation) : null;
   if (audioOrigin) media.add(audioOrigin);
@@ -48,17 +50,24 @@ function pageCsp(deps: Deps, link: ResolvedPlayLink | null, frameAncestors: stri
     `media-src ${[...media].join(' ')}`,
     "base-uri 'none'",
     "form-action 'none'",
-    `frame-ancestors ${frameAncestors}`,
-  ].join('; ');
+  ];
 }
 
-function pageHeaders(reply: FastifyReply, csp: string, indexable: boolean): FastifyReply {
+/** Headers of the player (`frameable: false`) and embed (`frameable: true`) pages. */
+function pageHeaders(
+  reply: FastifyReply,
+  deps: Deps,
+  page: { csp: string[]; frameable: boolean },
+  indexable: boolean,
+): FastifyReply {
   reply
-    .header('content-security-policy', csp)
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'strict-origin-when-cross-origin')
-    .header('cross-origin-opener-policy', 'same-origin')
-    .header('permissions-policy', 'camera=(), microphone=(), geolocation=()')
+    .headers(
+      pageSecurityHeaders({
+        ...page,
+        referrerPolicy: 'strict-origin-when-cross-origin',
+        https: deps.config.baseUrl.startsWith('https:'),
+      }),
+    )
     .header('cache-control', 'public, max-age=60')
     .type('text/html; charset=utf-8');
   if (!indexable) reply.header('x-robots-tag', 'noindex');
@@ -140,7 +149,7 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
     }
     const link = await resolve(raw);
     if (!link) {
-      return pageHeaders(reply.code(404), pageCsp(deps, null, "'none'"), false)
+      return pageHeaders(reply.code(404), deps, { csp: pageCsp(deps, null), frameable: false }, false)
         .header('cache-control', 'no-store')
         .send(playLinkNotFoundPage(assets.url('player.css')).value);
     }
@@ -160,16 +169,14 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
       scriptUrl: assets.url('player.ts'),
       styleUrl: assets.url('player.css'),
     });
-    return pageHeaders(reply, pageCsp(deps, link, "'none'"), link.allowIndexing)
-      .header('x-frame-options', 'DENY')
-      .send(page.value);
+    return pageHeaders(reply, deps, { csp: pageCsp(deps, link), frameable: false }, link.allowIndexing).send(page.value);
   });
 
   app.get<Params>('/p/:token/embed', { schema: { hide: true } }, async (request, reply) => {
     const link = await resolve(request.params.token);
-    const csp = pageCsp(deps, link, '*');
+    const embed = { csp: pageCsp(deps, link), frameable: true };
     if (!link) {
-      return pageHeaders(reply.code(404), csp, false)
+      return pageHeaders(reply.code(404), deps, embed, false)
         .header('cache-control', 'no-store')
         .send(embedNotFound(assets.url('embed.css')).value);
     }
@@ -181,7 +188,7 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
       scriptUrl: assets.url('embed.ts'),
       styleUrl: assets.url('embed.css'),
     });
-    return pageHeaders(reply, csp, false).send(widget.value);
+    return pageHeaders(reply, deps, embed, false).send(widget.value);
   });
 
   app.get<Params>('/p/:token/meta', { schema: { hide: true } }, async (request, reply) => {
@@ -234,10 +241,9 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
       if (ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
         return reply.code(304).send();
       }
-      const ifRange = request.headers['if-range'];
-      const range = ifRange === undefined || ifRange === etag ? parseRange(request.headers.range, link.byteSize) : null;
+      const range = requestedRange(request.headers, link.byteSize, etag);
       if (range === 'unsatisfiable') {
-        return reply.code(416).header('content-range', `bytes */${link.byteSize}`).send();
+        return reply.code(416).header('content-range', contentRange(range, link.byteSize)).send();
       }
       const stream = await deps.blobs.stream(link.blobKey, range ?? undefined);
       if (!stream) return notFoundText(reply);
@@ -245,7 +251,7 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
       if (range) {
         reply
           .code(206)
-          .header('content-range', `bytes ${range.start}-${range.end}/${link.byteSize}`)
+          .header('content-range', contentRange(range, link.byteSize))
           .header('content-length', range.end - range.start + 1);
       } else {
         reply.header('content-length', link.byteSize);

@@ -7,6 +7,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
+import { pageSecurityHeaders } from '../../http/security-headers.js';
 import { recorderNotFoundPage, recorderPage } from '../../web/views/recorder.js';
 import { acceptAudioBodies, audioBytes } from './audio-body.js';
 import { MAX_AUDIO_BYTES, RecorderParams, RecorderUploadQuery } from './schemas.js';
@@ -14,21 +15,30 @@ import { recordWithToken, requireRecorderUser, userHasRecording } from './servic
 
 export const MAX_TAKE_SECONDS = 10;
 
-const PAGE_HEADERS = {
+/** The page records in the browser (microphone, blob: playback of the take) and uploads to us. */
+const pageHeaders = (https: boolean) => ({
   'cache-control': 'no-store',
-  'referrer-policy': 'no-referrer',
   'x-robots-tag': 'noindex, nofollow',
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'permissions-policy': 'microphone=(self), camera=()',
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self' blob:; " +
-    "connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
-};
+  ...pageSecurityHeaders({
+    csp: [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' data:",
+      "media-src 'self' blob:",
+      "connect-src 'self'",
+      "form-action 'none'",
+      "base-uri 'none'",
+    ],
+    microphone: true,
+    https,
+  }),
+});
 
 export const recorderRoutes =
   (deps: Deps, options: { perMinute: number }): FastifyPluginAsyncTypebox =>
   async (app) => {
+    const headers = pageHeaders(deps.config.baseUrl.startsWith('https:'));
     await app.register(rateLimit, {
       max: options.perMinute,
       timeWindow: 60_000,
@@ -40,7 +50,7 @@ export const recorderRoutes =
     acceptAudioBodies(app as never);
 
     app.get('/r/:token', { schema: { hide: true, params: RecorderParams } }, async (request, reply) => {
-      reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8');
+      reply.headers(headers).type('text/html; charset=utf-8');
       const styleUrl = deps.assets.url('recorder.css');
       let user: Awaited<ReturnType<typeof requireRecorderUser>>;
       try {
