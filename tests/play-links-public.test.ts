@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskBlobStore } from '../src/blobs/disk.js';
 import { flushPlayCounts, invalidatePlayLinksOfUser } from '../src/features/play-links/service.js';
 import { createTestApp, startTestServer, type TestApp } from './helpers/app.js';
+import { decodeAudio } from './helpers/audio.js';
 import { addRecordedUser, addRecording, addUser, createCollection, spokenMp3 } from './helpers/play-link-fixtures.js';
 
 let t: TestApp;
@@ -105,19 +105,7 @@ describe('/p/<token>.mp3 and the app-served audio', () => {
     expect(Number(full.headers['content-length'])).toBe(mp3.length);
     expect(full.rawPayload.equals(mp3)).toBe(true);
     // The bytes decode as MP3 audio.
-    const file = path.join(os.tmpdir(), `vn-${token}.mp3`);
-    fs.writeFileSync(file, full.rawPayload);
-    const probe = execFileSync('ffprobe', [
-      '-v',
-      'error',
-      '-show_entries',
-      'stream=codec_name',
-      '-of',
-      'csv=p=0',
-      file,
-    ]).toString();
-    fs.rmSync(file);
-    expect(probe.trim()).toBe('mp3');
+    expect(decodeAudio(full.rawPayload).codec).toBe('mp3');
 
     const part = await get(localPath(location), { range: 'bytes=0-99' });
     expect(part.statusCode).toBe(206);
