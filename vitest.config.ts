@@ -17,7 +17,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
       { extends: true, test: { name: 'integration', include: ['tests/**/*.test.ts'], exclude: browserTests } },
-      { extends: true, test: { name: 'browser', include: browserTests } },
+      { extends: true, test: { name: 'browser', include: browserTests, globalSetup: ['tests/helpers/browser-setup.ts'] } },
     ],
   },
 });
