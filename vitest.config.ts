@@ -1,13 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
+// Tests that launch Chromium. Every other file under tests/ is an integration test.
+const browserTests = ['tests/*browser*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'tests/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Tests that drive a real browser or real child processes are heavy; two files at a time fit a 2-core machine.
     maxWorkers: 2,
     env: { NODE_ENV: 'test' },
+    // Three projects, so a developer can run the fast part alone: `npm run test:unit` (pure code next to
+    // the source: no database, no child processes, no browser), `test:integration` (the app on a real
+    // database, ffmpeg, speech, the CLI) and `test:browser` (Chromium). `npm test` runs all three.
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'integration', include: ['tests/**/*.test.ts'], exclude: browserTests } },
+      { extends: true, test: { name: 'browser', include: browserTests, globalSetup: ['tests/helpers/browser-setup.ts'] } },
+    ],
   },
 });

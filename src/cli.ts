@@ -6,7 +6,11 @@
  *   keys revoke <key-id>
  *   webhooks enable <webhook-id> [--json]
  * Output meant for machines goes to stdout as JSON; messages for people go to stderr.
+ * `runCli` is the whole program without the process around it, so tests call it in-process.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -27,9 +31,28 @@ Commands:
                                                 count; its pending deliveries resume).
 `;
 
-type Command = (deps: Deps, args: string[]) => Promise<void>;
+/** Where the CLI writes: process.stdout / process.stderr, or buffers in tests. */
+export interface CliOutput {
+  write(text: string): unknown;
+}
 
-const out = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+export interface CliIo {
+  /** Settings, read as config.ts reads process.env (the default). */
+  env?: Record<string, string | undefined>;
+  stdout?: CliOutput;
+  stderr?: CliOutput;
+}
+
+interface Run {
+  deps: Deps;
+  args: string[];
+  stdout: CliOutput;
+  stderr: CliOutput;
+  /** Pretty JSON on stdout, one document per command. */
+  json(value: unknown): void;
+}
+
+type Command = (run: Run) => Promise<void>;
 
 function options(args: string[]) {
   return parseArgs({
@@ -47,64 +70,66 @@ function requireAccount(account: string | undefined): string {
 class UsageError extends Error {}
 
 const commands: Record<string, Command> = {
-  migrate: async (deps) => {
+  migrate: async ({ deps, stderr }) => {
     const applied = await migrateToLatest(deps.db);
-    process.stderr.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
+    stderr.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
   },
-  'keys create': async (deps, args) => {
+  'keys create': async ({ deps, args, stdout, json }) => {
     const { values } = options(args);
     const created = await createApiKey(deps, { accountEmail: requireAccount(values.account), name: values.name ?? null });
     if (values.json)
-      out({ id: created.id, key: created.key, account: created.account, name: created.name, created_at: created.created_at });
+      json({ id: created.id, key: created.key, account: created.account, name: created.name, created_at: created.created_at });
     else
-      process.stdout.write(
-        `Created key ${created.id} for ${created.account}.\n${created.key}\nStore it now: it is not shown again.\n`,
-      );
+      stdout.write(`Created key ${created.id} for ${created.account}.\n${created.key}\nStore it now: it is not shown again.\n`);
   },
-  'keys list': async (deps, args) => {
+  'keys list': async ({ deps, args, stdout, json }) => {
     const { values } = options(args);
     const keys = await listApiKeys(deps, requireAccount(values.account));
-    if (values.json) out(keys);
+    if (values.json) json(keys);
     else
       for (const k of keys)
-        process.stdout.write(`${k.id}  ${k.prefix}…  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}  ${k.name ?? ''}\n`);
+        stdout.write(`${k.id}  ${k.prefix}…  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}  ${k.name ?? ''}\n`);
   },
-  'keys revoke': async (deps, args) => {
+  'keys revoke': async ({ deps, args, stderr }) => {
     const { positionals } = options(args);
     const id = positionals[0];
     if (!id) throw new UsageError('keys revoke needs a key id');
     await revokeApiKey(deps, id);
-    process.stderr.write(`Revoked ${id}.\n`);
+    stderr.write(`Revoked ${id}.\n`);
   },
-  'webhooks enable': async (deps, args) => {
+  'webhooks enable': async ({ deps, args, stderr, json }) => {
     const { positionals, values } = options(args);
     const id = positionals[0];
     if (!id) throw new UsageError('webhooks enable needs a webhook id');
     const webhook = await enableWebhook(deps, null, id);
-    if (values.json) out(webhook);
-    else process.stderr.write(`Enabled ${webhook.id} (${webhook.url}).\n`);
+    if (values.json) json(webhook);
+    else stderr.write(`Enabled ${webhook.id} (${webhook.url}).\n`);
   },
 };
 
-export async function runCli(argv: string[]): Promise<number> {
+/** Runs one CLI command; resolves with the process exit code (0 done, 2 usage or input error). */
+export async function runCli(argv: string[], io: CliIo = {}): Promise<number> {
+  const stdout = io.stdout ?? process.stdout;
+  const stderr = io.stderr ?? process.stderr;
   const name = argv[0] === 'keys' || argv[0] === 'webhooks' ? `${argv[0]} ${argv[1] ?? ''}` : (argv[0] ?? '');
   const command = commands[name];
   if (!command) {
-    process.stderr.write(USAGE);
+    stderr.write(USAGE);
     return argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' ? 0 : 2;
   }
   let config: ReturnType<typeof loadConfig>;
   try {
-    config = loadConfig();
+    config = loadConfig(io.env ?? process.env);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`Configuration error: ${err.message}\n`);
+    stderr.write(`Configuration error: ${err.message}\n`);
     return 2;
   }
   const deps = createDeps(config);
   try {
     if (name !== 'migrate') await migrateToLatest(deps.db);
-    await command(deps, argv.slice(name.split(' ').length));
+    const json = (value: unknown) => stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    await command({ deps, args: argv.slice(name.split(' ').length), stdout, stderr, json });
     return 0;
   } catch (err) {
     if (
@@ -113,7 +138,7 @@ export async function runCli(argv: string[]): Promise<number> {
       err instanceof ConfigError ||
       (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
     ) {
-      process.stderr.write(`Error: ${(err as Error).message}\n`);
+      stderr.write(`Error: ${(err as Error).message}\n`);
       return 2;
     }
     throw err;
@@ -122,10 +147,23 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
-runCli(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+/** True when this file is the program being run (`tsx src/cli.ts`, `node dist/cli.js`), not an import. */
+function isMain(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return fs.realpathSync(path.resolve(script)) === fs.realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  runCli(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
+import { runCliCaptured } from './helpers/cli.js';
 
 const run = promisify(execFile);
 let t: TestApp;
@@ -11,18 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** Runs the CLI exactly as the README shows (`npm run --silent cli -- …`). */
-async function cli(...args: string[]) {
-  try {
-    const { stdout, stderr } = await run('npm', ['run', '--silent', 'cli', '--', ...args], {
-      env: t.childEnv(),
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const failed = err as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+/** The CLI in-process against this app's database (see helpers/cli.ts). */
+const cli = (...args: string[]) => runCliCaptured(t.childEnv(), args);
 
 describe('npm run cli -- keys', () => {
   it('creates a key as one JSON object on stdout, lists it without the secret, and revokes it', async () => {
@@ -43,17 +34,40 @@ describe('npm run cli -- keys', () => {
 
     const revoked = await cli('keys', 'revoke', body.id);
     expect(revoked.code).toBe(0);
+    expect(revoked.stderr).toContain(`Revoked ${body.id}`);
     const denied = await t.request({ method: 'GET', url: '/v1/collections', key: body.key });
     expect(denied.statusCode).toBe(401);
     expect((await cli('keys', 'revoke', body.id)).code).toBe(2);
-  }, 60_000);
+  });
 
   it('explains usage errors on stderr with exit code 2', async () => {
     const missing = await cli('keys', 'create', '--json');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--account');
+    expect(missing.stdout).toBe('');
     const badEmail = await cli('keys', 'create', '--account', 'not-an-email');
     expect(badEmail.code).toBe(2);
-    expect((await cli('nonsense')).code).toBe(2);
+    const nonsense = await cli('nonsense');
+    expect(nonsense.code).toBe(2);
+    expect(nonsense.stderr).toContain('Usage:');
+    const badConfig = await runCliCaptured({ ...t.childEnv(), NODE_ENV: 'staging' }, ['migrate']);
+    expect(badConfig).toMatchObject({ code: 2, stdout: '' });
+    expect(badConfig.stderr).toContain('NODE_ENV');
+  });
+});
+
+describe('the real CLI process', () => {
+  // One run exactly as the README shows, so the entry point, npm script and exit code stay covered.
+  it('`npm run --silent cli -- keys create --json` prints only the JSON document and exits 0', async () => {
+    const { stdout } = await run(
+      'npm',
+      ['run', '--silent', 'cli', '--', 'keys', 'create', '--account', 'cli@example.com', '--json'],
+      {
+        env: t.childEnv(),
+      },
+    );
+    const body = JSON.parse(stdout);
+    expect(body.account).toBe('cli@example.com');
+    expect((await t.request({ method: 'GET', url: '/v1/collections', key: body.key })).statusCode).toBe(200);
   }, 60_000);
 });

@@ -9,13 +9,14 @@ import { createTestApp, type TestApp } from './helpers/app.js';
 import { type Browserish, get, post, signIn } from './helpers/dashboard.js';
 import { accountIdOf } from './helpers/webhooks.js';
 import { publishEntity, validBody } from './helpers/entities.js';
+import { fakeSpeech } from './helpers/fake-speech.js';
 
 let t: TestApp;
 let owner: Browserish & { csrf: string };
 let other: Browserish & { csrf: string };
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ overrides: fakeSpeech() });
   owner = await signIn(t, 'owner@example.com', '203.0.113.21');
   other = await signIn(t, 'other@example.com', '203.0.113.22');
 });

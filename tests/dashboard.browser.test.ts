@@ -10,12 +10,13 @@ import { startTestServer, type TestApp } from './helpers/app.js';
 import { launchBrowser } from './helpers/browser.js';
 import { lastSignInLink } from './helpers/dashboard.js';
 import { publishEntity, validBody } from './helpers/entities.js';
+import { fakeSpeech } from './helpers/fake-speech.js';
 
 let t: TestApp & { url: string };
 let browser: Browser;
 
 beforeAll(async () => {
-  t = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+  t = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }, overrides: fakeSpeech() });
   browser = await launchBrowser();
 });
 afterAll(async () => {

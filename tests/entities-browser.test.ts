@@ -8,11 +8,12 @@ import type { TestApp } from './helpers/app.js';
 import { startTestServer } from './helpers/app.js';
 import { launchBrowser } from './helpers/browser.js';
 import { publishEntity, validBody } from './helpers/entities.js';
+import { fakeSpeech } from './helpers/fake-speech.js';
 
 let t: TestApp & { url: string };
 let browser: Browser;
 beforeAll(async () => {
-  t = await startTestServer({ env: { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '1000' } });
+  t = await startTestServer({ env: { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '1000' }, overrides: fakeSpeech() });
   browser = await launchBrowser();
 });
 afterAll(async () => {

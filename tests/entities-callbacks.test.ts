@@ -11,6 +11,7 @@ import { createWorker } from '../src/jobs/registry.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { publishEntity, validBody } from './helpers/entities.js';
+import { fakeSpeech } from './helpers/fake-speech.js';
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -41,7 +42,7 @@ afterAll(async () => {
 });
 
 async function app(env: Record<string, string>, clock: ManualClock) {
-  const t = await createTestApp({ env: { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '1000', ...env }, clock });
+  const t = await createTestApp({ env: { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '1000', ...env }, clock, overrides: fakeSpeech() });
   apps.push(t);
   return t;
 }

@@ -10,14 +10,19 @@ import { sweepPaymentRequests } from '../src/features/entities/sweep.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { sha256Hex } from '../src/lib/secrets.js';
 import { createLogger } from '../src/logger.js';
-import { EspeakSynthesizer } from '../src/speech/espeak.js';
 import type { SpeechRequest, SpeechSynthesizer } from '../src/speech/synthesizer.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { confirmSandbox, generate, paymentHeader, publishEntity, validBody } from './helpers/entities.js';
+import { FakeSpeech } from './helpers/fake-speech.js';
 
 const apps: TestApp[] = [];
 async function app(options: Parameters<typeof createTestApp>[0] = {}) {
-  const created = await createTestApp({ ...options, env: { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '100000', ...options.env } });
+  // Speech is not under test here: the fake engine answers at once (entities-flow.test.ts uses the real one).
+  const created = await createTestApp({
+    ...options,
+    env: { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '100000', ...options.env },
+    overrides: { speech: new FakeSpeech(), ...options.overrides },
+  });
   apps.push(created);
   return created;
 }
@@ -60,7 +65,7 @@ async function paidInstruction(t: TestApp, body: Record<string, unknown>) {
   return instruction as { reference: string; address: string };
 }
 
-/** Fails the first `failures` calls (or all, with Infinity), then speaks for real. */
+/** Fails the first `failures` calls (or all, with Infinity), then speaks through `real`. */
 class FlakySpeech implements SpeechSynthesizer {
   calls = 0;
   constructor(
@@ -248,7 +253,7 @@ describe('payment properties', () => {
   });
 
   it('P9: a failure after payment can be retried free; a permanent failure is refunded exactly once', async () => {
-    const real = new EspeakSynthesizer();
+    const real = new FakeSpeech();
     const flaky = new FlakySpeech(real, 1);
     const f = await app({ overrides: { speech: flaky } });
     const body = validBody();

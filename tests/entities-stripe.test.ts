@@ -9,6 +9,7 @@ import { StripePaymentProvider } from '../src/integrations/payments/stripe.js';
 import { ManualClock } from '../src/lib/clock.js';
 import type { SpeechSynthesizer } from '../src/speech/synthesizer.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
+import { fakeSpeech } from './helpers/fake-speech.js';
 import { generate, paymentHeader, validBody } from './helpers/entities.js';
 import { FakeStripe } from './helpers/fake-stripe.js';
 
@@ -33,7 +34,11 @@ const agentStripe = () =>
   new Stripe('pk_test_fake_0123456789', { host: '127.0.0.1', port: fake.port, protocol: 'http', maxNetworkRetries: 0 });
 
 async function stripeApp(options: Parameters<typeof createTestApp>[0] = {}) {
-  const t = await createTestApp({ ...options, env: fake.env({ ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '100000', ...options.env }) });
+  const t = await createTestApp({
+    ...options,
+    env: fake.env({ ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '100000', ...options.env }),
+    overrides: { ...fakeSpeech(), ...options.overrides },
+  });
   apps.push(t);
   return t;
 }

@@ -8,11 +8,12 @@ import { ENTITY_TYPES } from '../src/features/entities/request-schema.js';
 import { VOICE_STYLE_NAMES } from '../src/speech/synthesizer.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { generate, publishEntity, validBody } from './helpers/entities.js';
+import { fakeSpeech } from './helpers/fake-speech.js';
 
 let t: TestApp;
 const SITE = 'http://localhost:3000';
 beforeAll(async () => {
-  t = await createTestApp({ env: { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '1000000' } });
+  t = await createTestApp({ env: { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '1000000' }, overrides: fakeSpeech() });
 });
 afterAll(() => t.close());
 

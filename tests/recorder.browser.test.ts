@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { decodeAudio, generated, speechWav } from './helpers/audio.js';
+import { ffmpegPath } from './helpers/binaries.js';
 import { launchBrowser } from './helpers/browser.js';
 
 let t: TestApp & { url: string };
@@ -26,7 +27,7 @@ let spokenMs: number;
 const SPEECH_AT_S = 5;
 
 function measureSpokenMs(file: string): number {
-  const run = spawnSync('ffmpeg', ['-hide_banner', '-i', file, '-af', 'silencedetect=noise=-50dB:d=0.4', '-f', 'null', '-']);
+  const run = spawnSync(ffmpegPath(), ['-hide_banner', '-i', file, '-af', 'silencedetect=noise=-50dB:d=0.4', '-f', 'null', '-']);
   const log = run.stderr.toString();
   const ends = [...log.matchAll(/silence_end: ([\d.]+)/g)].map((m) => Number(m[1]));
   const starts = [...log.matchAll(/silence_start: ([\d.]+)/g)].map((m) => Number(m[1]));
@@ -40,7 +41,7 @@ beforeAll(async () => {
   ({ key } = await t.newAccount());
   collectionId = (await t.request({ method: 'POST', url: '/v1/collections', key, json: { name: 'Browser' } })).json().id;
   fakeMic = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-mic-')), 'mic.wav');
-  execFileSync('ffmpeg', [
+  execFileSync(ffmpegPath(), [
     '-hide_banner',
     '-v',
     'error',
@@ -48,7 +49,9 @@ beforeAll(async () => {
     '-i',
     speechWav('Siobhan Ni Bhriain'),
     '-af',
-    `adelay=${SPEECH_AT_S * 1000},apad=pad_dur=20`,
+    // The resampling comes first so that pad_len counts 48 kHz samples (20 s); the ffmpeg of
+    // @ffmpeg-installer/ffmpeg predates apad's pad_dur.
+    `aresample=48000,adelay=${SPEECH_AT_S * 1000},apad=pad_len=${20 * 48_000}`,
     '-ar',
     '48000',
     '-ac',

@@ -4,13 +4,13 @@
  * event must still be delivered (at least once), and no delivery may be sent by two workers
  * at the same time. Also the operator CLI `webhooks enable`.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
+import { runCliCaptured } from './helpers/cli.js';
 import { usingPostgres } from './helpers/database.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 import { accountIdOf, recordingData, recordTestEvent } from './helpers/webhooks.js';
@@ -146,18 +146,15 @@ describe('CLI', () => {
       .set({ status: 'disabled', consecutive_failures: 10, disabled_reason: 'consecutive_failures' })
       .where('id', '=', id)
       .execute();
-    const run = promisify(execFile);
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'webhooks', 'enable', id, '--json'], {
-      env: childEnv(),
-    });
-    expect(JSON.parse(stdout)).toMatchObject({ id, status: 'enabled' });
+    // In-process: tests/cli.test.ts covers the real CLI process once.
+    const enabled = await runCliCaptured(childEnv(), ['webhooks', 'enable', id, '--json']);
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(JSON.parse(enabled.stdout)).toMatchObject({ id, status: 'enabled' });
     const row = await t.deps.db.kysely.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'enabled', consecutive_failures: 0, disabled_reason: null });
 
-    const missing = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'webhooks', 'enable', 'wh_nope'], {
-      env: childEnv(),
-    }).catch((error: { code: number; stderr: string }) => error);
-    expect(missing).toMatchObject({ code: 2 });
-    expect((missing as { stderr: string }).stderr).toContain('No such webhook');
+    const missing = await runCliCaptured(childEnv(), ['webhooks', 'enable', 'wh_nope']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('No such webhook');
   }, 60_000);
 });

@@ -53,9 +53,10 @@ export interface AudioProcessor {
 }
 
 // Messages ffmpeg prints (at warning level) when a file is cut off or damaged, even when it
-// still decodes part of it and exits 0.
+// still decodes part of it and exits 0. Older builds (such as the one @ffmpeg-installer/ffmpeg
+// ships) report a WebM cut off mid-element as "Read error" rather than "File ended prematurely".
 const DAMAGE =
-  /File ended prematurely|filesize and duration do not match|Packet corrupt|corrupt input packet|moov atom not found|Invalid data found|CRC mismatch|Error while decoding|Truncating packet|EBML header parsing failed|Header missing|invalid frame size/i;
+  /File ended prematurely|Read error|filesize and duration do not match|Packet corrupt|corrupt input packet|moov atom not found|Invalid data found|CRC mismatch|Error while decoding|Truncating packet|EBML header parsing failed|Header missing|invalid frame size/i;
 
 export function createAudioProcessor(options: { ffmpegPath: string; timeoutMs: number }): AudioProcessor {
   const { ffmpegPath, timeoutMs } = options;

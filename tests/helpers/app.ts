@@ -1,6 +1,7 @@
 /**
  * Builds the real application on a fresh database for one test file, and gives tests a few
- * conveniences: API keys for new accounts, and JSON requests through `app.inject`.
+ * conveniences: API keys for new accounts, and JSON requests through `app.inject` (which skips
+ * the play-link fast path; see `request`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,7 +22,12 @@ export interface TestApp {
   database: TestDatabase;
   /** Creates a new account with a fresh API key; returns the plaintext key and ids. */
   newAccount(email?: string): Promise<{ key: string; keyId: string; email: string }>;
-  /** A JSON request with `Authorization: Bearer <key>` when `key` is given. */
+  /**
+   * A JSON request with `Authorization: Bearer <key>` when `key` is given, through `app.inject`.
+   * `inject` enters Fastify's routing directly and so skips the node:http fast path of cached
+   * `/p/<token>.mp3` redirects (src/features/play-links/fast-path.ts): test that path over a real
+   * connection with `startTestServer` and `fetch`.
+   */
   request(options: InjectOptions & { key?: string; json?: unknown }): Promise<LightMyRequestResponse>;
   /**
    * Environment for child processes (CLI, workers) that must use this app's database, data

@@ -1,24 +1,27 @@
 /**
- * Audio fixtures made at test time with espeak-ng (speech) and ffmpeg (formats, silence,
- * clipping), cached per process in a temp dir. Also decodes MP3s for assertions.
+ * Audio fixtures made at test time: speech from the eSpeak NG WebAssembly engine (speech.ts),
+ * formats, silence and clipping with ffmpeg (binaries.ts finds one), cached per process in a
+ * temp dir. Also decodes audio for assertions.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ffmpegPath } from './binaries.js';
+import { SPEECH_SAMPLE_RATE, speechPcm, wavBytes } from './speech.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-audio-fixtures-'));
 const cache = new Map<string, string>();
 
-const ffmpeg = (...args: string[]) => execFileSync('ffmpeg', ['-hide_banner', '-v', 'error', '-y', ...args]);
+const ffmpeg = (...args: string[]) => execFileSync(ffmpegPath(), ['-hide_banner', '-v', 'error', '-y', ...args]);
 
-/** A WAV of espeak-ng saying `text` (22.05 kHz mono). */
+/** A WAV of eSpeak NG saying `text` (22.05 kHz mono). */
 export function speechWav(text = 'Siobhan Ni Bhriain', name = 'speech'): string {
   const key = `wav:${name}:${text}`;
   const cached = cache.get(key);
   if (cached) return cached;
   const file = path.join(dir, `${name}.wav`);
-  execFileSync('espeak-ng', ['-v', 'en-us', '-s', '150', '-w', file, text]);
+  fs.writeFileSync(file, wavBytes(speechPcm(text, { wordsPerMinute: 150 })));
   cache.set(key, file);
   return file;
 }
@@ -32,12 +35,26 @@ const CODECS: Record<string, string[]> = {
   flac: ['-c:a', 'flac', '-f', 'flac'],
 };
 
-/** Converts a file to one of the accepted formats; `filter` is an optional ffmpeg -af chain. */
-export function convert(input: string, format: keyof typeof CODECS, options: { filter?: string; name?: string } = {}): string {
+/**
+ * Converts a file to one of the accepted formats; `filter` is an optional ffmpeg -af chain,
+ * `encode` extra output options (channels, rate, bit rate).
+ */
+export function convert(
+  input: string,
+  format: keyof typeof CODECS,
+  options: { filter?: string; name?: string; encode?: string[] } = {},
+): string {
   const name = options.name ?? `${path.basename(input, path.extname(input))}-${format}${options.filter ? `-${cache.size}` : ''}`;
   const file = path.join(dir, `${name}.${format}`);
   if (!fs.existsSync(file)) {
-    ffmpeg('-i', input, ...(options.filter ? ['-af', options.filter] : []), ...(CODECS[format] as string[]), file);
+    ffmpeg(
+      '-i',
+      input,
+      ...(options.filter ? ['-af', options.filter] : []),
+      ...(options.encode ?? []),
+      ...(CODECS[format] as string[]),
+      file,
+    );
   }
   return file;
 }
@@ -58,7 +75,8 @@ export function paddedSpeech(before: number, after: number, text?: string): stri
       '-i',
       speechWav(text),
       '-af',
-      `adelay=${Math.round(before * 1000)},apad=pad_dur=${after}`,
+      // pad_len in samples: the ffmpeg of @ffmpeg-installer/ffmpeg predates apad's pad_dur.
+      `adelay=${Math.round(before * 1000)},apad=pad_len=${Math.round(after * SPEECH_SAMPLE_RATE)}`,
       '-ar',
       '22050',
       '-ac',
@@ -83,7 +101,7 @@ export interface DecodedAudio {
 export function decodeAudio(data: Buffer | string): DecodedAudio {
   const input = typeof data === 'string' ? data : path.join(dir, `decode-${process.hrtime.bigint()}.bin`);
   if (typeof data !== 'string') fs.writeFileSync(input, data);
-  const run = spawnSync('ffmpeg', ['-hide_banner', '-i', input, '-af', 'volumedetect', '-f', 's16le', '-ac', '1', 'pipe:1'], {
+  const run = spawnSync(ffmpegPath(), ['-hide_banner', '-i', input, '-af', 'volumedetect', '-f', 's16le', '-ac', '1', 'pipe:1'], {
     maxBuffer: 64 * 1024 * 1024,
   });
   if (run.status !== 0) throw new Error(`ffmpeg could not decode: ${run.stderr.toString()}`);

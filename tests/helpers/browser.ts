@@ -1,20 +1,31 @@
 /**
- * Real headless Chromium (Debian's `chromium`, driven by playwright-core). Never downloads a
- * browser: set CHROMIUM_PATH if it is not at /usr/bin/chromium.
+ * Real headless Chromium driven by playwright-core, which never downloads a browser: the
+ * executable is Debian's `chromium` when present, else the build inside @sparticuz/chromium
+ * (see binaries.ts for the order and CHROMIUM_PATH).
  */
-import fs from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
-
-export const chromiumPath = (): string => process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const hasChromium = (): boolean => fs.existsSync(chromiumPath());
+import { type Browser, chromium as playwrightChromium } from 'playwright-core';
+import { chromium } from './binaries.js';
 
 export interface LaunchOptions {
   /** WAV file the fake microphone plays (Chromium loops it). */
   fakeMicrophoneWav?: string;
 }
 
+/**
+ * @sparticuz/chromium's flags minus three: two would switch off what the browser tests check (the
+ * same-origin policy, the refusal of mixed content), and `--single-process`, which serverless
+ * sandboxes need but with which closing one browser context brings down the whole browser.
+ */
+async function sparticuzArgs(): Promise<string[]> {
+  const { default: sparticuz } = await import('@sparticuz/chromium');
+  const unwanted = new Set(['--disable-web-security', '--allow-running-insecure-content', '--single-process']);
+  return sparticuz.args.filter((arg) => !unwanted.has(arg));
+}
+
 export async function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
+  const binary = chromium();
   const args = [
+    ...(binary.source === '@sparticuz/chromium' ? await sparticuzArgs() : []),
     '--headless',
     '--no-sandbox',
     '--disable-gpu',
@@ -32,5 +43,5 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
       `--use-file-for-fake-audio-capture=${options.fakeMicrophoneWav}`,
     );
   }
-  return chromium.launch({ executablePath: chromiumPath(), headless: true, args });
+  return playwrightChromium.launch({ executablePath: binary.executablePath, headless: true, args });
 }

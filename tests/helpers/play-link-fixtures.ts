@@ -3,30 +3,25 @@
  * blob store), the way the recordings feature stores them, so play-link tests do not depend on
  * the upload pipeline.
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { newId, randomToken } from '../../src/lib/ids.js';
 import type { TestApp } from './app.js';
+import { convert, decodeAudio, speechWav } from './audio.js';
 
 const made = new Map<string, { mp3: Buffer; durationMs: number }>();
 
-/** A real MP3 (mono, 44.1 kHz) of espeak-ng saying `text`, made with ffmpeg; cached per text. */
+/**
+ * A real MP3 (mono, 44.1 kHz, 64 kb/s) of eSpeak NG saying `text`, made with ffmpeg; cached per
+ * text. The duration is measured by decoding it, as the recordings pipeline does.
+ */
 export function spokenMp3(text: string): { mp3: Buffer; durationMs: number } {
   const hit = made.get(text);
   if (hit) return hit;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-mp3-'));
-  const wav = path.join(dir, 'name.wav');
-  const mp3 = path.join(dir, 'name.mp3');
-  execFileSync('espeak-ng', ['-w', wav, text]);
-  execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', wav, '-ac', '1', '-ar', '44100', '-b:a', '64k', mp3]);
-  const seconds = Number(
-    execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', mp3]).toString().trim(),
-  );
-  const result = { mp3: fs.readFileSync(mp3), durationMs: Math.round(seconds * 1000) };
-  fs.rmSync(dir, { recursive: true, force: true });
+  const name = `spoken-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+  const file = convert(speechWav(text, name), 'mp3', { name, encode: ['-ac', '1', '-ar', '44100', '-b:a', '64k'] });
+  const mp3 = fs.readFileSync(file);
+  const result = { mp3, durationMs: Math.round(decodeAudio(mp3).durationMs) };
   made.set(text, result);
   return result;
 }

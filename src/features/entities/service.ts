@@ -267,6 +267,10 @@ async function settlePending(
   }
 
   if (await slugExists(context.db.kysely, slug)) {
+    // The name may have gone to this very payment: an identical retry running at the same time
+    // published while this one was asking the processor. That is a success to replay (P6, P7).
+    const latest = await findPaymentRequestByIntent(context.db.kysely, reference);
+    if (latest?.state === 'published') return replayPublished(context, latest);
     // Paid, but the name went to someone else meanwhile: give the money back (P9).
     await refundPaymentRequest(context, reference, 'name taken before publishing');
     throw input.taken(' Your payment for this request has been refunded.');
