@@ -1,13 +1,14 @@
 // Lint rules: ESLint's and typescript-eslint's recommended sets, and the architecture's import
 // rules (ARCHITECTURE.md, "The rules"), so a broken layer fails `npm run lint`, not a review.
 import fs from 'node:fs';
+import path from 'node:path';
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 const features = fs
-  .readdirSync(new URL('./src/features', import.meta.url), { withFileTypes: true })
+  .readdirSync(path.join(import.meta.dirname, 'src/features'), { withFileTypes: true })
   .flatMap((entry) => (entry.isDirectory() ? [entry.name] : []));
 /** Code that talks to the outside world (database, storage, audio, speech, payments, mail). */
 const adapters = ['src/db', 'src/blobs', 'src/audio', 'src/speech', 'src/integrations'];
@@ -39,8 +40,15 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // Type-aware rules: the compiler's knowledge catches what review misses (a promise nobody
+    // awaits, a switch that forgot a state, a cast that hides nothing).
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
-      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       'no-empty': ['error', { allowEmptyCatch: true }],
       'no-control-regex': 'off',
@@ -73,6 +81,16 @@ export default tseslint.config(
         { selector: "TaggedTemplateExpression[tag.name='sql']", message: "Queries belong in the feature's repo.ts." },
       ],
     },
+  },
+  {
+    // Migrations are frozen in time: they see the database as it was, not as db/schema.ts says.
+    files: ['src/db/migrations/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // Plain JavaScript outside the TypeScript project: no type information to use.
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
   },
   {
     // Glue that wires features together.

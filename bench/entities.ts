@@ -48,7 +48,7 @@ async function paidPath() {
       };
       const [, h] = await timed(() => fetch(`${server.url}/healthz`).then((r) => r.text()));
       const [first, u] = await timed(() => post(body).then((r) => r.json()));
-      const instruction = (first as any).mpp_instruction;
+      const instruction = first.mpp_instruction;
       await fetch(instruction.confirm_url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

@@ -3,7 +3,7 @@
  *   npx tsx bench/play-links.ts            (about 75 s; loopback only)
  * Each server runs in its own child process, so the load generator (autocannon, in this process)
  * does not share an event loop with what it measures. Prints requests/s, p50/p99 latency and the
- * ratio to the bare server. Targets (issue 4): .mp3 >= 0.8x bare; batch-100 p99 <= 10 ms at 10 connections.
+ * ratio to the bare server. Targets: .mp3 >= 0.8x bare; batch-100 p99 <= 10 ms at 10 connections.
  * Options (env): BENCH_SECONDS (2) per round, BENCH_ROUNDS (3), BENCH_CONNECTIONS (50), BENCH_TOKENS (10000),
  * BENCH_CPU_PROF=<dir> (CPU profiles of the servers).
  */
@@ -13,9 +13,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 
-// Loaded untyped: the benchmark uses a small part of autocannon's API loosely.
-const autocannonModule = 'autocannon';
-const autocannon: (options: unknown) => any = (await import(autocannonModule)).default;
+import autocannon from 'autocannon';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -173,17 +171,21 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 async function measure(scenario: Scenario, seconds: number): Promise<Sample> {
   let bad = 0;
-  const instance = autocannon({
-    url: `http://127.0.0.1:${scenario.port}`,
-    connections: scenario.connections,
-    duration: seconds,
-    headers: scenario.headers ?? {},
-    requests: [{ method: 'GET', setupRequest: (request: any) => ({ ...request, path: scenario.nextPath() }) }],
-  } as any);
-  (instance as any).on('response', (_client: unknown, status: number) => {
-    if (status !== scenario.expectStatus) bad++;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: `http://127.0.0.1:${scenario.port}`,
+        connections: scenario.connections,
+        duration: seconds,
+        headers: scenario.headers ?? {},
+        requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: scenario.nextPath() }) }],
+      },
+      (err, done) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(done)),
+    );
+    instance.on('response', (_client, status) => {
+      if (status !== scenario.expectStatus) bad++;
+    });
   });
-  const result = (await instance) as any;
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bad };
 }
 

@@ -71,7 +71,7 @@ describe('profile page in Chromium', () => {
     // Hover and click everything, in case a payload waits for interaction.
     for (const handle of await page.$$('body *')) await handle.hover({ timeout: 200 }).catch(() => undefined);
 
-    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
     expect(dialogs).toEqual([]);
     expect(await page.locator('script:not([type="application/ld+json"])').count()).toBe(0);
     expect(await page.locator('iframe, svg, img[src="x"]').count()).toBe(0);

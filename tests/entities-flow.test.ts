@@ -27,7 +27,7 @@ describe('sandbox flow from a clean start', () => {
     expect(discovery.statusCode).toBe(200);
     expect(discovery.headers['access-control-allow-origin']).toBe('*');
     expect(discovery.headers['cache-control']).toContain('max-age');
-    const service = discovery.json().services.find((s: any) => s.id === 'entities.generate');
+    const service = discovery.json().services.find((s: { id: string }) => s.id === 'entities.generate');
     expect(service).toMatchObject({
       method: 'POST',
       url: 'http://agents.localhost:3000/api/entities/generate',

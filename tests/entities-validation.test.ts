@@ -86,7 +86,12 @@ describe('missing fields', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().missing).toEqual(['operator']);
-    expect(res.json().invalid.map((i: any) => i.field)).toEqual(['name', 'entity_type', 'description', 'extra']);
+    expect(res.json<{ invalid: { field: string }[] }>().invalid.map((i) => i.field)).toEqual([
+      'name',
+      'entity_type',
+      'description',
+      'extra',
+    ]);
   });
 });
 

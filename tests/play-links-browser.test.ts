@@ -13,7 +13,7 @@ import { launchBrowser } from './helpers/browser.js';
 import { addRecordedUser, createCollection } from './helpers/play-link-fixtures.js';
 
 // jsqr is CommonJS with a `default` property; its types describe the ES default export.
-const jsQR = (jsQRModule as unknown as { default: typeof import('jsqr').default }).default;
+const jsQR = jsQRModule.default;
 
 let t: TestApp & { url: string };
 let browser: Browser;

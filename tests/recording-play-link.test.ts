@@ -79,7 +79,7 @@ describe('a recording and its play link', () => {
     expect((await t.request({ method: 'GET', url: new URL(first.play_link).pathname })).statusCode).toBe(404);
     expect((await t.request({ method: 'GET', url: `${base}/play-link`, key })).statusCode).toBe(404);
     // The old audio is gone too.
-    expect((await t.request({ method: 'GET', url: before.location as string })).statusCode).toBe(404);
+    expect((await t.request({ method: 'GET', url: before.location })).statusCode).toBe(404);
   }, 60_000);
 
   it('stops resolving when the user is deleted, and shows a new display name at once', async () => {

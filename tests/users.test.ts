@@ -298,7 +298,7 @@ describe('GET, PATCH, DELETE …/users/{id}', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = (
+      const page: { data: { id: string }[]; next_cursor: string | null; has_more: boolean } = (
         await t.request({ method: 'GET', url: `${usersUrl(coll)}?limit=2${cursor ? `&cursor=${cursor}` : ''}`, key })
       ).json();
       seen.push(...page.data.map((u: { id: string }) => u.id));

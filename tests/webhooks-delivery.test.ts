@@ -39,7 +39,7 @@ beforeEach(() => {
 async function createHook(events: string[] = ['recording.completed'], path = '/hook', k = key) {
   const res = await t.request({ method: 'POST', url: '/v1/webhooks', key: k, json: { url: `${receiver.url}${path}`, events } });
   expect(res.statusCode).toBe(201);
-  return res.json() as { id: string; secret: string };
+  return res.json<{ id: string; secret: string }>();
 }
 
 const deleteHook = (id: string) => t.request({ method: 'DELETE', url: `/v1/webhooks/${id}`, key });

@@ -153,8 +153,8 @@ export interface EntityPaymentRequestsTable {
   amount_minor: number;
   currency: string;
   livemode: number;
-  /** pending | claimed | published | refunding | refunded | canceled */
-  state: string;
+  /** The moves between states are in src/features/entities/payment-states.ts. */
+  state: 'pending' | 'claimed' | 'published' | 'refunding' | 'refunded' | 'canceled';
   attempts: number;
   entity_id: string | null;
   last_error: string | null;

@@ -3,6 +3,7 @@
  * request_id}}` with the status from the code table in `errors.ts`. Unknown errors are logged
  * and answered with a generic 500 that reveals nothing internal.
  */
+import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorBody } from '../errors.js';
 import { validationError } from './validation.js';
@@ -10,7 +11,8 @@ import { validationError } from './validation.js';
 export function toAppError(error: FastifyError | Error): AppError {
   if (error instanceof AppError) return error;
   const fastifyError = error as FastifyError & { validationContext?: string };
-  if (fastifyError.validation) return validationError(fastifyError.validation as any, fastifyError.validationContext ?? 'body');
+  if (fastifyError.validation)
+    return validationError(fastifyError.validation as ErrorObject[], fastifyError.validationContext ?? 'body');
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'The request body is too large.');

@@ -51,7 +51,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       routePrefix: '/docs',
       staticCSP: true,
       transformStaticCSP: (csp) => csp.replace("frame-ancestors 'self'", FRAME_ANCESTORS_NONE),
-      uiConfig: { url: '/v1/openapi.json' } as never,
+      uiConfig: { url: '/v1/openapi.json' },
     });
   });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -19,8 +19,8 @@ function makeAjv(options: Options): Ajv {
 const strictAjv = makeAjv({ coerceTypes: false });
 const coercingAjv = makeAjv({ coerceTypes: 'array' });
 
-export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema as object);
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema);
 
 /** `/custom_fields/0/key` → `custom_fields[0].key` */
 export function fieldPath(instancePath: string, child?: string): string {
@@ -33,7 +33,7 @@ export function validationError(errors: ErrorObject[], context: string): AppErro
   const error = errors[0];
   const where = context === 'querystring' ? 'query parameter' : context === 'params' ? 'path parameter' : 'field';
   if (!error) return new AppError('validation_failed', 'The request is invalid.');
-  const params = error.params as Record<string, any>;
+  const params = error.params;
   switch (error.keyword) {
     case 'required': {
       const param = fieldPath(error.instancePath, params.missingProperty);
@@ -49,7 +49,7 @@ export function validationError(errors: ErrorObject[], context: string): AppErro
 }
 
 function describe(error: ErrorObject): string {
-  const params = error.params as Record<string, any>;
+  const params = error.params;
   switch (error.keyword) {
     case 'maxLength':
       return `must be at most ${params.limit} characters`;

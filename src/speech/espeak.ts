@@ -14,6 +14,12 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+/** What the speech worker thread posts back: `ready` once, then one answer per request id. */
+type WorkerMessage =
+  | { ready: true; id?: undefined }
+  | { ready?: undefined; id: number; error: string }
+  | { ready?: undefined; id: number; error?: undefined; mp3: Uint8Array; durationMs: number; voice: string };
+
 export class EspeakSynthesizer implements SpeechSynthesizer {
   private worker: Worker | null = null;
   private ready: Promise<Worker> | null = null;
@@ -28,13 +34,13 @@ export class EspeakSynthesizer implements SpeechSynthesizer {
       const worker = new Worker(WORKER_URL);
       worker.unref();
       this.worker = worker;
-      worker.on('message', (message: any) => {
+      worker.on('message', (message: WorkerMessage) => {
         if (message.ready) return resolve(worker);
         const entry = this.pending.get(message.id);
         if (!entry) return;
         this.pending.delete(message.id);
         clearTimeout(entry.timer);
-        if (message.error) entry.reject(new Error(`speech synthesis failed: ${message.error}`));
+        if (message.error !== undefined) entry.reject(new Error(`speech synthesis failed: ${message.error}`));
         else entry.resolve({ mp3: Buffer.from(message.mp3), durationMs: message.durationMs, voice: message.voice });
       });
       const fail = (err: Error) => {

@@ -24,7 +24,7 @@ export function authContract(context: () => { t: TestApp; routes: ContractRoute[
     });
 
   const expectError = (
-    res: { statusCode: number; json(): any; headers: Record<string, unknown> },
+    res: { statusCode: number; json(): { error: { code: string; request_id: string } }; headers: Record<string, unknown> },
     status: number,
     code: string,
   ) => {

@@ -11,7 +11,13 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-type Params = Record<string, any>;
+/** Stripe's form encoding decoded: strings, nested (`metadata[purpose]`) as objects. */
+interface Params {
+  [key: string]: string | Params | undefined;
+}
+
+const text = (value: Params[string]): string | undefined => (typeof value === 'string' ? value : undefined);
+const nested = (value: Params[string]): Params => (typeof value === 'object' ? value : {});
 
 export interface FakeIntent {
   id: string;
@@ -59,7 +65,7 @@ export function parseStripeForm(text: string): Params {
     let node = out;
     parts.forEach((part, i) => {
       if (i === parts.length - 1) node[part] = value;
-      else node = node[part] ??= {};
+      else node = nested((node[part] ??= {}));
     });
   }
   return out;
@@ -187,7 +193,7 @@ export class FakeStripe {
     return send(result.status, result.body);
   }
 
-  private error(status: number, type: string, message: string, code?: string, extra: Params = {}) {
+  private error(status: number, type: string, message: string, code?: string, extra: Record<string, unknown> = {}) {
     return { status, body: { error: { type, message, ...(code ? { code } : {}), ...extra } } };
   }
 
@@ -214,14 +220,16 @@ export class FakeStripe {
         currency: String(params.currency),
         status: 'requires_payment_method',
         client_secret: `${id}_secret_${rand(24)}`,
-        metadata: { ...(params.metadata ?? {}) },
+        metadata: Object.fromEntries(
+          Object.entries(nested(params.metadata)).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : [])),
+        ),
         livemode: false,
-        description: params.description ?? null,
+        description: text(params.description) ?? null,
         latest_charge: null,
         automatic_payment_methods: params.automatic_payment_methods
           ? {
-              enabled: params.automatic_payment_methods.enabled === 'true',
-              allow_redirects: params.automatic_payment_methods.allow_redirects,
+              enabled: nested(params.automatic_payment_methods).enabled === 'true',
+              allow_redirects: text(nested(params.automatic_payment_methods).allow_redirects),
             }
           : null,
         last_payment_error: null,

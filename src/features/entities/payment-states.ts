@@ -12,10 +12,21 @@
  * A claimed request may also be canceled or marked refunded by the sweep when its process died
  * and the processor says so. Published, refunded and canceled are final.
  */
+import type { EntityPaymentRequestsTable } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
 
-export const PAYMENT_STATES = ['pending', 'claimed', 'published', 'refunding', 'refunded', 'canceled'] as const;
-export type PaymentState = (typeof PAYMENT_STATES)[number];
+export type PaymentState = EntityPaymentRequestsTable['state'];
+export const PAYMENT_STATES = [
+  'pending',
+  'claimed',
+  'published',
+  'refunding',
+  'refunded',
+  'canceled',
+] as const satisfies readonly PaymentState[];
+// Every state of the column is listed (the tests walk all pairs of this list).
+const everyStateListed: Exclude<PaymentState, (typeof PAYMENT_STATES)[number]> extends never ? true : false = true;
+void everyStateListed;
 
 /** Every request starts here: an intent was issued and not yet used. */
 export const INITIAL_PAYMENT_STATE = 'pending' satisfies PaymentState;

@@ -241,7 +241,7 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
           const published = await generateEntity(context, {
             body: request.body,
             credential: parsePaymentAuthorization(request.raw),
-            admitUnpaid: () => limitUnpaid.call(app as never, request, reply) as Promise<void>,
+            admitUnpaid: () => limitUnpaid.call(app, request, reply) as Promise<void>,
           });
           return sendPublished(reply, published);
         },

@@ -4,7 +4,7 @@
  * `invalid` (one entry per offending field, `allowed` = the enum values, or the field's one-line
  * rule from `x-rule`).
  */
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { RequestSchema } from './request-schema.js';
 
@@ -57,7 +57,7 @@ export function createRequestValidator(schema: RequestSchema) {
     const record = body as Record<string, unknown>;
     const missing = new Set<string>();
     const fields = new Set<string>();
-    for (const error of (validate.errors ?? []) as ErrorObject[]) {
+    for (const error of validate.errors ?? []) {
       const params = error.params as Record<string, string>;
       if (error.instancePath === '' && error.keyword === 'required') missing.add(params.missingProperty as string);
       else if (error.instancePath === '' && error.keyword === 'additionalProperties')

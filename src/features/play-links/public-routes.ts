@@ -294,9 +294,13 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
 
   // Play counts: written in batches, never one database write per play.
   let timer: NodeJS.Timeout | undefined;
-  const flush = () => flushPlayCounts(deps).catch((err) => deps.logger.error({ err }, 'play count flush failed; will retry'));
+  const flush = (): Promise<void> =>
+    flushPlayCounts(deps).then(
+      () => undefined,
+      (err: unknown) => deps.logger.error({ err }, 'play count flush failed; will retry'),
+    );
   app.addHook('onReady', async () => {
-    timer = setInterval(flush, deps.config.playLinks.countFlushMs);
+    timer = setInterval(() => void flush(), deps.config.playLinks.countFlushMs);
     timer.unref();
   });
   app.addHook('onClose', async () => {

@@ -47,7 +47,7 @@ export const recorderRoutes =
           headers: { 'retry-after': String(Math.ceil(context.ttl / 1000)) },
         }),
     });
-    acceptAudioBodies(app as never);
+    acceptAudioBodies(app);
 
     app.get('/r/:token', { schema: { hide: true, params: RecorderParams } }, async (request, reply) => {
       reply.headers(headers).type('text/html; charset=utf-8');

@@ -9,7 +9,7 @@ import { deleteRecording, recordForUser } from './service.js';
 export const recordingsRoutes =
   (deps: Deps): FastifyPluginAsyncTypebox =>
   async (app) => {
-    acceptAudioBodies(app as never);
+    acceptAudioBodies(app);
     const tags = ['Recordings'];
     const url = '/collections/:collection_id/users/:user_id/recording';
 

@@ -16,7 +16,7 @@ export function parseUsersCsv(text: string, definitions: CustomField[]): Record<
       skip_empty_lines: true,
       relax_column_count: false,
       trim: false,
-    }) as string[][];
+    });
   } catch (error) {
     throw new AppError('invalid_csv', `The CSV cannot be parsed: ${(error as Error).message}`);
   }

@@ -17,7 +17,7 @@ const validateCreateShape = validatorCompiler({
   httpPart: 'body',
   method: 'POST',
   url: '',
-} as never) as ((value: unknown) => boolean) & { errors?: import('ajv').ErrorObject[] | null };
+}) as ((value: unknown) => boolean) & { errors?: import('ajv').ErrorObject[] | null };
 
 export interface NormalizedUser {
   email: string;

@@ -62,7 +62,7 @@ export function toWebhook(row: WebhookRow): Webhook {
 
 const toAttempt = (row: AttemptRow): Attempt => ({
   attempt: row.number,
-  trigger: row.trigger as Attempt['trigger'],
+  trigger: row.trigger,
   attempted_at: row.attempted_at,
   response_status: row.response_status,
   duration_ms: row.duration_ms,
@@ -75,7 +75,7 @@ const toDelivery = (row: DeliveryRow, attempts: AttemptRow[]): Delivery => ({
   webhook_id: row.webhook_id,
   event_id: row.event_id,
   event: row.event_type,
-  status: row.status as Delivery['status'],
+  status: row.status,
   attempt_count: attempts.length,
   next_attempt_at: row.status === 'pending' ? row.next_attempt_at : null,
   created_at: row.created_at,

@@ -9,7 +9,7 @@ import type { Db } from '../../db/index.js';
 import type { SandboxPaymentIntentsTable } from '../../db/schema.js';
 import { type Clock, isoNow } from '../../lib/clock.js';
 import { safeEqual } from '../../lib/secrets.js';
-import type { CreateIntentInput, IntentStatus, PaymentIntentView, PaymentProvider } from './provider.js';
+import type { CreateIntentInput, PaymentIntentView, PaymentProvider } from './provider.js';
 
 const ALPHANUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const randomAlnum = (length: number): string =>
@@ -22,7 +22,7 @@ export type ConfirmOutcome =
   | { kind: 'wrong_state'; intent: PaymentIntentView };
 
 function view(row: SandboxPaymentIntentsTable): PaymentIntentView {
-  const status = row.status as IntentStatus;
+  const status = row.status;
   return {
     id: row.id,
     status,

@@ -46,7 +46,7 @@
   for (const button of Array.from(document.querySelectorAll<HTMLButtonElement>('button[data-copy]'))) {
     button.hidden = false;
     const label = button.textContent ?? 'Copy';
-    button.addEventListener('click', async () => {
+    const copy = async (): Promise<void> => {
       const field = document.getElementById(button.dataset.copy ?? '') as HTMLInputElement | HTMLTextAreaElement | null;
       if (!field) return;
       try {
@@ -59,6 +59,7 @@
       setTimeout(() => {
         button.textContent = label;
       }, 1500);
-    });
+    };
+    button.addEventListener('click', () => void copy());
   }
 })();

@@ -234,7 +234,7 @@ uploadButton.addEventListener('click', () => {
 
 // Say up front when the microphone is already blocked (where the browser lets us ask).
 navigator.permissions
-  ?.query({ name: 'microphone' as PermissionName })
+  ?.query({ name: 'microphone' })
   .then((permission) => {
     if (permission.state === 'denied' && root.dataset.state === 'idle') {
       setState(
