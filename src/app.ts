@@ -22,6 +22,7 @@ import { playLinksRoutes } from './features/play-links/routes.js';
 import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { registerBodyTimeout } from './http/body-timeout.js';
 import { registerOpenApi } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
 import { validatorCompiler } from './http/validation.js';
@@ -32,7 +33,17 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const playLinkFastPath = createPlayLinkFastPath(deps);
   const app = Fastify({
     // Cached `/p/<token>.mp3` redirects are answered before routing (see play-links/fast-path.ts).
-    serverFactory: (handler) => http.createServer((req, res) => playLinkFastPath(req, res, () => handler(req, res))),
+    // Fastify applies its own keep-alive and timeouts only to servers it creates: set them here.
+    serverFactory: (handler) => {
+      const server = http.createServer((req, res) => playLinkFastPath(req, res, () => handler(req, res)));
+      // Longer than load balancers keep idle connections (AWS ALB: 60 s), so they never reuse a
+      // connection this server just closed (intermittent 502s).
+      server.keepAliveTimeout = config.keepAliveTimeoutMs;
+      server.headersTimeout = Math.min(config.requestTimeoutMs, 60_000);
+      // A backstop only: each route's body budget is enforced by registerBodyTimeout.
+      server.requestTimeout = Math.max(config.requestTimeoutMs, config.uploadTimeoutMs) + 5_000;
+      return server;
+    },
     // The lint rule calls this cast unnecessary, but without it Fastify infers pino's Logger as the
     // instance's logger type and the route plugins (typed for FastifyBaseLogger) no longer fit.
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
@@ -49,6 +60,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // JSON only by default; routes that take other bodies (audio, CSV) register their own parsers.
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
+  registerBodyTimeout(app, config.requestTimeoutMs);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

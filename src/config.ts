@@ -18,6 +18,12 @@ export interface Config {
   baseUrl: string;
   siteUrl: string;
   logLevel: string;
+  /** Idle keep-alive connections stay open this long (longer than a load balancer's idle timeout). */
+  keepAliveTimeoutMs: number;
+  /** Budget for receiving a request's headers and a JSON body. */
+  requestTimeoutMs: number;
+  /** Budget for receiving an audio upload's body. */
+  uploadTimeoutMs: number;
   /** Run the background worker inside the HTTP server process. */
   runWorker: boolean;
   /** Requests per minute allowed for one API key on /v1. */
@@ -272,6 +278,9 @@ export function loadConfig(env: Env = process.env): Config {
     baseUrl,
     siteUrl: url('SITE_URL', str(env, 'SITE_URL', baseUrl)),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
+    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
+    uploadTimeoutMs: int(env, 'UPLOAD_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     runWorker: bool(env, 'RUN_WORKER', true),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     jsonBodyLimit: int(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 104_857_600),

@@ -31,6 +31,7 @@ const kinds = {
   idempotency_key_reused: { status: 409, type: 'idempotency_error' },
   idempotency_request_in_progress: { status: 409, type: 'idempotency_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },
+  request_timeout: { status: 408, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   unprocessable_entity: { status: 422, type: 'invalid_request_error' },
   email_taken: { status: 409, type: 'invalid_request_error' },

@@ -77,6 +77,8 @@ function parserProblem(
   request: FastifyRequest,
 ): { received: unknown; allowed: string[]; message: string } | null {
   switch (error.code) {
+    case 'request_timeout': // src/http/body-timeout.ts: a body trickled in too slowly
+      return { received: 'an incomplete body', allowed: ['the whole JSON body, sent promptly'], message: error.message };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return {
         received: summarizeReceived(request.headers['content-type'] ?? ''),

@@ -76,7 +76,12 @@ export const recorderRoutes =
       '/r/:token/recording',
       {
         bodyLimit: MAX_AUDIO_BYTES,
+        config: { bodyTimeoutMs: deps.config.uploadTimeoutMs },
         schema: { hide: true, params: RecorderParams, querystring: RecorderUploadQuery },
+        // The token is checked before a byte of the body is read: a stranger's 5 MB is refused at once.
+        onRequest: async (request) => {
+          await requireRecorderUser(deps, request.params.token);
+        },
       },
       async (request, reply) => {
         reply.header('cache-control', 'no-store');

@@ -17,6 +17,7 @@ export const recordingsRoutes =
       url,
       {
         bodyLimit: MAX_AUDIO_BYTES,
+        config: { bodyTimeoutMs: deps.config.uploadTimeoutMs },
         schema: {
           tags,
           summary: "Upload or replace a user's recording",

@@ -1,0 +1,34 @@
+/**
+ * How long a client may take to send a request body. Node's own `requestTimeout` is one value for
+ * the whole server; this gives JSON routes a short budget (REQUEST_TIMEOUT_MS) and routes that
+ * take uploads a longer one (their route config `bodyTimeoutMs`, UPLOAD_TIMEOUT_MS), so a client
+ * trickling a body cannot hold a connection and a parser for minutes. When the budget runs out
+ * the route's own error handler answers 408 and the connection is closed.
+ */
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** This route's budget for receiving the body, in ms (default: REQUEST_TIMEOUT_MS). */
+    bodyTimeoutMs?: number;
+  }
+}
+
+export function registerBodyTimeout(app: FastifyInstance, defaultMs: number): void {
+  app.addHook('preParsing', async (request, reply, payload) => {
+    const budget = request.routeOptions.config.bodyTimeoutMs ?? defaultMs;
+    const timer = setTimeout(() => {
+      if (reply.sent) return;
+      // The rest of the body will never be read: close the connection after the answer.
+      reply.header('connection', 'close');
+      reply.send(new AppError('request_timeout', `The request body did not arrive within ${Math.round(budget / 1000)} s.`));
+    }, budget);
+    timer.unref();
+    const done = () => clearTimeout(timer);
+    payload.once('end', done);
+    payload.once('close', done);
+    payload.once('error', done);
+    return payload;
+  });
+}
