@@ -101,6 +101,8 @@ export interface WebhookConfig {
   pollMs: number;
   /** Deliveries one worker sends at the same time. */
   concurrency: number;
+  /** Webhooks one account may register. */
+  maxPerAccount: number;
 }
 
 export type BlobConfig =
@@ -363,5 +365,6 @@ function webhookConfig(env: Env): WebhookConfig {
     claimLeaseMs,
     pollMs: int(env, 'WEBHOOK_POLL_MS', 500, 10, 60_000),
     concurrency: int(env, 'WEBHOOK_CONCURRENCY', 10, 1, 200),
+    maxPerAccount: int(env, 'WEBHOOK_MAX_PER_ACCOUNT', 20, 1, 1000),
   };
 }

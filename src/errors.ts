@@ -28,6 +28,8 @@ const kinds = {
   recording_missing: { status: 404, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
   conflict: { status: 409, type: 'invalid_request_error' },
+  /** The account already has WEBHOOK_MAX_PER_ACCOUNT webhooks; deleting one makes room. */
+  webhook_limit_reached: { status: 409, type: 'invalid_request_error' },
   idempotency_key_reused: { status: 409, type: 'idempotency_error' },
   idempotency_request_in_progress: { status: 409, type: 'idempotency_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },

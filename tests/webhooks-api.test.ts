@@ -32,9 +32,29 @@ describe('POST /v1/webhooks', () => {
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(
-      ['created_at', 'description', 'events', 'id', 'secret', 'status', 'updated_at', 'url'].sort(),
+      [
+        'consecutive_failures',
+        'created_at',
+        'description',
+        'disabled_at',
+        'disabled_reason',
+        'events',
+        'id',
+        'secret',
+        'status',
+        'updated_at',
+        'url',
+      ].sort(),
     );
-    expect(body).toMatchObject({ url: hookUrl(), events: ['recording.completed'], description: 'CRM sync', status: 'enabled' });
+    expect(body).toMatchObject({
+      url: hookUrl(),
+      events: ['recording.completed'],
+      description: 'CRM sync',
+      status: 'enabled',
+      consecutive_failures: 0,
+      disabled_at: null,
+      disabled_reason: null,
+    });
     expect(body.id).toMatch(/^wh_[0-9a-f]{32}$/);
     expect(body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(body.created_at).toMatch(ISO);

@@ -42,6 +42,13 @@ async function createHook(events: string[] = ['recording.completed'], path = '/h
   return res.json<{ id: string; secret: string }>();
 }
 
+/** Delivery passes until none finds work (a webhook sends at most 2 at a time); returns how many were sent. */
+async function deliverAll(): Promise<number> {
+  let total = 0;
+  for (let n = await deliverDue(t.deps); n > 0; n = await deliverDue(t.deps)) total += n;
+  return total;
+}
+
 const deleteHook = (id: string) => t.request({ method: 'DELETE', url: `/v1/webhooks/${id}`, key });
 const webhookRow = (id: string) =>
   t.deps.db.kysely.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -163,7 +170,7 @@ describe('retries and auto-disable (injected clock)', () => {
     const hook = await createHook();
     for (let i = 0; i < 9; i++) await recordTestEvent(t, accountId, 'recording.completed', recordingData(i));
     await dispatchDue(t);
-    expect(await deliverDue(t.deps)).toBe(9);
+    expect(await deliverAll()).toBe(9);
     expect((await webhookRow(hook.id)).consecutive_failures).toBe(9);
     expect((await t.request({ method: 'GET', url: `/v1/webhooks/${hook.id}`, key })).json().status).toBe('enabled');
 
@@ -184,11 +191,48 @@ describe('retries and auto-disable (injected clock)', () => {
     receiver.requests.length = 0;
     const enabled = await enableWebhook(t.deps, null, hook.id);
     expect(enabled.status).toBe('enabled');
-    expect(await deliverDue(t.deps)).toBe(10);
-    expect(await deliverDue(t.deps)).toBe(1);
+    expect(await deliverAll()).toBe(11);
     expect(receiver.requests).toHaveLength(11);
     expect((await deliveriesOf(hook.id)).every((d) => d.status === 'succeeded')).toBe(true);
     expect((await webhookRow(hook.id)).consecutive_failures).toBe(0);
+    await deleteHook(hook.id);
+  });
+
+  it('re-enabling sends the waiting deliveries at once, oldest first, and the API shows why it was disabled', async () => {
+    receiver.respond = () => ({ status: 503 });
+    const hook = await createHook();
+    for (let i = 0; i < 10; i++) {
+      await recordTestEvent(t, accountId, 'recording.completed', recordingData(i));
+      clock.advance(1); // distinct creation times: the order the events happened
+    }
+    await dispatchDue(t);
+    expect(await deliverAll()).toBe(10);
+    const disabledAt = (await webhookRow(hook.id)).disabled_at;
+    expect(disabledAt).not.toBeNull();
+    const shown = (await t.request({ method: 'GET', url: `/v1/webhooks/${hook.id}`, key })).json();
+    expect(shown).toMatchObject({
+      status: 'disabled',
+      consecutive_failures: 10,
+      disabled_at: disabledAt,
+      disabled_reason: 'consecutive_failures',
+    });
+    const listed = (await t.request({ method: 'GET', url: '/v1/webhooks', key })).json();
+    expect(listed.data.find((w: { id: string }) => w.id === hook.id)).toMatchObject({ consecutive_failures: 10 });
+
+    // Every delivery is 30 s into its back-off; re-enabling makes them due now.
+    const order = (await deliveriesOf(hook.id)).map((d) => d.id);
+    receiver.respond = () => ({ status: 204 });
+    receiver.requests.length = 0;
+    const enabled = await enableWebhook(t.deps, accountId, hook.id);
+    expect(enabled).toMatchObject({ status: 'enabled', consecutive_failures: 0, disabled_at: null, disabled_reason: null });
+    const passes: string[][] = [];
+    for (let sent = receiver.requests.length; (await deliverDue(t.deps)) > 0; sent = receiver.requests.length) {
+      passes.push(receiver.requests.slice(sent).map((r) => String(r.headers['webhook-id'])));
+    }
+    // Two at a time (the per-webhook cap), in the order the events happened.
+    expect(passes.map((p) => p.length)).toEqual([2, 2, 2, 2, 2]);
+    expect(passes.flatMap((p) => [...p].sort((a, b) => order.indexOf(a) - order.indexOf(b)))).toEqual(order);
+    expect((await deliveriesOf(hook.id)).every((d) => d.status === 'succeeded')).toBe(true);
     await deleteHook(hook.id);
   });
 
@@ -198,11 +242,11 @@ describe('retries and auto-disable (injected clock)', () => {
     const hook = await createHook();
     for (let i = 0; i < 9; i++) await recordTestEvent(t, accountId, 'recording.completed', recordingData(i));
     await dispatchDue(t);
-    await deliverDue(t.deps);
+    await deliverAll();
     expect((await webhookRow(hook.id)).consecutive_failures).toBe(9);
     fail = false;
     clock.advance(30e3);
-    await deliverDue(t.deps); // the nine retries succeed
+    await deliverAll(); // the nine retries succeed
     expect((await webhookRow(hook.id)).consecutive_failures).toBe(0);
     fail = true;
     await recordTestEvent(t, accountId);
@@ -252,6 +296,7 @@ describe('retries and auto-disable (injected clock)', () => {
       now: now.toISOString(),
       leaseUntil: new Date(now.getTime() + 5000).toISOString(),
       limit: 10,
+      maxPerWebhook: 2,
     });
     expect(claimed).toHaveLength(1);
     expect(await deliverDue(t.deps)).toBe(0);

@@ -15,6 +15,8 @@ import { claimDueJobs, completeJob, failJob, type JobRow, rescheduleJob } from '
 export interface PeriodicTask {
   name: string;
   everyMs: number;
+  /** Also run when this process commits new work (e.g. deliveries made due by re-enabling a webhook). */
+  onWakeup?: boolean;
   run(): Promise<void>;
 }
 
@@ -49,14 +51,19 @@ export class JobWorker {
     if (this.running) return;
     this.running = true;
     this.loop = this.pollLoop();
-    this.unsubscribe = this.options.wakeup?.subscribe(() => this.nudge());
+    this.unsubscribe = this.options.wakeup?.subscribe(() => {
+      this.nudge();
+      for (const task of this.options.periodic ?? []) if (task.onWakeup) this.runTask(task);
+    });
     for (const task of this.options.periodic ?? []) {
-      const timer = setInterval(() => {
-        task.run().catch((err) => this.options.logger.error({ err, task: task.name }, 'periodic task failed'));
-      }, task.everyMs);
+      const timer = setInterval(() => this.runTask(task), task.everyMs);
       timer.unref();
       this.timers.push(timer);
     }
+  }
+
+  private runTask(task: PeriodicTask): void {
+    task.run().catch((err) => this.options.logger.error({ err, task: task.name }, 'periodic task failed'));
   }
 
   /** Ask the loop to poll now (called after enqueueing in this process, to cut latency). */

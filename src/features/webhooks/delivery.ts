@@ -30,6 +30,8 @@ export interface WebhookDeps {
   clock: Clock;
   logger: Logger;
   config: { webhooks: WebhookConfig };
+  /** This process's worker, woken after a commit that makes deliveries due (re-enabling). */
+  jobsWakeup: { notify(): void };
   /** Resolver override for the outbound client (tests). */
   lookup?: HostLookup;
 }
@@ -53,6 +55,11 @@ export const RETRY_DELAYS_MS = [
 export const MAX_AUTOMATIC_ATTEMPTS = RETRY_DELAYS_MS.length;
 /** Spec §3: the 10th consecutive failed attempt disables the webhook. */
 export const DISABLE_AFTER_CONSECUTIVE_FAILURES = 10;
+/**
+ * Deliveries of one webhook in flight at once, across all workers: a receiver that answers
+ * slowly holds at most this many send slots, whatever its backlog.
+ */
+export const MAX_IN_FLIGHT_PER_WEBHOOK = 2;
 
 export type AttemptTrigger = 'automatic' | 'manual' | 'test';
 
@@ -177,43 +184,63 @@ export async function attemptDelivery(
   return attempt;
 }
 
-/**
- * Claims due deliveries (at most `limit`) and sends them concurrently. Returns how many were
- * claimed. Tests call it directly with a manual clock; workers call it through `DeliveryRunner`.
- */
-export async function deliverDueWebhooks(deps: WebhookDeps, input: { workerId: string; limit?: number }): Promise<number> {
+interface Claimed {
+  delivery: DeliveryRow;
+  webhook: WebhookRow;
+}
+
+/** Claims up to `limit` due deliveries (fairly, see `claimDueDeliveries`) with their webhooks. */
+async function claimDue(deps: WebhookDeps, workerId: string, limit: number): Promise<Claimed[]> {
   const now = deps.clock.now();
   const claimed = await claimDueDeliveries(deps.db.kysely, deps.db.dialect, {
-    workerId: input.workerId,
+    workerId,
     now: now.toISOString(),
     leaseUntil: new Date(now.getTime() + deps.config.webhooks.claimLeaseMs).toISOString(),
-    limit: input.limit ?? deps.config.webhooks.concurrency,
+    limit,
+    maxPerWebhook: MAX_IN_FLIGHT_PER_WEBHOOK,
   });
-  if (claimed.length === 0) return 0;
+  if (claimed.length === 0) return [];
   const webhooks = new Map(
     (await findWebhooksByIds(deps.db.kysely, [...new Set(claimed.map((d) => d.webhook_id))])).map((w) => [w.id, w]),
   );
-  await Promise.all(
-    claimed.map(async (delivery) => {
-      const webhook = webhooks.get(delivery.webhook_id);
-      if (!webhook) return; // deleted meanwhile; its deliveries went with it
-      try {
-        await attemptDelivery(deps, { webhook, delivery, trigger: 'automatic', workerId: input.workerId });
-      } catch (err) {
-        // The claim lapses and another pass retries the delivery.
-        deps.logger.error({ err, delivery: delivery.id }, 'recording a webhook attempt failed');
-      }
-    }),
-  );
+  return claimed.flatMap((delivery) => {
+    const webhook = webhooks.get(delivery.webhook_id);
+    // Deleted meanwhile: its deliveries went with it.
+    return webhook ? [{ delivery, webhook }] : [];
+  });
+}
+
+/** Sends one claimed delivery; never throws, so one failure cannot stop the others. */
+async function sendClaimed(deps: WebhookDeps, { delivery, webhook }: Claimed, workerId: string): Promise<void> {
+  try {
+    await attemptDelivery(deps, { webhook, delivery, trigger: 'automatic', workerId });
+  } catch (err) {
+    // The claim lapses and another pass retries the delivery.
+    deps.logger.error({ err, delivery: delivery.id }, 'recording a webhook attempt failed');
+  }
+}
+
+/**
+ * Claims due deliveries (at most `limit`) and sends them concurrently, waiting for every send.
+ * Returns how many were claimed. Tests call it directly with a manual clock; workers use
+ * `DeliveryRunner`, which refills each slot as soon as its send ends.
+ */
+export async function deliverDueWebhooks(deps: WebhookDeps, input: { workerId: string; limit?: number }): Promise<number> {
+  const claimed = await claimDue(deps, input.workerId, input.limit ?? deps.config.webhooks.concurrency);
+  await Promise.all(claimed.map((one) => sendClaimed(deps, one, input.workerId)));
   return claimed.length;
 }
 
 /**
- * Runs delivery passes for one worker: one pass at a time, repeating while passes find work.
- * `kick()` is called by the periodic task and right after an event fan-out (lower latency).
+ * Sends deliveries for one worker with `WEBHOOK_CONCURRENCY` slots. A slot is refilled as soon
+ * as its send ends, not when a whole batch has ended: otherwise one receiver that answers after
+ * 14 s would hold every other delivery of the batch's successors for 14 s. `kick()` claims work
+ * for the free slots; it is called by the periodic task, after an event fan-out, when this
+ * process commits new work, and whenever a send ends.
  */
 export class DeliveryRunner {
-  private running: Promise<void> | null = null;
+  private inFlight = 0;
+  private filling: Promise<void> | null = null;
   private again = false;
 
   constructor(
@@ -221,27 +248,45 @@ export class DeliveryRunner {
     readonly workerId: string,
   ) {}
 
-  kick(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = this.drain().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+  /** Deliveries this runner is sending now. */
+  get sending(): number {
+    return this.inFlight;
   }
 
-  private async drain(): Promise<void> {
+  kick(): Promise<void> {
+    if (this.filling) {
+      this.again = true;
+      return this.filling;
+    }
+    this.filling = this.fill().finally(() => {
+      this.filling = null;
+    });
+    return this.filling;
+  }
+
+  private async fill(): Promise<void> {
+    const slots = this.deps.config.webhooks.concurrency;
     do {
       this.again = false;
       try {
-        while ((await deliverDueWebhooks(this.deps, { workerId: this.workerId })) > 0) {
-          // keep going while passes find due deliveries
+        while (this.inFlight < slots) {
+          const free = slots - this.inFlight;
+          const claimed = await claimDue(this.deps, this.workerId, free);
+          for (const one of claimed) this.start(one);
+          // Fewer than asked: the rest is not due, or waits for its webhook's or account's turn.
+          if (claimed.length < free) break;
         }
       } catch (err) {
         this.deps.logger.error({ err }, 'webhook delivery pass failed');
       }
     } while (this.again);
+  }
+
+  private start(one: Claimed): void {
+    this.inFlight += 1;
+    void sendClaimed(this.deps, one, this.workerId).finally(() => {
+      this.inFlight -= 1;
+      void this.kick();
+    });
   }
 }

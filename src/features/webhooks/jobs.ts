@@ -27,6 +27,7 @@ export const dispatchEventHandler = (deps: WebhookDeps, runner?: DeliveryRunner)
 export const webhookJobs = (deps: WebhookDeps, runner: DeliveryRunner): JobHandler[] => [dispatchEventHandler(deps, runner)];
 
 export const webhookTasks = (deps: WebhookDeps, runner: DeliveryRunner): PeriodicTask[] => [
-  { name: 'webhooks.deliver', everyMs: deps.config.webhooks.pollMs, run: () => runner.kick() },
+  // On wake-up too: a re-enabled webhook's deliveries are due the moment the change commits.
+  { name: 'webhooks.deliver', everyMs: deps.config.webhooks.pollMs, onWakeup: true, run: () => runner.kick() },
   { name: 'webhooks.purge-logs', everyMs: 60 * 60_000, run: async () => void (await purgeWebhookLogs(deps)) },
 ];

@@ -86,20 +86,56 @@ export const insertDeliveries = (db: Db, rows: DeliveryRow[]) =>
 /**
  * Claims up to `limit` due deliveries of enabled webhooks until `leaseUntil` (the shared lease
  * claim of src/db/lease-claim.ts). A delivery whose lease ran out (its worker died) is due again.
+ * The claim is fair: at most `maxPerWebhook` deliveries of one webhook are in flight across all
+ * workers, and accounts take turns, so one account's slow receiver cannot hold up the others.
+ * Within a webhook deliveries go oldest first (by when they are due, then when they were created).
  */
 export const claimDueDeliveries = (
   db: Db,
   dialect: Dialect,
-  input: { workerId: string; now: string; leaseUntil: string; limit: number },
+  input: { workerId: string; now: string; leaseUntil: string; limit: number; maxPerWebhook: number },
 ): Promise<DeliveryRow[]> =>
   claimWithLease<DeliveryRow>(db, dialect, {
     table: 'webhook_deliveries',
     alias: 'd',
     join: sql`join webhooks w on w.id = d.webhook_id`,
     due: sql`d.status = 'pending' and d.next_attempt_at <= ${input.now} and w.status = 'enabled'`,
-    orderBy: sql`d.next_attempt_at`,
-    ...input,
+    orderBy: sql`d.next_attempt_at, d.created_at, d.id`,
+    fair: {
+      keyColumn: 'webhook_id',
+      owner: sql`w.account_id`,
+      maxPerKey: input.maxPerWebhook,
+      inFlightScope: sql`d.status = 'pending'`,
+    },
+    workerId: input.workerId,
+    now: input.now,
+    leaseUntil: input.leaseUntil,
+    limit: input.limit,
   });
+
+/**
+ * Makes every waiting delivery of the webhook due at `now` (re-enabling). All get the same time,
+ * so the claim's tie-break on creation sends them in the order their events happened.
+ */
+export const makePendingDeliveriesDue = async (db: Db, webhookId: string, now: string): Promise<number> => {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: now, updated_at: now })
+    .where('webhook_id', '=', webhookId)
+    .where('status', '=', 'pending')
+    .where('trigger', '=', 'event')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+};
+
+export const countAccountWebhooks = async (db: Db, accountId: string): Promise<number> => {
+  const row = await db
+    .selectFrom('webhooks')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+};
 
 /** Claims one delivery (manual redeliver, test ping) unless another worker holds it. */
 export const claimDelivery = async (db: Db, id: string, workerId: string, now: string, leaseUntil: string) => {

@@ -30,6 +30,15 @@ export const Webhook = Type.Object(
     status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], {
       description: '`disabled` after 10 consecutive failed attempts; re-enabled from the dashboard (or the CLI).',
     }),
+    consecutive_failures: Type.Integer({
+      minimum: 0,
+      description:
+        'Failed automatic attempts in a row, across its deliveries; the 10th disables the webhook. Any success resets it.',
+    }),
+    disabled_at: Nullable(Type.String({ format: 'date-time' }), { description: 'When it was disabled; null while enabled.' }),
+    disabled_reason: Nullable(Type.String(), {
+      description: 'Why it was disabled: `consecutive_failures` (10 failed attempts in a row); null while enabled.',
+    }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },

@@ -2,6 +2,7 @@
  * Webhooks: registration, secrets, event fan-out, test pings, redelivery, re-enabling and log
  * retention. The delivery engine itself is in `delivery.ts`.
  */
+import { withTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
 import { checkOutboundUrl, OutboundError } from '../../integrations/outbound-http.js';
 import { newId } from '../../lib/ids.js';
@@ -10,6 +11,7 @@ import { attemptDelivery, type WebhookDeps } from './delivery.js';
 import {
   type AttemptRow,
   claimDelivery,
+  countAccountWebhooks,
   type DeliveryRow,
   deleteDeliveriesBefore,
   deleteEventsBefore,
@@ -24,6 +26,7 @@ import {
   listAttempts,
   listDeliveries,
   listWebhooks as listWebhookRows,
+  makePendingDeliveriesDue,
   updateWebhook as updateWebhookRow,
   type WebhookRow,
 } from './repo.js';
@@ -55,6 +58,9 @@ export function toWebhook(row: WebhookRow): Webhook {
     events: JSON.parse(row.events) as string[],
     description: row.description,
     status: row.status === 'disabled' ? 'disabled' : 'enabled',
+    consecutive_failures: row.consecutive_failures,
+    disabled_at: row.disabled_at,
+    disabled_reason: row.disabled_reason,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -137,6 +143,11 @@ const laterThan = (deps: WebhookDeps, previous: string) =>
 export async function createWebhook(deps: WebhookDeps, accountId: string, input: CreateWebhookBody): Promise<WebhookWithSecret> {
   const events = checkEvents(input.events);
   const url = await checkUrl(deps, input.url);
+  // Each webhook may hold MAX_IN_FLIGHT_PER_WEBHOOK send slots, so the cap bounds one account's share.
+  const max = deps.config.webhooks.maxPerAccount;
+  if ((await countAccountWebhooks(deps.db.kysely, accountId)) >= max) {
+    throw new AppError('webhook_limit_reached', `This account already has the maximum of ${max} webhooks; delete one first.`);
+  }
   const now = deps.clock.now().toISOString();
   const row: WebhookRow = {
     id: hexId('wh'),
@@ -165,28 +176,17 @@ export async function listWebhooks(deps: WebhookDeps, accountId: string, query: 
   return toPage(rows, limit, toWebhook);
 }
 
-/** A webhook with its delivery health, for the dashboard (never the secret). */
-export interface WebhookHealth extends Webhook {
-  consecutive_failures: number;
-  disabled_reason: string | null;
-  disabled_at: string | null;
-}
-
-const toWebhookHealth = (row: WebhookRow): WebhookHealth => ({
-  ...toWebhook(row),
-  consecutive_failures: row.consecutive_failures,
-  disabled_reason: row.disabled_reason,
-  disabled_at: row.disabled_at,
-});
+/** A webhook with its delivery health (failure streak, when and why it was disabled), as the API shows it. */
+export type WebhookHealth = Webhook;
 
 /** Every webhook of the account with its failure streak and why it was disabled (dashboard), oldest first. */
 export async function listWebhookHealth(deps: WebhookDeps, accountId: string): Promise<WebhookHealth[]> {
-  return (await findAccountWebhooks(deps.db.kysely, accountId)).map(toWebhookHealth);
+  return (await findAccountWebhooks(deps.db.kysely, accountId)).map(toWebhook);
 }
 
 /** One webhook of the account with its health, or 404 (also for other accounts' and malformed ids). */
 export async function getWebhookHealth(deps: WebhookDeps, accountId: string, id: string): Promise<WebhookHealth> {
-  return toWebhookHealth(await requireWebhook(deps, accountId, id));
+  return toWebhook(await requireWebhook(deps, accountId, id));
 }
 
 /** The account's webhook, or 404 (also for other accounts' and malformed ids). */
@@ -237,17 +237,24 @@ export async function rotateWebhookSecret(deps: WebhookDeps, accountId: string, 
 
 /**
  * Re-enables a webhook (the dashboard action; also `cli webhooks enable <id>`): status
- * `enabled`, failure streak reset. Its pending deliveries become due again at once.
+ * `enabled`, failure streak reset, and its pending deliveries due at once, oldest first, in the
+ * same transaction (a webhook enabled with deliveries still hours into their back-off would look
+ * recovered while sending nothing). This process's worker is woken after the commit.
  * `accountId` null = operator scope (any account).
  */
 export async function enableWebhook(deps: WebhookDeps, accountId: string | null, id: string): Promise<Webhook> {
   const current = await requireWebhook(deps, accountId, id);
-  const row = await updateWebhookRow(deps.db.kysely, current.id, {
-    status: 'enabled',
-    disabled_at: null,
-    disabled_reason: null,
-    consecutive_failures: 0,
-    updated_at: laterThan(deps, current.updated_at),
+  const now = deps.clock.now().toISOString();
+  const row = await withTransaction(deps, async (tx) => {
+    const updated = await updateWebhookRow(tx.trx, current.id, {
+      status: 'enabled',
+      disabled_at: null,
+      disabled_reason: null,
+      consecutive_failures: 0,
+      updated_at: laterThan(deps, current.updated_at),
+    });
+    if (updated && (await makePendingDeliveriesDue(tx.trx, current.id, now)) > 0) tx.wakeWorkerAfterCommit();
+    return updated;
   });
   if (!row) throw notFound('webhook', 'webhook_id');
   return toWebhook(row);
