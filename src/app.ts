@@ -22,6 +22,7 @@ import { playLinksRoutes } from './features/play-links/routes.js';
 import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { registerJsonParser } from './http/json-body.js';
 import { registerOpenApi } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
 import { validatorCompiler } from './http/validation.js';
@@ -48,6 +49,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   // JSON only by default; routes that take other bodies (audio, CSV) register their own parsers.
   app.removeContentTypeParser('text/plain');
+  registerJsonParser(app);
   registerErrorHandling(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
