@@ -23,6 +23,7 @@ import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerBodyTimeout } from './http/body-timeout.js';
+import { registerJsonParser } from './http/json-body.js';
 import { registerOpenApi } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
 import { validatorCompiler } from './http/validation.js';
@@ -59,6 +60,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   // JSON only by default; routes that take other bodies (audio, CSV) register their own parsers.
   app.removeContentTypeParser('text/plain');
+  registerJsonParser(app);
   registerErrorHandling(app);
   registerBodyTimeout(app, config.requestTimeoutMs);
   app.addHook('onRequest', async (request, reply) => {

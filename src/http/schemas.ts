@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { NFC_KEYWORD, SAFE_MULTILINE_TEXT_FORMAT, SAFE_TEXT_FORMAT } from '../lib/text.js';
 
 /** The /v1 error envelope. */
 export const ErrorResponse = Type.Object(
@@ -33,3 +34,25 @@ export const ErrorResponse = Type.Object(
  */
 export const Nullable = <T extends TSchema & { type: string }>(schema: T, options: { description?: string } = {}) =>
   Type.Unsafe<Static<T> | null>({ ...schema, ...options, type: [schema.type, 'null'] });
+
+export interface SafeTextOptions {
+  minLength?: number;
+  maxLength?: number;
+  /** Tab and line breaks allowed (descriptions, free notes); other controls never are. */
+  multiline?: boolean;
+  /** A name: stored in Unicode NFC, so "é" typed decomposed and composed is the same name. */
+  name?: boolean;
+  pattern?: string;
+  description?: string;
+}
+
+/**
+ * Every free-text string the API accepts: the shared text format (no control characters,
+ * unpaired surrogates or bidi overrides; src/lib/text.ts), checked by every validator.
+ */
+export const SafeText = ({ multiline = false, name = false, ...options }: SafeTextOptions = {}) =>
+  Type.String({
+    ...options,
+    format: multiline ? SAFE_MULTILINE_TEXT_FORMAT : SAFE_TEXT_FORMAT,
+    ...(name ? { [NFC_KEYWORD]: true } : {}),
+  });

@@ -7,12 +7,14 @@ import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { AppError } from '../errors.js';
+import { addTextRules, SAFE_MULTILINE_TEXT_FORMAT, SAFE_TEXT_FORMAT, SAFE_TEXT_RULE } from '../lib/text.js';
 
 const base: Options = { allErrors: false, removeAdditional: false, useDefaults: true, strict: false };
 
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ ...base, ...options });
   addFormats.default(ajv);
+  addTextRules(ajv);
   return ajv;
 }
 
@@ -72,7 +74,9 @@ function describe(error: ErrorObject): string {
       return `must be ${names.join(' or ')}`;
     }
     case 'format':
-      return `must be a valid ${params.format}`;
+      return params.format === SAFE_TEXT_FORMAT || params.format === SAFE_MULTILINE_TEXT_FORMAT
+        ? SAFE_TEXT_RULE
+        : `must be a valid ${params.format}`;
     case 'pattern':
       return 'has characters or a shape that is not allowed';
     default:

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable } from '../../http/schemas.js';
+import { Nullable, SafeText } from '../../http/schemas.js';
 import { PageQuery } from '../../lib/pagination.js';
 
 export const CUSTOM_FIELD_TYPES = ['text', 'email', 'url', 'number', 'boolean', 'select'] as const;
@@ -12,11 +12,11 @@ export const CustomField = Type.Object(
       description:
         'Identifier of the field in user records: lower-case letters, digits and underscores, starting with a letter, at most 63 characters. Unique within the collection.',
     }),
-    label: Type.String({ minLength: 1, maxLength: 100, description: 'Human-readable label shown in forms.' }),
+    label: SafeText({ minLength: 1, maxLength: 100, description: 'Human-readable label shown in forms.' }),
     type: Type.Enum(CUSTOM_FIELD_TYPES, { description: 'Kind of value the field holds.' }),
     required: Type.Boolean({ default: false, description: 'Whether every user must have a value.' }),
     options: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+      Type.Array(SafeText({ minLength: 1, maxLength: 100 }), {
         minItems: 1,
         maxItems: 100,
         description: 'Allowed values; required for `select`, not allowed for other types.',
@@ -42,8 +42,8 @@ export const Collection = Type.Object(
 );
 export type Collection = Static<typeof Collection>;
 
-const Name = Type.String({ minLength: 1, maxLength: 255, description: 'At most 255 characters.' });
-const Description = Type.String({ maxLength: 10_000 });
+const Name = SafeText({ name: true, minLength: 1, maxLength: 255, description: 'At most 255 characters.' });
+const Description = SafeText({ multiline: true, maxLength: 10_000 });
 
 export const CreateCollectionBody = Type.Object(
   {

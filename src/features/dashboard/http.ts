@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { pageSecurityHeaders } from '../../http/security-headers.js';
+import { SAFE_TEXT_RULE, unsafeTextReason } from '../../lib/text.js';
 import type { SafeHtml } from '../../web/html.js';
 import { checkFormToken, type DashboardDeps, type DashboardSession, findDashboardSession } from './service.js';
 
@@ -38,9 +39,17 @@ export function registerPagePlumbing(app: FastifyInstance, options: { secure: bo
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
     (_request, body, done) => {
-      // First value wins for a repeated field; values are strings, never arrays.
+      // First value wins for a repeated field; values are strings, never arrays. Every field
+      // obeys the API's text rule (no dashboard form has multi-line fields) and is kept in NFC.
       const fields: Record<string, string> = {};
-      for (const [name, value] of new URLSearchParams(body as string)) if (!(name in fields)) fields[name] = value;
+      for (const [name, value] of new URLSearchParams(body as string)) {
+        if (unsafeTextReason(name) !== null || unsafeTextReason(value) !== null) {
+          const field = unsafeTextReason(name) === null ? name : 'form';
+          done(new AppError('parameter_invalid', `The field "${field}" ${SAFE_TEXT_RULE}.`, { param: field }), undefined);
+          return;
+        }
+        if (!(name in fields)) fields[name] = value.normalize('NFC');
+      }
       done(null, fields);
     },
   );

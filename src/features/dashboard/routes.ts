@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
+import { toAppError } from '../../http/error-handler.js';
 import { isUuid } from '../../lib/ids.js';
 import { apiKeyCreatedPage, apiKeysPage, MAX_KEY_NAME, revokeKeyPage } from '../../web/views/dashboard/api-keys.js';
 import { errorPage, type Viewer } from '../../web/views/dashboard/layout.js';
@@ -48,9 +49,10 @@ export function dashboardRoutes(deps: Deps) {
       request.dashboard ? { email: request.dashboard.account.email, csrfToken: request.dashboard.csrfToken } : null;
 
     app.setErrorHandler((error, request, reply) => {
-      const known = error instanceof AppError ? error : null;
-      const status = known?.status ?? 500;
-      if (status >= 500) request.log.error({ err: known?.cause ?? error }, 'dashboard request failed');
+      // Fastify's own failures (unreadable bodies, limits) keep their 4xx status; the rest are 500.
+      const known = toAppError(error as Error);
+      const status = known.status;
+      if (status >= 500) request.log.error({ err: known.cause ?? error }, 'dashboard request failed');
       const title =
         status === 404
           ? 'Not found'
@@ -62,8 +64,8 @@ export function dashboardRoutes(deps: Deps) {
                 ? 'Request refused'
                 : 'Something went wrong';
       const message =
-        known && known.code !== 'internal_error' ? known.message : 'Something went wrong on our side. Try again in a moment.';
-      reply.headers(known?.headers ?? {});
+        known.code !== 'internal_error' ? known.message : 'Something went wrong on our side. Try again in a moment.';
+      reply.headers(known.headers);
       return sendPage(reply, errorPage({ styleUrl, viewer: viewerOf(request), title, message }), status);
     });
     app.setNotFoundHandler((request, reply) =>

@@ -3,6 +3,7 @@
  * `/schemas/entity-generation.schema.json` and used, as the very same object, by the validator.
  * `x-rule` on each property is the short rule quoted in a 400's `invalid[].allowed` for that field.
  */
+import { NFC_KEYWORD, SAFE_MULTILINE_TEXT_FORMAT, SAFE_TEXT_FORMAT } from '../../lib/text.js';
 import { VOICE_STYLE_NAMES } from '../../speech/synthesizer.js';
 
 export const ENTITY_TYPES = [
@@ -30,7 +31,7 @@ export const METADATA_LIMITS = { depth: 5, keys: 50, items: 50, stringLength: 10
 function metadataDefs(): Record<string, object> {
   const defs: Record<string, object> = {};
   const scalar = [
-    { type: 'string', maxLength: METADATA_LIMITS.stringLength },
+    { type: 'string', format: SAFE_MULTILINE_TEXT_FORMAT, maxLength: METADATA_LIMITS.stringLength },
     { type: 'number' },
     { type: 'boolean' },
     { type: 'null' },
@@ -59,13 +60,17 @@ export function buildRequestSchema(options: { siteUrl: string; allowHttpCallback
     title: 'Entity generation request',
     description:
       'Body of POST /api/entities/generate. Price: 1.00 AUD per successful generation, paid through the 402 flow. ' +
-      'Unknown fields are refused.',
+      'Unknown fields are refused. Text (format safe-text, or safe-text-multiline where tabs and line breaks are ' +
+      'allowed) must not contain control characters, unpaired surrogates or bidirectional overrides/isolates ' +
+      '(U+202A–U+202E, U+2066–U+2069); names are stored in Unicode NFC (x-nfc).',
     type: 'object',
     additionalProperties: false,
     required: [...REQUIRED_FIELDS],
     properties: {
       name: {
         type: 'string',
+        format: SAFE_TEXT_FORMAT,
+        [NFC_KEYWORD]: true,
         minLength: 1,
         maxLength: 100,
         description:
@@ -76,12 +81,14 @@ export function buildRequestSchema(options: { siteUrl: string; allowHttpCallback
       entity_type: { type: 'string', enum: [...ENTITY_TYPES] },
       description: {
         type: 'string',
+        format: SAFE_MULTILINE_TEXT_FORMAT,
         minLength: 10,
         maxLength: 1000,
         'x-rule': 'a string of 10 to 1000 characters',
       },
       operator: {
         type: 'string',
+        format: SAFE_TEXT_FORMAT,
         minLength: 1,
         maxLength: 200,
         description: 'Name of the creator, brand or operator.',
@@ -120,7 +127,12 @@ export function buildRequestSchema(options: { siteUrl: string; allowHttpCallback
         description: 'Optional BCP 47 language hint for pronouncing the name (e.g. `en-GB`, `fr`); default `en-US`.',
         'x-rule': 'a BCP 47 language tag such as en-GB or fr',
       },
-      intro: { type: 'string', maxLength: 500, 'x-rule': 'a string of at most 500 characters' },
+      intro: {
+        type: 'string',
+        format: SAFE_MULTILINE_TEXT_FORMAT,
+        maxLength: 500,
+        'x-rule': 'a string of at most 500 characters',
+      },
       external_metadata: {
         type: 'object',
         maxProperties: METADATA_LIMITS.keys,
@@ -136,6 +148,7 @@ export function buildRequestSchema(options: { siteUrl: string; allowHttpCallback
       },
       agent_id: {
         type: 'string',
+        format: SAFE_TEXT_FORMAT,
         minLength: 1,
         maxLength: 200,
         description: 'Your own identifier, echoed in the machine-readable profile and the callback.',

@@ -9,6 +9,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError } from '../../errors.js';
 import { contentRange, requestedRange } from '../../http/range.js';
 import { pageSecurityHeaders } from '../../http/security-headers.js';
+import { MAX_JSON_DEPTH } from '../../lib/json-depth.js';
 import { SandboxPaymentProvider } from '../../integrations/payments/sandbox.js';
 import { agentError, invalidRequest, isAgentError } from './agent-errors.js';
 import type { EntitiesContext } from './context.js';
@@ -76,6 +77,13 @@ function parserProblem(
   error: FastifyError,
   request: FastifyRequest,
 ): { received: unknown; allowed: string[]; message: string } | null {
+  if (error instanceof AppError && error.code === 'invalid_json') {
+    return {
+      received: 'JSON nested too deeply',
+      allowed: [`a JSON object nested at most ${MAX_JSON_DEPTH} levels deep`],
+      message: `The request is invalid: ${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}`,
+    };
+  }
   switch (error.code) {
     case 'request_timeout': // src/http/body-timeout.ts: a body trickled in too slowly
       return { received: 'an incomplete body', allowed: ['the whole JSON body, sent promptly'], message: error.message };
@@ -162,10 +170,17 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
         .send(agentErrorBody(context, known));
     }
     request.log.error({ err: error }, 'entity request failed');
-    return reply.code(500).header('cache-control', 'no-store').send({
-      status: 'error',
-      message: 'Something went wrong on our side. Retry the same request; you are never charged twice.',
-    });
+    // Not a temporary failure (those are 503 with Retry-After): repeating the same request would
+    // most likely fail the same way, so the answer names the request id instead of inviting a retry.
+    return reply
+      .code(500)
+      .header('cache-control', 'no-store')
+      .send({
+        status: 'error',
+        message:
+          `Internal error (request id ${request.id}); it has been logged. Repeating this request unchanged is unlikely ` +
+          'to help: contact support with the request id. A paid request is never charged twice.',
+      });
   });
   app.addHook('onClose', async () => {
     await context.speech.close();

@@ -6,6 +6,7 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { addTextRules, SAFE_MULTILINE_TEXT_FORMAT, SAFE_TEXT_FORMAT } from '../../lib/text.js';
 import type { RequestSchema } from './request-schema.js';
 
 export interface InvalidField {
@@ -30,6 +31,7 @@ export function summarizeReceived(value: unknown): unknown {
 export function createRequestValidator(schema: RequestSchema) {
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, unicodeRegExp: true });
   addFormats.default(ajv);
+  addTextRules(ajv);
   ajv.addKeyword({ keyword: 'x-rule', schemaType: 'string' });
   ajv.addKeyword({
     keyword: 'x-max-json-bytes',
@@ -41,11 +43,14 @@ export function createRequestValidator(schema: RequestSchema) {
   const properties = schema.properties as Record<string, { enum?: readonly string[]; 'x-rule'?: string }>;
   const order = Object.keys(properties);
 
-  const allowedFor = (field: string): unknown[] => {
+  const allowedFor = (field: string, badText: boolean): unknown[] => {
     const property = properties[field];
     if (!property) return ['not a field of this request'];
     if (property.enum) return [...property.enum];
-    return property['x-rule'] ? [property['x-rule']] : [];
+    const rule = property['x-rule'];
+    // A refused character is named in the one rule, since the length rule alone would not explain it.
+    if (rule && badText) return [`${rule}, without ${TEXT_RULE}`];
+    return rule ? [rule] : [];
   };
 
   /** Null when the body is valid; otherwise the spec's `missing` and `invalid` lists. */
@@ -57,29 +62,32 @@ export function createRequestValidator(schema: RequestSchema) {
     const record = body as Record<string, unknown>;
     const missing = new Set<string>();
     const fields = new Set<string>();
+    const badText = new Set<string>();
     for (const error of validate.errors ?? []) {
+      const topField = decodeURIComponent(error.instancePath.split('/')[1] ?? '')
+        .replace(/~1/g, '/')
+        .replace(/~0/g, '~');
+      if (error.keyword === 'format' && TEXT_FORMATS.has(String(error.params.format))) badText.add(topField);
       const params = error.params as Record<string, string>;
       if (error.instancePath === '' && error.keyword === 'required') missing.add(params.missingProperty as string);
       else if (error.instancePath === '' && error.keyword === 'additionalProperties')
         fields.add(params.additionalProperty as string);
-      else
-        fields.add(
-          decodeURIComponent(error.instancePath.split('/')[1] ?? '')
-            .replace(/~1/g, '/')
-            .replace(/~0/g, '~'),
-        );
+      else fields.add(topField);
     }
     const rank = (field: string) => (order.includes(field) ? order.indexOf(field) : order.length);
     const invalid = [...fields]
       .filter((field) => field !== '')
       .sort((a, b) => rank(a) - rank(b))
-      .map((field) => ({ field, received: summarizeReceived(record[field]), allowed: allowedFor(field) }));
+      .map((field) => ({ field, received: summarizeReceived(record[field]), allowed: allowedFor(field, badText.has(field)) }));
     return {
       missing: order.filter((field) => missing.has(field)),
       invalid,
     };
   };
 }
+
+const TEXT_FORMATS = new Set<string>([SAFE_TEXT_FORMAT, SAFE_MULTILINE_TEXT_FORMAT]);
+const TEXT_RULE = 'control characters, unpaired surrogates or bidirectional overrides';
 
 export type RequestValidator = ReturnType<typeof createRequestValidator>;
 

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable } from '../../http/schemas.js';
+import { Nullable, SafeText } from '../../http/schemas.js';
 
 /** The spec's Play link object: exactly these seven fields. */
 export const PlayLink = Type.Object(
@@ -38,8 +38,8 @@ export const MAX_USER_ID_LENGTH = 100;
 
 export const BatchQuery = Type.Object(
   {
-    collection_id: Type.String({ minLength: 1, maxLength: 64, description: 'The collection the users belong to.' }),
-    user_ids: Type.String({
+    collection_id: SafeText({ minLength: 1, maxLength: 64, description: 'The collection the users belong to.' }),
+    user_ids: SafeText({
       maxLength: MAX_BATCH_IDS * (MAX_USER_ID_LENGTH + 4),
       description:
         'Comma-separated user ids, at most 100. Whitespace around ids is ignored, empty entries are skipped, ' +

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { SafeText } from '../../http/schemas.js';
 
 export const MAX_AUDIO_BYTES = 5 * 1024 * 1024;
 
@@ -20,6 +21,6 @@ export const DeletedRecording = Type.Object({ deleted: Type.Literal(true), user_
 
 export const RecorderParams = Type.Object({ token: Type.String({ maxLength: 100 }) });
 export const RecorderUploadQuery = Type.Object(
-  { phonetic_spelling: Type.Optional(Type.String({ maxLength: 100 })) },
+  { phonetic_spelling: Type.Optional(SafeText({ maxLength: 100 })) },
   { additionalProperties: false },
 );

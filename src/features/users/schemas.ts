@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable } from '../../http/schemas.js';
+import { Nullable, SafeText } from '../../http/schemas.js';
 import { PageQuery } from '../../lib/pagination.js';
 
 export const MAX_BATCH_USERS = 1000;
@@ -10,18 +10,23 @@ const Email = Type.String({
   maxLength: 254,
   description: 'Unique within the collection (case-insensitive).',
 });
-const PersonName = Type.String({ minLength: 1, maxLength: 100, description: '1 to 100 characters, not blank.' });
-const DisplayName = Type.String({ minLength: 1, maxLength: 200, description: 'Defaults to first_name + " " + last_name.' });
-const ExternalId = Type.String({
+const PersonName = SafeText({ name: true, minLength: 1, maxLength: 100, description: '1 to 100 characters, not blank.' });
+const DisplayName = SafeText({
+  name: true,
+  minLength: 1,
+  maxLength: 200,
+  description: 'Defaults to first_name + " " + last_name.',
+});
+const ExternalId = SafeText({
   minLength: 1,
   maxLength: 255,
   description: 'Your own id for this person; unique within the collection.',
 });
-const Phonetic = Type.String({
+const Phonetic = SafeText({
   maxLength: 100,
   description: 'How to say the name in letters, e.g. "shiv-AWN nee VREE-in". At most 100 characters.',
 });
-const CustomFieldValue = Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type.Boolean(), Type.Null()]);
+const CustomFieldValue = Type.Union([SafeText({ multiline: true, maxLength: 1000 }), Type.Number(), Type.Boolean(), Type.Null()]);
 const CustomFieldValues = Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,62}$' }), CustomFieldValue, {
   description: "Values keyed by the collection's custom field keys; checked against their definitions.",
 });
@@ -109,8 +114,8 @@ export const ListUsersQuery = Type.Object(
     limit: Type.Optional(PageQuery.limit),
     cursor: Type.Optional(PageQuery.cursor),
     has_recording: Type.Optional(Type.Boolean({ description: 'Only users with (true) or without (false) a recording.' })),
-    email: Type.Optional(Type.String({ maxLength: 254, description: 'Exact e-mail (case-insensitive).' })),
-    external_id: Type.Optional(Type.String({ maxLength: 255, description: 'Exact external_id.' })),
+    email: Type.Optional(SafeText({ maxLength: 254, description: 'Exact e-mail (case-insensitive).' })),
+    external_id: Type.Optional(SafeText({ maxLength: 255, description: 'Exact external_id.' })),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable } from '../../http/schemas.js';
+import { Nullable, SafeText } from '../../http/schemas.js';
 import { PageQuery } from '../../lib/pagination.js';
 
 /** Event kinds a webhook can subscribe to; `*` means every kind, including future ones. */
@@ -9,17 +9,17 @@ export const TEST_EVENT = 'webhook.test';
 export const MAX_URL_LENGTH = 2048;
 export const MAX_DESCRIPTION_LENGTH = 1000;
 
-const Url = Type.String({
+const Url = SafeText({
   minLength: 1,
   maxLength: MAX_URL_LENGTH,
   description: 'HTTPS URL that accepts POST; its host must resolve to public addresses only.',
 });
-const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+const Events = Type.Array(SafeText({ minLength: 1, maxLength: 100 }), {
   minItems: 1,
   maxItems: 20,
   description: `Event kinds to receive: ${SUBSCRIBABLE.map((k) => `\`${k}\``).join(', ')} (\`*\` = all).`,
 });
-const Description = Nullable(Type.String({ maxLength: MAX_DESCRIPTION_LENGTH }));
+const Description = Nullable(SafeText({ multiline: true, maxLength: MAX_DESCRIPTION_LENGTH }));
 
 export const Webhook = Type.Object(
   {

@@ -1,0 +1,72 @@
+import type { Ajv } from 'ajv';
+import type { DataValidationCxt } from 'ajv/dist/types/index.js';
+
+/**
+ * The one rule for text the service accepts from outside (request bodies, query strings, CSV
+ * cells, form fields, the agent API): no NUL or other C0 controls (tab and newline only where a
+ * field allows several lines), no DEL or C1 controls, no unpaired UTF-16 surrogates, and no
+ * bidirectional overrides or isolates. Such characters break storage (PostgreSQL refuses NUL in
+ * text), turn into replacement characters on the way out (lone surrogates), or make text read
+ * differently from what it is (bidi overrides in names shown to others).
+ */
+
+/** Ajv format names: one line of text, or text that may hold tabs and line breaks. */
+export const SAFE_TEXT_FORMAT = 'safe-text';
+export const SAFE_MULTILINE_TEXT_FORMAT = 'safe-text-multiline';
+
+/** The schema keyword (an annotation elsewhere) that marks a name to be stored in NFC. */
+export const NFC_KEYWORD = 'x-nfc';
+
+export const SAFE_TEXT_RULE = 'must not contain control characters, unpaired surrogates or bidirectional overrides';
+
+/** The first refused character of `value` as a short description, or null when the text is acceptable. */
+export function unsafeTextReason(value: string, options: { multiline?: boolean } = {}): string | null {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20) {
+      if (options.multiline && (c === 0x09 || c === 0x0a || c === 0x0d)) continue;
+      return c === 0 ? 'NUL' : `control character U+${hex(c)}`;
+    }
+    if (c === 0x7f || (c >= 0x80 && c <= 0x9f)) return `control character U+${hex(c)}`;
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        i++;
+        continue;
+      }
+      return 'an unpaired surrogate';
+    }
+    if (c >= 0xdc00 && c <= 0xdfff) return 'an unpaired surrogate';
+    if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)) return `bidirectional control U+${hex(c)}`;
+  }
+  return null;
+}
+
+export const isSafeText = (value: string): boolean => unsafeTextReason(value) === null;
+export const isSafeMultilineText = (value: string): boolean => unsafeTextReason(value, { multiline: true }) === null;
+
+const hex = (code: number) => code.toString(16).toUpperCase().padStart(4, '0');
+
+/**
+ * Registers the text formats and the NFC keyword on an Ajv instance, so every validator of the
+ * service (the /v1 ones and the agent API's) applies the same rule. The NFC keyword rewrites the
+ * validated string in place (Ajv's `modifying` keywords), so the handler sees composed text.
+ */
+export function addTextRules(ajv: Ajv): void {
+  ajv.addFormat(SAFE_TEXT_FORMAT, { type: 'string', validate: isSafeText });
+  ajv.addFormat(SAFE_MULTILINE_TEXT_FORMAT, { type: 'string', validate: isSafeMultilineText });
+  ajv.addKeyword({
+    keyword: NFC_KEYWORD,
+    type: 'string',
+    schemaType: 'boolean',
+    modifying: true,
+    errors: false,
+    validate: (enabled: boolean, data: string, _schema?: unknown, ctx?: DataValidationCxt) => {
+      if (enabled && ctx?.parentData !== undefined && typeof data === 'string') {
+        const composed = data.normalize('NFC');
+        if (composed !== data) (ctx.parentData as Record<string | number, unknown>)[ctx.parentDataProperty] = composed;
+      }
+      return true;
+    },
+  });
+}
