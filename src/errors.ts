@@ -41,6 +41,8 @@ const kinds = {
   audio_too_large: { status: 413, type: 'invalid_request_error' },
   audio_unsupported_format: { status: 415, type: 'invalid_request_error' },
   audio_corrupt: { status: 422, type: 'invalid_request_error' },
+  audio_unsupported_sample_rate: { status: 422, type: 'invalid_request_error' },
+  audio_too_many_channels: { status: 422, type: 'invalid_request_error' },
   audio_too_long: { status: 422, type: 'invalid_request_error' },
   audio_too_short: { status: 422, type: 'invalid_request_error' },
   audio_silent: { status: 422, type: 'invalid_request_error' },

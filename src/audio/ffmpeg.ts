@@ -51,6 +51,8 @@ export interface RunOptions {
   stdin?: Buffer;
   timeoutMs: number;
   maxStdoutBytes: number;
+  /** Characters of stderr kept (default 16,384): enough for diagnostics, bounded for hostile inputs. */
+  maxStderrChars?: number;
 }
 
 /** Runs ffmpeg with `args` (no shell); resolves with its output whatever the exit code. */
@@ -79,8 +81,7 @@ export function runFfmpeg(binary: string, args: string[], options: RunOptions): 
       else out.push(chunk);
     });
     child.stderr?.on('data', (chunk: Buffer) => {
-      // Keep only the start: enough for diagnostics, bounded for hostile inputs.
-      if (err.length < 16_384) err += chunk.toString('utf8');
+      if (err.length < (options.maxStderrChars ?? 16_384)) err += chunk.toString('utf8');
     });
     child.on('error', (error) => {
       clearTimeout(timer);

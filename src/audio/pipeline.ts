@@ -1,7 +1,8 @@
 /**
  * The audio pipeline: an upload in any accepted format becomes a clean MP3 (mono, 44.1 kHz),
  * or a refusal with a reason. Steps: sniff the bytes; decode with ffmpeg (from a private temp
- * file, because MP4 needs seeking) to float PCM; find the speech, refuse silence, clipping and
+ * file, because MP4 needs seeking) to float PCM, after refusing what the header declares when it
+ * is absurd (sample rate, channels, length: see declared-format.ts); find the speech, refuse silence, clipping and
  * bad lengths; trim and normalise in JS; encode with ffmpeg. The duration is the decoded
  * sample count of the trimmed clip.
  */
@@ -10,6 +11,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { analyseSpeech, applyGain, CLIPPED_SHARE } from './analyse.js';
+import { type DeclaredFormat, formatProblem, parseStreamInfo, wavFormat } from './declared-format.js';
 import { FfmpegOutputTooLargeError, FfmpegTimeoutError, locateFfmpeg, runFfmpeg } from './ffmpeg.js';
 import { type AudioFormat, DEMUXER, DEMUXER_ALLOW_LIST, isTruncatedWav, sniffAudioFormat } from './sniff.js';
 import { Semaphore } from '../lib/semaphore.js';
@@ -24,6 +26,8 @@ export const MP3_BITRATE = '64k';
 export type AudioRejection =
   | 'audio_empty'
   | 'audio_unsupported_format'
+  | 'audio_unsupported_sample_rate'
+  | 'audio_too_many_channels'
   | 'audio_corrupt'
   | 'audio_too_long'
   | 'audio_too_short'
@@ -62,55 +66,89 @@ export function createAudioProcessor(options: { ffmpegPath: string; timeoutMs: n
   const { ffmpegPath, timeoutMs } = options;
   const reject = (reason: AudioRejection, message: string) => new AudioRejectedError(reason, message);
 
-  async function decode(upload: Buffer, format: AudioFormat): Promise<Float32Array> {
+  /** Runs `work` with the upload in a private temp file (MP4 needs seeking, so no pipe). */
+  async function withInputFile<T>(upload: Buffer, work: (input: string) => Promise<T>): Promise<T> {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'voicename-audio-'));
     const input = path.join(dir, `input-${randomUUID()}`);
     try {
       await fs.writeFile(input, upload, { mode: 0o600 });
-      const run = await runFfmpeg(
-        ffmpegPath,
-        [
-          '-v',
-          'warning',
-          '-protocol_whitelist',
-          'file,pipe',
-          '-format_whitelist',
-          DEMUXER_ALLOW_LIST,
-          '-f',
-          DEMUXER[format],
-          '-i',
-          input,
-          '-map',
-          '0:a:0',
-          '-t',
-          String(MAX_INPUT_SECONDS + 1),
-          '-ac',
-          '1',
-          '-ar',
-          String(SAMPLE_RATE),
-          '-f',
-          'f32le',
-          'pipe:1',
-        ],
-        { timeoutMs, maxStdoutBytes: (MAX_INPUT_SECONDS + 2) * SAMPLE_RATE * 4 },
-      );
-      if (run.code !== 0 || DAMAGE.test(run.stderr) || run.stdout.length < 4) {
-        throw reject('audio_corrupt', `The ${format} file is corrupt or truncated and cannot be decoded.`);
-      }
-      const bytes = run.stdout.subarray(0, run.stdout.length - (run.stdout.length % 4));
-      // Copy into an aligned buffer: Buffer slices may start at any byte offset.
-      return new Float32Array(new Uint8Array(bytes).buffer);
-    } catch (error) {
-      if (error instanceof FfmpegTimeoutError) {
-        throw reject('audio_processing_timeout', 'Processing the audio took too long; try a shorter recording.');
-      }
-      if (error instanceof FfmpegOutputTooLargeError) {
-        throw reject('audio_too_long', `The recording is longer than ${MAX_INPUT_SECONDS} s.`);
-      }
-      throw error;
+      return await work(input);
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
+  }
+
+  const inputArgs = (format: AudioFormat, input: string) => [
+    '-protocol_whitelist',
+    'file,pipe',
+    '-format_whitelist',
+    DEMUXER_ALLOW_LIST,
+    '-f',
+    DEMUXER[format],
+    '-i',
+    input,
+  ];
+
+  /**
+   * ffmpeg's reading of the container: it opens the input, prints the stream dump and stops
+   * (no output is given), decoding at most the few packets it needs to know the stream's shape.
+   */
+  async function probe(input: string, format: AudioFormat): Promise<DeclaredFormat | null> {
+    const run = await runFfmpeg(ffmpegPath, ['-v', 'info', ...inputArgs(format, input)], {
+      timeoutMs,
+      maxStdoutBytes: 0,
+      // Tags are printed before the stream line; room for long ones, so it is not cut off.
+      maxStderrChars: 256 * 1024,
+    }).catch(rethrowAsRejection);
+    return parseStreamInfo(run.stderr);
+  }
+
+  /** Refuses absurd declared formats before anything is decoded or resampled. */
+  async function checkDeclaredFormat(upload: Buffer, input: string, format: AudioFormat): Promise<void> {
+    // A WAV header states its length exactly; other containers' durations may be estimates.
+    const declared = format === 'wav' ? wavFormat(upload) : await probe(input, format);
+    if (declared === null) throw reject('audio_corrupt', `The ${format} file holds no audio stream that can be read.`);
+    const problem = 'reason' in declared ? declared : formatProblem(declared, MAX_INPUT_SECONDS * (format === 'wav' ? 1 : 2) + 1);
+    if (problem) throw reject(problem.reason, problem.message);
+  }
+
+  function rethrowAsRejection(error: unknown): never {
+    if (error instanceof FfmpegTimeoutError) {
+      throw reject('audio_processing_timeout', 'Processing the audio took too long; try a shorter recording.');
+    }
+    if (error instanceof FfmpegOutputTooLargeError) {
+      throw reject('audio_too_long', `The recording is longer than ${MAX_INPUT_SECONDS} s.`);
+    }
+    throw error;
+  }
+
+  async function decode(input: string, format: AudioFormat): Promise<Float32Array> {
+    const run = await runFfmpeg(
+      ffmpegPath,
+      [
+        '-v',
+        'warning',
+        ...inputArgs(format, input),
+        '-map',
+        '0:a:0',
+        '-t',
+        String(MAX_INPUT_SECONDS + 1),
+        '-ac',
+        '1',
+        '-ar',
+        String(SAMPLE_RATE),
+        '-f',
+        'f32le',
+        'pipe:1',
+      ],
+      { timeoutMs, maxStdoutBytes: (MAX_INPUT_SECONDS + 2) * SAMPLE_RATE * 4 },
+    ).catch(rethrowAsRejection);
+    if (run.code !== 0 || DAMAGE.test(run.stderr) || run.stdout.length < 4) {
+      throw reject('audio_corrupt', `The ${format} file is corrupt or truncated and cannot be decoded.`);
+    }
+    const bytes = run.stdout.subarray(0, run.stdout.length - (run.stdout.length % 4));
+    // Copy into an aligned buffer: Buffer slices may start at any byte offset.
+    return new Float32Array(new Uint8Array(bytes).buffer);
   }
 
   async function encode(samples: Float32Array): Promise<Buffer> {
@@ -160,7 +198,10 @@ export function createAudioProcessor(options: { ffmpegPath: string; timeoutMs: n
       if (format === 'wav' && isTruncatedWav(upload)) {
         throw reject('audio_corrupt', 'The wav file is truncated: it holds less audio than its header declares.');
       }
-      const samples = await decode(upload, format);
+      const samples = await withInputFile(upload, async (input) => {
+        await checkDeclaredFormat(upload, input, format);
+        return decode(input, format);
+      });
       if (samples.length > MAX_INPUT_SECONDS * SAMPLE_RATE) {
         throw reject('audio_too_long', `The recording is longer than ${MAX_INPUT_SECONDS} s.`);
       }
