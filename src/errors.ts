@@ -48,6 +48,8 @@ const kinds = {
   audio_silent: { status: 422, type: 'invalid_request_error' },
   audio_clipped: { status: 422, type: 'invalid_request_error' },
   audio_processing_timeout: { status: 503, type: 'api_error' },
+  /** Too many uploads wait for audio processing; sent with Retry-After. */
+  audio_busy: { status: 503, type: 'api_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
   sign_in_rate_limited: { status: 429, type: 'rate_limit_error' },
   sign_in_link_invalid: { status: 400, type: 'invalid_request_error' },

@@ -14,7 +14,7 @@ import { analyseSpeech, applyGain, CLIPPED_SHARE } from './analyse.js';
 import { type DeclaredFormat, formatProblem, parseStreamInfo, wavFormat } from './declared-format.js';
 import { FfmpegOutputTooLargeError, FfmpegTimeoutError, locateFfmpeg, runFfmpeg } from './ffmpeg.js';
 import { type AudioFormat, DEMUXER, DEMUXER_ALLOW_LIST, isTruncatedWav, sniffAudioFormat } from './sniff.js';
-import { Semaphore } from '../lib/semaphore.js';
+import { FairScheduler, QueueFullError } from '../lib/fair-scheduler.js';
 
 export const SAMPLE_RATE = 44_100;
 export const MIN_SPEECH_MS = 300;
@@ -52,9 +52,30 @@ export interface ProcessedAudio {
   inputFormat: AudioFormat;
 }
 
-export interface AudioProcessor {
-  process(upload: Buffer): Promise<ProcessedAudio>;
+export interface ProcessOptions {
+  /**
+   * Who sent the upload: the ffmpeg slots are shared fairly between senders (see
+   * src/lib/fair-scheduler.ts). Uploads without one share a single queue.
+   */
+  sender?: string;
+  /** Aborted when the client has gone away: a waiting upload then leaves the queue. */
+  signal?: AbortSignal;
 }
+
+export interface AudioProcessor {
+  process(upload: Buffer, options?: ProcessOptions): Promise<ProcessedAudio>;
+}
+
+/** Too many uploads are waiting for an ffmpeg slot; the client should retry later. */
+export class AudioBusyError extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super('Too many recordings are being processed right now; try again in a few seconds.');
+    this.name = 'AudioBusyError';
+  }
+}
+
+/** Seconds a refused upload is told to wait: a few typical runs' worth, not the worst case. */
+export const BUSY_RETRY_AFTER_SECONDS = 5;
 
 // Messages ffmpeg prints (at warning level) when a file is cut off or damaged, even when it
 // still decodes part of it and exits 0. Older builds (such as the one @ffmpeg-installer/ffmpeg
@@ -231,15 +252,23 @@ export function createAudioProcessorFromConfig(config: {
   ffmpegPath: string | null;
   audioTimeoutMs: number;
   audioConcurrency: number;
+  audioQueueMax: number;
 }): AudioProcessor {
   let processor: AudioProcessor | undefined;
   // ffmpeg is CPU-bound: more runs than cores only make every upload slower and use more memory.
-  const slots = new Semaphore(config.audioConcurrency);
+  // The slots are shared by every customer, so they are handed out fairly between senders and
+  // the waiting line is bounded.
+  const slots = new FairScheduler({ concurrency: config.audioConcurrency, maxQueued: config.audioQueueMax });
   return {
-    process(upload) {
+    async process(upload, options = {}) {
       processor ??= createAudioProcessor({ ffmpegPath: locateFfmpeg(config.ffmpegPath), timeoutMs: config.audioTimeoutMs });
       const current = processor;
-      return slots.run(() => current.process(upload));
+      try {
+        return await slots.run(options.sender ?? '', () => current.process(upload), options.signal);
+      } catch (error) {
+        if (error instanceof QueueFullError) throw new AudioBusyError(BUSY_RETRY_AFTER_SECONDS);
+        throw error;
+      }
     },
   };
 }
