@@ -43,6 +43,8 @@ const kinds = {
   audio_corrupt: { status: 422, type: 'invalid_request_error' },
   audio_unsupported_sample_rate: { status: 422, type: 'invalid_request_error' },
   audio_too_many_channels: { status: 422, type: 'invalid_request_error' },
+  /** ffmpeg was stopped by its memory or CPU cap: the same file would be stopped again. */
+  audio_too_complex: { status: 422, type: 'invalid_request_error' },
   audio_too_long: { status: 422, type: 'invalid_request_error' },
   audio_too_short: { status: 422, type: 'invalid_request_error' },
   audio_silent: { status: 422, type: 'invalid_request_error' },

@@ -12,7 +12,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { analyseSpeech, applyGain, CLIPPED_SHARE } from './analyse.js';
 import { type DeclaredFormat, formatProblem, parseStreamInfo, wavFormat } from './declared-format.js';
-import { FfmpegOutputTooLargeError, FfmpegTimeoutError, locateFfmpeg, runFfmpeg } from './ffmpeg.js';
+import {
+  FfmpegOutputTooLargeError,
+  FfmpegResourceLimitError,
+  FfmpegTimeoutError,
+  locateFfmpeg,
+  locatePrlimit,
+  type ResourceLimits,
+  runFfmpeg,
+} from './ffmpeg.js';
 import { type AudioFormat, DEMUXER, DEMUXER_ALLOW_LIST, isTruncatedWav, sniffAudioFormat } from './sniff.js';
 import { FairScheduler, QueueFullError } from '../lib/fair-scheduler.js';
 
@@ -33,7 +41,8 @@ export type AudioRejection =
   | 'audio_too_short'
   | 'audio_silent'
   | 'audio_clipped'
-  | 'audio_processing_timeout';
+  | 'audio_processing_timeout'
+  | 'audio_too_complex';
 
 /** The upload cannot become a recording; `reason` is the public error code. */
 export class AudioRejectedError extends Error {
@@ -83,8 +92,21 @@ export const BUSY_RETRY_AFTER_SECONDS = 5;
 const DAMAGE =
   /File ended prematurely|Read error|filesize and duration do not match|Packet corrupt|corrupt input packet|moov atom not found|Invalid data found|CRC mismatch|Error while decoding|Truncating packet|EBML header parsing failed|Header missing|invalid frame size/i;
 
-export function createAudioProcessor(options: { ffmpegPath: string; timeoutMs: number }): AudioProcessor {
-  const { ffmpegPath, timeoutMs } = options;
+export function createAudioProcessor(options: {
+  ffmpegPath: string;
+  timeoutMs: number;
+  limits?: ResourceLimits;
+}): AudioProcessor {
+  const { ffmpegPath } = options;
+  // Every run gets the same caps; `limits` is left out entirely when none are given.
+  const run = (args: string[], runOptions: { maxStdoutBytes: number; maxStderrChars?: number; stdin?: Buffer }) =>
+    runFfmpeg(ffmpegPath, args, {
+      ...runOptions,
+      timeoutMs: options.timeoutMs,
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
+  const tooComplex = () =>
+    reject('audio_too_complex', 'Decoding the audio needed more memory or processing time than allowed; send a plain recording.');
   const reject = (reason: AudioRejection, message: string) => new AudioRejectedError(reason, message);
 
   /** Runs `work` with the upload in a private temp file (MP4 needs seeking, so no pipe). */
@@ -115,13 +137,12 @@ export function createAudioProcessor(options: { ffmpegPath: string; timeoutMs: n
    * (no output is given), decoding at most the few packets it needs to know the stream's shape.
    */
   async function probe(input: string, format: AudioFormat): Promise<DeclaredFormat | null> {
-    const run = await runFfmpeg(ffmpegPath, ['-v', 'info', ...inputArgs(format, input)], {
-      timeoutMs,
+    const probed = await run(['-v', 'info', ...inputArgs(format, input)], {
       maxStdoutBytes: 0,
       // Tags are printed before the stream line; room for long ones, so it is not cut off.
       maxStderrChars: 256 * 1024,
     }).catch(rethrowAsRejection);
-    return parseStreamInfo(run.stderr);
+    return parseStreamInfo(probed.stderr);
   }
 
   /** Refuses absurd declared formats before anything is decoded or resampled. */
@@ -140,12 +161,12 @@ export function createAudioProcessor(options: { ffmpegPath: string; timeoutMs: n
     if (error instanceof FfmpegOutputTooLargeError) {
       throw reject('audio_too_long', `The recording is longer than ${MAX_INPUT_SECONDS} s.`);
     }
+    if (error instanceof FfmpegResourceLimitError) throw tooComplex();
     throw error;
   }
 
   async function decode(input: string, format: AudioFormat): Promise<Float32Array> {
-    const run = await runFfmpeg(
-      ffmpegPath,
+    const decoded = await run(
       [
         '-v',
         'warning',
@@ -162,19 +183,18 @@ export function createAudioProcessor(options: { ffmpegPath: string; timeoutMs: n
         'f32le',
         'pipe:1',
       ],
-      { timeoutMs, maxStdoutBytes: (MAX_INPUT_SECONDS + 2) * SAMPLE_RATE * 4 },
+      { maxStdoutBytes: (MAX_INPUT_SECONDS + 2) * SAMPLE_RATE * 4 },
     ).catch(rethrowAsRejection);
-    if (run.code !== 0 || DAMAGE.test(run.stderr) || run.stdout.length < 4) {
+    if (decoded.code !== 0 || DAMAGE.test(decoded.stderr) || decoded.stdout.length < 4) {
       throw reject('audio_corrupt', `The ${format} file is corrupt or truncated and cannot be decoded.`);
     }
-    const bytes = run.stdout.subarray(0, run.stdout.length - (run.stdout.length % 4));
+    const bytes = decoded.stdout.subarray(0, decoded.stdout.length - (decoded.stdout.length % 4));
     // Copy into an aligned buffer: Buffer slices may start at any byte offset.
     return new Float32Array(new Uint8Array(bytes).buffer);
   }
 
   async function encode(samples: Float32Array): Promise<Buffer> {
-    const run = await runFfmpeg(
-      ffmpegPath,
+    const encoded = await run(
       [
         '-v',
         'error',
@@ -200,13 +220,15 @@ export function createAudioProcessor(options: { ffmpegPath: string; timeoutMs: n
         'mp3',
         'pipe:1',
       ],
-      { stdin: Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), timeoutMs, maxStdoutBytes: 4 * 1024 * 1024 },
+      { stdin: Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), maxStdoutBytes: 4 * 1024 * 1024 },
     ).catch((error) => {
       if (error instanceof FfmpegTimeoutError) throw reject('audio_processing_timeout', 'Encoding the audio took too long.');
+      if (error instanceof FfmpegResourceLimitError) throw tooComplex();
       throw error;
     });
-    if (run.code !== 0 || run.stdout.length === 0) throw new Error(`mp3 encoding failed: ${run.stderr.slice(0, 500)}`);
-    return run.stdout;
+    if (encoded.code !== 0 || encoded.stdout.length === 0)
+      throw new Error(`mp3 encoding failed: ${encoded.stderr.slice(0, 500)}`);
+    return encoded.stdout;
   }
 
   return {
@@ -253,6 +275,7 @@ export function createAudioProcessorFromConfig(config: {
   audioTimeoutMs: number;
   audioConcurrency: number;
   audioQueueMax: number;
+  audioMaxMemoryMb: number;
 }): AudioProcessor {
   let processor: AudioProcessor | undefined;
   // ffmpeg is CPU-bound: more runs than cores only make every upload slower and use more memory.
@@ -261,7 +284,16 @@ export function createAudioProcessorFromConfig(config: {
   const slots = new FairScheduler({ concurrency: config.audioConcurrency, maxQueued: config.audioQueueMax });
   return {
     async process(upload, options = {}) {
-      processor ??= createAudioProcessor({ ffmpegPath: locateFfmpeg(config.ffmpegPath), timeoutMs: config.audioTimeoutMs });
+      processor ??= createAudioProcessor({
+        ffmpegPath: locateFfmpeg(config.ffmpegPath),
+        timeoutMs: config.audioTimeoutMs,
+        // CPU time may not exceed the wall-clock limit: one decoding thread at full speed.
+        limits: {
+          memoryBytes: config.audioMaxMemoryMb * 1024 * 1024,
+          cpuSeconds: Math.ceil(config.audioTimeoutMs / 1000),
+          prlimitPath: locatePrlimit(),
+        },
+      });
       const current = processor;
       try {
         return await slots.run(options.sender ?? '', () => current.process(upload), options.signal);

@@ -24,7 +24,7 @@ export const recordingsRoutes =
             'The body is the raw audio (WebM, Ogg, WAV, MP3 or M4A; at most 5 MB; the format is detected from the bytes). ' +
             'It is trimmed, loudness-normalised and stored as MP3. Answers the play-link object. Refusals: ' +
             '`audio_empty` 400, `audio_too_large` 413, `audio_unsupported_format` 415, `audio_corrupt`, `audio_too_short`, ' +
-            '`audio_too_long`, `audio_silent`, `audio_clipped`, `audio_unsupported_sample_rate`, `audio_too_many_channels` 422; `audio_busy` 503 with `Retry-After` ' +
+            '`audio_too_long`, `audio_silent`, `audio_clipped`, `audio_unsupported_sample_rate`, `audio_too_many_channels`, `audio_too_complex` 422; `audio_busy` 503 with `Retry-After` ' +
             'when too many uploads wait for processing.',
           params: UserParams,
           body: AudioBody,
