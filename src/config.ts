@@ -33,10 +33,14 @@ export interface Config {
   trustProxy: boolean;
   /** ffmpeg binary; null = `ffmpeg` on PATH, then the npm-shipped one. */
   ffmpegPath: string | null;
-  /** Longest one ffmpeg run may take before it is killed. */
+  /** Longest one ffmpeg run may take before it is killed; also its CPU-time cap (rounded up to seconds). */
   audioTimeoutMs: number;
-  /** ffmpeg runs at once per process; further uploads wait their turn. */
+  /** Memory one ffmpeg run may use (address space under prlimit, else resident memory), in MB. */
+  audioMaxMemoryMb: number;
+  /** ffmpeg runs at once per process; further uploads wait their turn (fairly between senders). */
   audioConcurrency: number;
+  /** Uploads that may wait for an ffmpeg slot; beyond it they are answered 503 `audio_busy`. */
+  audioQueueMax: number;
   blobs: BlobConfig;
   /** Requests per minute per client address on the public recorder (/r/…). */
   recorderRateLimitPerMinute: number;
@@ -271,6 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const dataDir = path.resolve(str(env, 'DATA_DIR', './data'));
   const baseUrl = url('BASE_URL', str(env, 'BASE_URL', `http://localhost:${port}`));
+  const audioConcurrency = int(env, 'AUDIO_CONCURRENCY', Math.max(1, os.availableParallelism()), 1, 256);
   return {
     env: nodeEnv,
     port,
@@ -289,7 +294,9 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: bool(env, 'TRUST_PROXY', false),
     ffmpegPath: str(env, 'FFMPEG_PATH', '') || null,
     audioTimeoutMs: int(env, 'AUDIO_TIMEOUT_MS', 20_000, 1_000, 600_000),
-    audioConcurrency: int(env, 'AUDIO_CONCURRENCY', Math.max(1, os.availableParallelism()), 1, 256),
+    audioMaxMemoryMb: int(env, 'AUDIO_MAX_MEMORY_MB', 512, 384, 1_048_576),
+    audioConcurrency,
+    audioQueueMax: int(env, 'AUDIO_QUEUE_MAX', 4 * audioConcurrency, 0, 100_000),
     blobs: blobs(env),
     recorderRateLimitPerMinute: int(env, 'RECORDER_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     webhooks: webhookConfig(env),

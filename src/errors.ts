@@ -44,11 +44,17 @@ const kinds = {
   audio_too_large: { status: 413, type: 'invalid_request_error' },
   audio_unsupported_format: { status: 415, type: 'invalid_request_error' },
   audio_corrupt: { status: 422, type: 'invalid_request_error' },
+  audio_unsupported_sample_rate: { status: 422, type: 'invalid_request_error' },
+  audio_too_many_channels: { status: 422, type: 'invalid_request_error' },
+  /** ffmpeg was stopped by its memory or CPU cap: the same file would be stopped again. */
+  audio_too_complex: { status: 422, type: 'invalid_request_error' },
   audio_too_long: { status: 422, type: 'invalid_request_error' },
   audio_too_short: { status: 422, type: 'invalid_request_error' },
   audio_silent: { status: 422, type: 'invalid_request_error' },
   audio_clipped: { status: 422, type: 'invalid_request_error' },
   audio_processing_timeout: { status: 503, type: 'api_error' },
+  /** Too many uploads wait for audio processing; sent with Retry-After. */
+  audio_busy: { status: 503, type: 'api_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
   sign_in_rate_limited: { status: 429, type: 'rate_limit_error' },
   sign_in_link_invalid: { status: 400, type: 'invalid_request_error' },

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PADDING_MS } from '../src/audio/analyse.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
-import { convert, decodeAudio, generated, paddedSpeech, speechWav } from './helpers/audio.js';
+import { convert, decodeAudio, generated, matroskaOf, paddedSpeech, patchedWav, speechWav } from './helpers/audio.js';
 import { authContract } from './helpers/auth-contract.js';
 
 let t: TestApp;
@@ -163,13 +163,39 @@ describe('PUT …/recording: refusals leave nothing behind', () => {
       422,
       'audio_clipped',
     ],
+    // Absurd declared formats are refused from the header, before anything is decoded: a 1 Hz
+    // header made ffmpeg's resampler spend tens of seconds and about a gigabyte on 2 KB.
+    [
+      'a WAV whose header claims 1 Hz',
+      () => patchedWav(generated('tiny', 'sine=f=300:r=16000', 0.06), { sampleRate: 1 }),
+      422,
+      'audio_unsupported_sample_rate',
+    ],
+    [
+      'a Matroska file of PCM at 1 Hz (read by the probe pass)',
+      () => matroskaOf(patchedWav(generated('tiny', 'sine=f=300:r=16000', 0.06), { sampleRate: 1 }), 'pcm-1hz'),
+      422,
+      'audio_unsupported_sample_rate',
+    ],
+    ['a WAV at 200 kHz', () => patchedWav(speechWav(), { sampleRate: 200_000 }), 422, 'audio_unsupported_sample_rate'],
+    ['a WAV declaring 9 channels', () => patchedWav(speechWav(), { channels: 9 }), 422, 'audio_too_many_channels'],
+    [
+      'a WAV of 200 s (its header says so)',
+      () => fs.readFileSync(generated('long-8k', 'anullsrc=r=8000:cl=mono', 200)),
+      422,
+      'audio_too_long',
+    ],
   ];
 
   it.each(cases)('refuses %s', async (_name, body, status, code) => {
     const user = await newUser();
     const before = { blobs: await blobKeys(), recorded: (await collection()).recorded_count, events: (await events()).length };
-    const res = await upload(user.id, body(), 'audio/webm');
+    const bytes = body();
+    const started = performance.now();
+    const res = await upload(user.id, bytes, 'audio/webm');
     expect(res.statusCode, res.body).toBe(status);
+    // Every refusal is cheap; the slowest legitimate case decodes a few seconds of audio.
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(res.json().error.code).toBe(code);
     expect(res.json().error.message.length).toBeGreaterThan(10);
     expect(await blobKeys()).toEqual(before.blobs);

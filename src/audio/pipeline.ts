@@ -1,7 +1,8 @@
 /**
  * The audio pipeline: an upload in any accepted format becomes a clean MP3 (mono, 44.1 kHz),
  * or a refusal with a reason. Steps: sniff the bytes; decode with ffmpeg (from a private temp
- * file, because MP4 needs seeking) to float PCM; find the speech, refuse silence, clipping and
+ * file, because MP4 needs seeking) to float PCM, after refusing what the header declares when it
+ * is absurd (sample rate, channels, length: see declared-format.ts); find the speech, refuse silence, clipping and
  * bad lengths; trim and normalise in JS; encode with ffmpeg. The duration is the decoded
  * sample count of the trimmed clip.
  */
@@ -10,9 +11,18 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { analyseSpeech, applyGain, CLIPPED_SHARE } from './analyse.js';
-import { FfmpegOutputTooLargeError, FfmpegTimeoutError, locateFfmpeg, runFfmpeg } from './ffmpeg.js';
+import { type DeclaredFormat, formatProblem, parseStreamInfo, wavFormat } from './declared-format.js';
+import {
+  FfmpegOutputTooLargeError,
+  FfmpegResourceLimitError,
+  FfmpegTimeoutError,
+  locateFfmpeg,
+  locatePrlimit,
+  type ResourceLimits,
+  runFfmpeg,
+} from './ffmpeg.js';
 import { type AudioFormat, DEMUXER, DEMUXER_ALLOW_LIST, isTruncatedWav, sniffAudioFormat } from './sniff.js';
-import { Semaphore } from '../lib/semaphore.js';
+import { FairScheduler, QueueFullError } from '../lib/fair-scheduler.js';
 
 export const SAMPLE_RATE = 44_100;
 export const MIN_SPEECH_MS = 300;
@@ -24,12 +34,15 @@ export const MP3_BITRATE = '64k';
 export type AudioRejection =
   | 'audio_empty'
   | 'audio_unsupported_format'
+  | 'audio_unsupported_sample_rate'
+  | 'audio_too_many_channels'
   | 'audio_corrupt'
   | 'audio_too_long'
   | 'audio_too_short'
   | 'audio_silent'
   | 'audio_clipped'
-  | 'audio_processing_timeout';
+  | 'audio_processing_timeout'
+  | 'audio_too_complex';
 
 /** The upload cannot become a recording; `reason` is the public error code. */
 export class AudioRejectedError extends Error {
@@ -48,9 +61,30 @@ export interface ProcessedAudio {
   inputFormat: AudioFormat;
 }
 
-export interface AudioProcessor {
-  process(upload: Buffer): Promise<ProcessedAudio>;
+export interface ProcessOptions {
+  /**
+   * Who sent the upload: the ffmpeg slots are shared fairly between senders (see
+   * src/lib/fair-scheduler.ts). Uploads without one share a single queue.
+   */
+  sender?: string;
+  /** Aborted when the client has gone away: a waiting upload then leaves the queue. */
+  signal?: AbortSignal;
 }
+
+export interface AudioProcessor {
+  process(upload: Buffer, options?: ProcessOptions): Promise<ProcessedAudio>;
+}
+
+/** Too many uploads are waiting for an ffmpeg slot; the client should retry later. */
+export class AudioBusyError extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super('Too many recordings are being processed right now; try again in a few seconds.');
+    this.name = 'AudioBusyError';
+  }
+}
+
+/** Seconds a refused upload is told to wait: a few typical runs' worth, not the worst case. */
+export const BUSY_RETRY_AFTER_SECONDS = 5;
 
 // Messages ffmpeg prints (at warning level) when a file is cut off or damaged, even when it
 // still decodes part of it and exits 0. Older builds (such as the one @ffmpeg-installer/ffmpeg
@@ -58,64 +92,109 @@ export interface AudioProcessor {
 const DAMAGE =
   /File ended prematurely|Read error|filesize and duration do not match|Packet corrupt|corrupt input packet|moov atom not found|Invalid data found|CRC mismatch|Error while decoding|Truncating packet|EBML header parsing failed|Header missing|invalid frame size/i;
 
-export function createAudioProcessor(options: { ffmpegPath: string; timeoutMs: number }): AudioProcessor {
-  const { ffmpegPath, timeoutMs } = options;
+export function createAudioProcessor(options: {
+  ffmpegPath: string;
+  timeoutMs: number;
+  limits?: ResourceLimits;
+}): AudioProcessor {
+  const { ffmpegPath } = options;
+  // Every run gets the same caps; `limits` is left out entirely when none are given.
+  const run = (args: string[], runOptions: { maxStdoutBytes: number; maxStderrChars?: number; stdin?: Buffer }) =>
+    runFfmpeg(ffmpegPath, args, {
+      ...runOptions,
+      timeoutMs: options.timeoutMs,
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
+  const tooComplex = () =>
+    reject('audio_too_complex', 'Decoding the audio needed more memory or processing time than allowed; send a plain recording.');
   const reject = (reason: AudioRejection, message: string) => new AudioRejectedError(reason, message);
 
-  async function decode(upload: Buffer, format: AudioFormat): Promise<Float32Array> {
+  /** Runs `work` with the upload in a private temp file (MP4 needs seeking, so no pipe). */
+  async function withInputFile<T>(upload: Buffer, work: (input: string) => Promise<T>): Promise<T> {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'voicename-audio-'));
     const input = path.join(dir, `input-${randomUUID()}`);
     try {
       await fs.writeFile(input, upload, { mode: 0o600 });
-      const run = await runFfmpeg(
-        ffmpegPath,
-        [
-          '-v',
-          'warning',
-          '-protocol_whitelist',
-          'file,pipe',
-          '-format_whitelist',
-          DEMUXER_ALLOW_LIST,
-          '-f',
-          DEMUXER[format],
-          '-i',
-          input,
-          '-map',
-          '0:a:0',
-          '-t',
-          String(MAX_INPUT_SECONDS + 1),
-          '-ac',
-          '1',
-          '-ar',
-          String(SAMPLE_RATE),
-          '-f',
-          'f32le',
-          'pipe:1',
-        ],
-        { timeoutMs, maxStdoutBytes: (MAX_INPUT_SECONDS + 2) * SAMPLE_RATE * 4 },
-      );
-      if (run.code !== 0 || DAMAGE.test(run.stderr) || run.stdout.length < 4) {
-        throw reject('audio_corrupt', `The ${format} file is corrupt or truncated and cannot be decoded.`);
-      }
-      const bytes = run.stdout.subarray(0, run.stdout.length - (run.stdout.length % 4));
-      // Copy into an aligned buffer: Buffer slices may start at any byte offset.
-      return new Float32Array(new Uint8Array(bytes).buffer);
-    } catch (error) {
-      if (error instanceof FfmpegTimeoutError) {
-        throw reject('audio_processing_timeout', 'Processing the audio took too long; try a shorter recording.');
-      }
-      if (error instanceof FfmpegOutputTooLargeError) {
-        throw reject('audio_too_long', `The recording is longer than ${MAX_INPUT_SECONDS} s.`);
-      }
-      throw error;
+      return await work(input);
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
   }
 
+  const inputArgs = (format: AudioFormat, input: string) => [
+    '-protocol_whitelist',
+    'file,pipe',
+    '-format_whitelist',
+    DEMUXER_ALLOW_LIST,
+    '-f',
+    DEMUXER[format],
+    '-i',
+    input,
+  ];
+
+  /**
+   * ffmpeg's reading of the container: it opens the input, prints the stream dump and stops
+   * (no output is given), decoding at most the few packets it needs to know the stream's shape.
+   */
+  async function probe(input: string, format: AudioFormat): Promise<DeclaredFormat | null> {
+    const probed = await run(['-v', 'info', ...inputArgs(format, input)], {
+      maxStdoutBytes: 0,
+      // Tags are printed before the stream line; room for long ones, so it is not cut off.
+      maxStderrChars: 256 * 1024,
+    }).catch(rethrowAsRejection);
+    return parseStreamInfo(probed.stderr);
+  }
+
+  /** Refuses absurd declared formats before anything is decoded or resampled. */
+  async function checkDeclaredFormat(upload: Buffer, input: string, format: AudioFormat): Promise<void> {
+    // A WAV header states its length exactly; other containers' durations may be estimates.
+    const declared = format === 'wav' ? wavFormat(upload) : await probe(input, format);
+    if (declared === null) throw reject('audio_corrupt', `The ${format} file holds no audio stream that can be read.`);
+    const problem = 'reason' in declared ? declared : formatProblem(declared, MAX_INPUT_SECONDS * (format === 'wav' ? 1 : 2) + 1);
+    if (problem) throw reject(problem.reason, problem.message);
+  }
+
+  function rethrowAsRejection(error: unknown): never {
+    if (error instanceof FfmpegTimeoutError) {
+      throw reject('audio_processing_timeout', 'Processing the audio took too long; try a shorter recording.');
+    }
+    if (error instanceof FfmpegOutputTooLargeError) {
+      throw reject('audio_too_long', `The recording is longer than ${MAX_INPUT_SECONDS} s.`);
+    }
+    if (error instanceof FfmpegResourceLimitError) throw tooComplex();
+    throw error;
+  }
+
+  async function decode(input: string, format: AudioFormat): Promise<Float32Array> {
+    const decoded = await run(
+      [
+        '-v',
+        'warning',
+        ...inputArgs(format, input),
+        '-map',
+        '0:a:0',
+        '-t',
+        String(MAX_INPUT_SECONDS + 1),
+        '-ac',
+        '1',
+        '-ar',
+        String(SAMPLE_RATE),
+        '-f',
+        'f32le',
+        'pipe:1',
+      ],
+      { maxStdoutBytes: (MAX_INPUT_SECONDS + 2) * SAMPLE_RATE * 4 },
+    ).catch(rethrowAsRejection);
+    if (decoded.code !== 0 || DAMAGE.test(decoded.stderr) || decoded.stdout.length < 4) {
+      throw reject('audio_corrupt', `The ${format} file is corrupt or truncated and cannot be decoded.`);
+    }
+    const bytes = decoded.stdout.subarray(0, decoded.stdout.length - (decoded.stdout.length % 4));
+    // Copy into an aligned buffer: Buffer slices may start at any byte offset.
+    return new Float32Array(new Uint8Array(bytes).buffer);
+  }
+
   async function encode(samples: Float32Array): Promise<Buffer> {
-    const run = await runFfmpeg(
-      ffmpegPath,
+    const encoded = await run(
       [
         '-v',
         'error',
@@ -141,13 +220,15 @@ export function createAudioProcessor(options: { ffmpegPath: string; timeoutMs: n
         'mp3',
         'pipe:1',
       ],
-      { stdin: Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), timeoutMs, maxStdoutBytes: 4 * 1024 * 1024 },
+      { stdin: Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), maxStdoutBytes: 4 * 1024 * 1024 },
     ).catch((error) => {
       if (error instanceof FfmpegTimeoutError) throw reject('audio_processing_timeout', 'Encoding the audio took too long.');
+      if (error instanceof FfmpegResourceLimitError) throw tooComplex();
       throw error;
     });
-    if (run.code !== 0 || run.stdout.length === 0) throw new Error(`mp3 encoding failed: ${run.stderr.slice(0, 500)}`);
-    return run.stdout;
+    if (encoded.code !== 0 || encoded.stdout.length === 0)
+      throw new Error(`mp3 encoding failed: ${encoded.stderr.slice(0, 500)}`);
+    return encoded.stdout;
   }
 
   return {
@@ -160,7 +241,10 @@ export function createAudioProcessor(options: { ffmpegPath: string; timeoutMs: n
       if (format === 'wav' && isTruncatedWav(upload)) {
         throw reject('audio_corrupt', 'The wav file is truncated: it holds less audio than its header declares.');
       }
-      const samples = await decode(upload, format);
+      const samples = await withInputFile(upload, async (input) => {
+        await checkDeclaredFormat(upload, input, format);
+        return decode(input, format);
+      });
       if (samples.length > MAX_INPUT_SECONDS * SAMPLE_RATE) {
         throw reject('audio_too_long', `The recording is longer than ${MAX_INPUT_SECONDS} s.`);
       }
@@ -190,15 +274,33 @@ export function createAudioProcessorFromConfig(config: {
   ffmpegPath: string | null;
   audioTimeoutMs: number;
   audioConcurrency: number;
+  audioQueueMax: number;
+  audioMaxMemoryMb: number;
 }): AudioProcessor {
   let processor: AudioProcessor | undefined;
   // ffmpeg is CPU-bound: more runs than cores only make every upload slower and use more memory.
-  const slots = new Semaphore(config.audioConcurrency);
+  // The slots are shared by every customer, so they are handed out fairly between senders and
+  // the waiting line is bounded.
+  const slots = new FairScheduler({ concurrency: config.audioConcurrency, maxQueued: config.audioQueueMax });
   return {
-    process(upload) {
-      processor ??= createAudioProcessor({ ffmpegPath: locateFfmpeg(config.ffmpegPath), timeoutMs: config.audioTimeoutMs });
+    async process(upload, options = {}) {
+      processor ??= createAudioProcessor({
+        ffmpegPath: locateFfmpeg(config.ffmpegPath),
+        timeoutMs: config.audioTimeoutMs,
+        // CPU time may not exceed the wall-clock limit: one decoding thread at full speed.
+        limits: {
+          memoryBytes: config.audioMaxMemoryMb * 1024 * 1024,
+          cpuSeconds: Math.ceil(config.audioTimeoutMs / 1000),
+          prlimitPath: locatePrlimit(),
+        },
+      });
       const current = processor;
-      return slots.run(() => current.process(upload));
+      try {
+        return await slots.run(options.sender ?? '', () => current.process(upload), options.signal);
+      } catch (error) {
+        if (error instanceof QueueFullError) throw new AudioBusyError(BUSY_RETRY_AFTER_SECONDS);
+        throw error;
+      }
     },
   };
 }

@@ -116,3 +116,28 @@ export function decodeAudio(data: Buffer | string): DecodedAudio {
     channels: /Audio: [^,]+, \d+ Hz, mono/.test(stderr) ? 1 : 2,
   };
 }
+
+/**
+ * A WAV file with its `fmt ` header rewritten (the samples untouched): e.g. `{ sampleRate: 1 }`
+ * for the file that makes a resampler build an enormous filter. Expects the canonical 44-byte
+ * header ffmpeg writes.
+ */
+export function patchedWav(input: string, changes: { sampleRate?: number; channels?: number }): Buffer {
+  const data = Buffer.from(fs.readFileSync(input));
+  if (data.toString('latin1', 12, 16) !== 'fmt ') throw new Error(`${input}: fmt chunk not at offset 12`);
+  if (changes.channels !== undefined) data.writeUInt16LE(changes.channels, 22);
+  if (changes.sampleRate !== undefined) {
+    data.writeUInt32LE(changes.sampleRate, 24);
+    data.writeUInt32LE(changes.sampleRate * data.readUInt16LE(32), 28); // byte rate = rate × block align
+  }
+  return data;
+}
+
+/** The same audio stream in a Matroska container (stream copy: rate and channels as declared). */
+export function matroskaOf(wav: Buffer, name: string): Buffer {
+  const input = path.join(dir, `${name}.wav`);
+  const output = path.join(dir, `${name}.mka`);
+  fs.writeFileSync(input, wav);
+  ffmpeg('-f', 'wav', '-i', input, '-c:a', 'copy', '-f', 'matroska', output);
+  return fs.readFileSync(output);
+}

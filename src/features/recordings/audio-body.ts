@@ -2,7 +2,7 @@
  * Raw audio request bodies for one plugin scope: `audio/*` and `application/octet-stream`,
  * read as a Buffer up to 5 MB. Errors in the scope name the audio limits instead of JSON ones.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../errors.js';
 import { sendError, toAppError } from '../../http/error-handler.js';
 import { MAX_AUDIO_BYTES } from './schemas.js';
@@ -40,4 +40,16 @@ export function audioBytes(body: unknown): Buffer {
     'unsupported_media_type',
     'Send the audio file as the body with Content-Type audio/* or application/octet-stream.',
   );
+}
+
+/**
+ * Aborted when the client closes the connection before its answer is sent, so an upload still
+ * waiting for an audio slot stops waiting (nobody would read the result).
+ */
+export function clientGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }

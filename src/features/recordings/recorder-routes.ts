@@ -9,7 +9,7 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { pageSecurityHeaders } from '../../http/security-headers.js';
 import { recorderNotFoundPage, recorderPage } from '../../web/views/recorder.js';
-import { acceptAudioBodies, audioBytes } from './audio-body.js';
+import { acceptAudioBodies, audioBytes, clientGone } from './audio-body.js';
 import { MAX_AUDIO_BYTES, RecorderParams, RecorderUploadQuery } from './schemas.js';
 import { recordWithToken, requireRecorderUser, userHasRecording } from './service.js';
 
@@ -85,7 +85,9 @@ export const recorderRoutes =
       },
       async (request, reply) => {
         reply.header('cache-control', 'no-store');
-        return recordWithToken(deps, request.params.token, audioBytes(request.body), request.query.phonetic_spelling);
+        return recordWithToken(deps, request.params.token, audioBytes(request.body), request.query.phonetic_spelling, {
+          signal: clientGone(reply),
+        });
       },
     );
   };

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { accountOf } from '../../http/auth.js';
 import { ErrorResponse } from '../../http/schemas.js';
-import { acceptAudioBodies, audioBytes } from './audio-body.js';
+import { acceptAudioBodies, audioBytes, clientGone } from './audio-body.js';
 import { AudioBody, DeletedRecording, MAX_AUDIO_BYTES, PlayLink, UserParams } from './schemas.js';
 import { deleteRecording, recordForUser } from './service.js';
 
@@ -25,7 +25,8 @@ export const recordingsRoutes =
             'The body is the raw audio (WebM, Ogg, WAV, MP3 or M4A; at most 5 MB; the format is detected from the bytes). ' +
             'It is trimmed, loudness-normalised and stored as MP3. Answers the play-link object. Refusals: ' +
             '`audio_empty` 400, `audio_too_large` 413, `audio_unsupported_format` 415, `audio_corrupt`, `audio_too_short`, ' +
-            '`audio_too_long`, `audio_silent`, `audio_clipped` 422.',
+            '`audio_too_long`, `audio_silent`, `audio_clipped`, `audio_unsupported_sample_rate`, `audio_too_many_channels`, `audio_too_complex` 422; `audio_busy` 503 with `Retry-After` ' +
+            'when too many uploads wait for processing.',
           params: UserParams,
           body: AudioBody,
           response: {
@@ -36,13 +37,16 @@ export const recordingsRoutes =
             413: ErrorResponse,
             415: ErrorResponse,
             422: ErrorResponse,
+            503: ErrorResponse,
           },
         },
         // The body is bytes; schema validation of a Buffer would only get in the way.
         validatorCompiler: () => () => true,
       },
-      async (request) =>
-        recordForUser(deps, accountOf(request), request.params.collection_id, request.params.user_id, audioBytes(request.body)),
+      async (request, reply) =>
+        recordForUser(deps, accountOf(request), request.params.collection_id, request.params.user_id, audioBytes(request.body), {
+          signal: clientGone(reply),
+        }),
     );
 
     app.delete(

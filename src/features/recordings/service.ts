@@ -6,7 +6,7 @@
  * event all change in one transaction.
  */
 import type { Logger } from 'pino';
-import { type AudioProcessor, AudioRejectedError, type ProcessedAudio } from '../../audio/pipeline.js';
+import { AudioBusyError, type AudioProcessor, AudioRejectedError, type ProcessedAudio } from '../../audio/pipeline.js';
 import type { BlobStore } from '../../blobs/index.js';
 import type { Db } from '../../db/index.js';
 import type { Deps } from '../../deps.js';
@@ -14,6 +14,7 @@ import type { UsersTable } from '../../db/schema.js';
 import { type TransactionScope, withTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { WaitCancelledError } from '../../lib/fair-scheduler.js';
 import { isUuid } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { adjustCollectionCounts, requireLiveCollection } from '../collections/service.js';
@@ -52,12 +53,31 @@ export const RECORDING_MIME_TYPE = 'audio/mpeg';
 
 export type PlayLinkObject = PlayLink;
 
-/** Audio refusals as API errors (codes documented in docs/recordings.md). */
-async function processUpload(audio: AudioProcessor, upload: Buffer): Promise<ProcessedAudio> {
+/** How the caller's connection is watched: aborted when the client goes away before the answer. */
+export interface UploadOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * Audio refusals as API errors (codes documented in docs/recordings.md). The ffmpeg slots are
+ * shared fairly per account: the one that owns the collection, whether the API or the public
+ * recorder sent the upload.
+ */
+async function processUpload(
+  audio: AudioProcessor,
+  accountId: string,
+  upload: Buffer,
+  options: UploadOptions,
+): Promise<ProcessedAudio> {
   try {
-    return await audio.process(upload);
+    return await audio.process(upload, { sender: `account:${accountId}`, ...options });
   } catch (error) {
     if (error instanceof AudioRejectedError) throw new AppError(error.reason, error.message);
+    if (error instanceof AudioBusyError) {
+      throw new AppError('audio_busy', error.message, { headers: { 'retry-after': String(error.retryAfterSeconds) } });
+    }
+    // The client went away while waiting: nobody reads this answer, and it is no server fault.
+    if (error instanceof WaitCancelledError) throw new AppError('request_cancelled', error.message, { status: 499 });
     throw error;
   }
 }
@@ -156,10 +176,11 @@ export async function recordForUser(
   collectionId: string,
   userId: string,
   upload: Buffer,
+  options: UploadOptions = {},
 ): Promise<PlayLinkObject> {
   const collection = await requireLiveCollection(deps, accountId, collectionId);
   if (!isUuid(userId) || !(await userIsInCollection(deps.db.kysely, collection.id, userId))) throw notFound('user', 'user_id');
-  const processed = await processUpload(deps.audio, upload);
+  const processed = await processUpload(deps.audio, accountId, upload, options);
   return saveRecording(deps, { accountId, collectionId: collection.id, userId }, processed);
 }
 
@@ -180,6 +201,7 @@ export async function recordWithToken(
   token: string,
   upload: Buffer,
   phoneticSpelling?: string,
+  options: UploadOptions = {},
 ): Promise<PlayLinkObject> {
   const user = await requireRecorderUser(deps, token);
   if (phoneticSpelling !== undefined && phoneticSpelling.length > 100) {
@@ -187,7 +209,7 @@ export async function recordWithToken(
       param: 'phonetic_spelling',
     });
   }
-  const processed = await processUpload(deps.audio, upload);
+  const processed = await processUpload(deps.audio, user.account_id, upload, options);
   return saveRecording(
     deps,
     {

@@ -1,0 +1,110 @@
+/**
+ * The ffmpeg slots are shared by every customer: the fair queue (src/lib/fair-scheduler.ts) keeps
+ * one account's expensive uploads from delaying another's. A timing test: it runs last and alone
+ * (the `timing` project), so other files' load cannot fail it.
+ */
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { convert, generated, speechWav } from './helpers/audio.js';
+
+let apps: TestApp[] = [];
+afterEach(async () => {
+  await Promise.all(apps.map((app) => app.close()));
+  apps = [];
+});
+
+async function appWith(env: Record<string, string>): Promise<TestApp> {
+  const t = await createTestApp({ env });
+  apps.push(t);
+  return t;
+}
+
+/** A new account with a collection of `count` users: its API key and the users. */
+async function accountWithUsers(t: TestApp, count: number) {
+  const { key } = await t.newAccount();
+  const collection = (await t.request({ method: 'POST', url: '/v1/collections', key, json: { name: 'Class' } })).json();
+  const users: { id: string; record_url: string }[] = [];
+  for (let i = 0; i < count; i++) {
+    const res = await t.request({
+      method: 'POST',
+      url: `/v1/collections/${collection.id}/users`,
+      key,
+      json: { email: `p${i}@example.com`, first_name: 'Ana', last_name: `Diaz ${i}` },
+    });
+    expect(res.statusCode).toBe(201);
+    users.push(res.json());
+  }
+  const put = (user: { id: string }, body: Buffer) =>
+    t.request({
+      method: 'PUT',
+      url: `/v1/collections/${collection.id}/users/${user.id}/recording`,
+      key,
+      headers: { 'content-type': 'application/octet-stream' },
+      payload: body,
+    });
+  const record = (user: { record_url: string }, body: Buffer) =>
+    t.request({
+      method: 'POST',
+      url: `${new URL(user.record_url).pathname}/recording`,
+      headers: { 'content-type': 'audio/webm' },
+      payload: body,
+    });
+  return { key, users, put, record };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+};
+
+describe('fair sharing of the audio slots', () => {
+  it("keeps another account's uploads within 3x their unloaded time while one account floods the recorder", async () => {
+    const t = await appWith({ AUDIO_CONCURRENCY: '2' });
+    const normal = await accountWithUsers(t, 20);
+    const hostile = await accountWithUsers(t, 4);
+    // A normal upload: a name, a few KB. A hostile one: valid, but 30 s of 8-channel Opus
+    // (several times a name's decoding work; absurd headers are refused before decoding).
+    const name = fs.readFileSync(convert(speechWav(), 'webm'));
+    const heavy = fs.readFileSync(
+      convert(generated('noise-30s', 'anoisesrc=a=0.3:r=48000', 30), 'webm', { name: 'heavy-8ch-30s', encode: ['-ac', '8'] }),
+    );
+
+    const timedUploads = async (count: number) => {
+      const times: number[] = [];
+      for (const user of normal.users.slice(0, count)) {
+        const started = performance.now();
+        const res = await normal.put(user, name);
+        times.push(performance.now() - started);
+        expect(res.statusCode, res.body).toBe(200);
+      }
+      return times;
+    };
+
+    await normal.put(normal.users[0] as { id: string }, name); // warm-up (ffmpeg located, caches filled)
+    const unloaded = await timedUploads(10);
+
+    // Four uploads in flight from the hostile account at all times, through the public recorder.
+    let flooding = true;
+    let hostileRuns = 0;
+    const flood = hostile.users.map(async (user) => {
+      while (flooding) {
+        const res = await hostile.record(user, heavy);
+        expect([422, 503]).toContain(res.statusCode);
+        hostileRuns++;
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const loaded = await timedUploads(20);
+    flooding = false;
+    await Promise.all(flood);
+
+    const figures = { unloadedMedianMs: Math.round(median(unloaded)), loadedMedianMs: Math.round(median(loaded)), hostileRuns };
+    console.info('normal uploads, unloaded vs under hostile load:', figures);
+    expect(hostileRuns).toBeGreaterThan(0);
+    // The hostile account always keeps one of the two slots, so one core of a 2-core machine is
+    // busy with its decoding: its share of the CPU, not waiting, slows the normal uploads. Without
+    // fair sharing they wait behind several hostile runs (about 1 s each) every time.
+    expect(median(loaded)).toBeLessThanOrEqual(3 * median(unloaded));
+  }, 90_000);
+});
