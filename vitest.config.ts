@@ -27,7 +27,15 @@ export default defineConfig({
       { extends: true, test: { name: 'browser', include: browserTests, globalSetup: ['tests/helpers/browser-setup.ts'] } },
       {
         extends: true,
-        test: { name: 'timing', include: timingTests, sequence: { groupOrder: 1 }, fileParallelism: false, maxWorkers: 1 },
+        test: {
+          name: 'timing',
+          include: timingTests,
+          sequence: { groupOrder: 1 },
+          fileParallelism: false,
+          maxWorkers: 1,
+          // Timing tests collect their own setup's garbage before they measure (globalThis.gc).
+          execArgv: ['--expose-gc'],
+        },
       },
     ],
   },

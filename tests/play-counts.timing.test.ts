@@ -50,6 +50,8 @@ const totalStored = async () =>
 
 /** Runs `work` while sampling the event loop; returns its result and the longest stall seen. */
 async function withLoopDelay<T>(work: () => Promise<T>): Promise<{ result: T; maxStallMs: number }> {
+  // The setup's garbage (100,000 rows inserted) is not the flush's doing: collect it first.
+  (globalThis as { gc?: () => void }).gc?.();
   const histogram = monitorEventLoopDelay({ resolution: 5 });
   histogram.enable();
   try {
@@ -105,7 +107,7 @@ describe('flushing play counts of 100,000 links', () => {
       expect(result).toBe(3 * LINKS - writtenBeforeFailure);
       expect(await totalStored()).toBe(before + 3 * LINKS);
       expect(await flushPlayCounts(t.deps)).toBe(0);
-      expect(maxStallMs).toBeLessThan(MAX_STALL_MS);
+    expect(maxStallMs).toBeLessThan(MAX_STALL_MS);
     },
   );
 });

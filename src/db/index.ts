@@ -10,6 +10,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
+import { type Checkpointer, startBackgroundCheckpoints } from './sqlite-checkpoint.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -30,7 +31,8 @@ export interface OpenDbOptions {
 }
 
 export function openDb(config: DatabaseConfig, options: OpenDbOptions = {}): Db {
-  const kysely = config.dialect === 'sqlite' ? openSqlite(config.file) : openPostgres(config.url, options);
+  const opened = config.dialect === 'sqlite' ? openSqlite(config.file) : { kysely: openPostgres(config.url, options) };
+  const { kysely } = opened;
   return {
     kysely,
     dialect: config.dialect,
@@ -43,11 +45,14 @@ export function openDb(config: DatabaseConfig, options: OpenDbOptions = {}): Db 
         return false;
       }
     },
-    close: () => kysely.destroy(),
+    async close() {
+      await opened.checkpointer?.stop();
+      await kysely.destroy();
+    },
   };
 }
 
-function openSqlite(file: string): Kysely<Database> {
+function openSqlite(file: string): { kysely: Kysely<Database>; checkpointer?: Checkpointer } {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new SQLite(file);
   database.pragma('journal_mode = WAL');
@@ -59,7 +64,9 @@ function openSqlite(file: string): Kysely<Database> {
   // 64 MB of pages in SQLite's own cache and read the rest through a memory map, not syscalls.
   database.pragma('cache_size = -65536');
   database.pragma('mmap_size = 268435456');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  if (file === ':memory:') return { kysely };
+  return { kysely, checkpointer: startBackgroundCheckpoints(database, file) };
 }
 
 /**
