@@ -44,9 +44,14 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    // Plain JavaScript outside the TypeScript project: no type information to use.
+    // Plain JavaScript outside the TypeScript project (worker threads, configs): no type
+    // information to use; Node's timers are globals there.
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { setInterval: 'readonly', clearInterval: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+    },
   },
   {
     files: ['**/*.cjs'],

@@ -25,9 +25,10 @@ describe('entities error handler', () => {
       spy.mockRestore();
       expect(res.statusCode).toBe(500);
       expect(res.headers['cache-control']).toBe('no-store');
+      // Names the request id and does not invite a retry that cannot succeed.
       expect(res.json()).toEqual({
         status: 'error',
-        message: 'Something went wrong on our side. Retry the same request; you are never charged twice.',
+        message: `Internal error (request id ${res.headers['x-request-id'] as string}); it has been logged. Repeating this request unchanged is unlikely to help: contact support with the request id. A paid request is never charged twice.`,
       });
       expect(res.body).not.toContain('internal detail');
     }

@@ -107,7 +107,7 @@ describe('flushing play counts of 100,000 links', () => {
       expect(result).toBe(3 * LINKS - writtenBeforeFailure);
       expect(await totalStored()).toBe(before + 3 * LINKS);
       expect(await flushPlayCounts(t.deps)).toBe(0);
-    expect(maxStallMs).toBeLessThan(MAX_STALL_MS);
+      expect(maxStallMs).toBeLessThan(MAX_STALL_MS);
     },
   );
 });
