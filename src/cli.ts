@@ -159,6 +159,7 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
+  process.umask(0o077); // as the server: what the CLI creates under DATA_DIR is private too
   runCli(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err) => {

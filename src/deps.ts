@@ -2,6 +2,7 @@
  * Builds every adapter from the config, once, at boot. Services receive the parts they need
  * from here; tests build the same object with fakes where the network would be.
  */
+import { ensurePrivateDir } from './lib/private-dir.js';
 import type { Logger } from 'pino';
 import { type AudioProcessor, createAudioProcessorFromConfig } from './audio/pipeline.js';
 import { type BlobStore, createBlobStore } from './blobs/index.js';
@@ -53,9 +54,11 @@ export interface DepsOverrides {
 }
 
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  if (!ensurePrivateDir(config.dataDir))
+    logger.warn({ data_dir: config.dataDir }, 'DATA_DIR belongs to another user; could not make it private');
   const db = overrides.db ?? openDb(config.database);
   const clock = overrides.clock ?? systemClock;
-  const logger = overrides.logger ?? createLogger(config.logLevel);
   const adapters = {
     config,
     jobsWakeup: new JobsWakeup(),

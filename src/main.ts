@@ -10,6 +10,8 @@ import { closeDeps, createDeps } from './deps.js';
 import { createWorker } from './jobs/registry.js';
 
 async function main() {
+  // Files this process creates (database, voices, temporary uploads, keys) are its user's alone.
+  process.umask(0o077);
   const config = loadConfig();
   const deps = createDeps(config);
   for (const risk of riskySettings(config)) deps.logger.warn(`risky setting in force: ${risk}`);

@@ -336,6 +336,19 @@ describe('payment properties', () => {
     const paid = await paidInstruction(c, body3);
     clock.advance(1801 * 1000);
     expect((await generate(c, body3, paymentHeader(paid.reference))).statusCode).toBe(200);
+    // Canceled requests are deleted 30 days after they were canceled, not before.
+    clock.advance(29 * 86_400_000);
+    expect((await sweepPaymentRequests(c.deps.entities)).purged).toBe(0);
+    expect((await requestRow(c, forgotten.reference)).state).toBe('canceled');
+    clock.advance(2 * 86_400_000);
+    expect((await sweepPaymentRequests(c.deps.entities)).purged).toBeGreaterThanOrEqual(2);
+    expect(
+      await db(c)
+        .selectFrom('entity_payment_requests')
+        .select('id')
+        .where('payment_intent_id', '=', forgotten.reference)
+        .executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it('P11: paid intents never claimed are refunded by the periodic sweep after a grace period', async () => {

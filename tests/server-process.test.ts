@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, freePort, type TestApp } from './helpers/app.js';
@@ -24,6 +26,7 @@ describe('the server process (what npm start runs)', () => {
   it('serves, redacts secrets from its logs, and stops gracefully on SIGTERM', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
+    fs.chmodSync(t.config.dataDir, 0o755); // as an older install left it
     const child = spawn('node_modules/.bin/tsx', ['src/main.ts'], {
       env: t.childEnv({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, LOG_LEVEL: 'info' }),
       detached: false,
@@ -51,5 +54,10 @@ describe('the server process (what npm start runs)', () => {
     expect(logs).toContain('listening');
     expect(logs).toContain('request completed');
     expect(logs).not.toContain(key);
+    // DATA_DIR (database, voices, keys) is private to the service's user, and so is what it wrote there.
+    expect(fs.statSync(t.config.dataDir).mode & 0o777).toBe(0o700);
+    const written = fs.readdirSync(t.config.dataDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    expect(written.length).toBeGreaterThan(0);
+    for (const entry of written) expect(fs.statSync(path.join(entry.parentPath, entry.name)).mode & 0o077).toBe(0);
   }, 60_000);
 });

@@ -133,7 +133,9 @@ describe('at send time', () => {
     expect(receiver.requests).toHaveLength(0);
     const list = (await t.request({ method: 'GET', url: `/v1/webhooks/${hook.id}/deliveries`, key })).json();
     expect(list.data[0].attempts[0].error).toMatchObject({ code: 'forbidden_address' });
-    expect(list.data[0].attempts[0].error.message).toContain('127.0.0.1');
+    // The customer learns the address was refused, never how our resolver sees the name.
+    expect(list.data[0].attempts[0].error.message).toContain('does not resolve to a public address');
+    expect(list.data[0].attempts[0].error.message).not.toContain('127.0.0.1');
     await t.request({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, key });
   });
 

@@ -195,7 +195,8 @@ async function resolvePublicAddress(host: string, lookup: HostLookup, budgetMs: 
   if (addresses.length === 0) throw new OutboundError('dns_failed', `Could not resolve ${host}.`);
   const forbidden = addresses.find((address) => isForbiddenAddress(address));
   if (forbidden !== undefined) {
-    throw new OutboundError('forbidden_address', `${host} resolves to ${forbidden}, which is not a public address.`);
+    // The message names no address: it must not tell a customer how our resolver sees internal names.
+    throw new OutboundError('forbidden_address', `${host} does not resolve to a public address.`);
   }
   return addresses[0]!;
 }

@@ -163,3 +163,13 @@ export const listEntitiesClaimedBy = (db: Q, accountId: string) =>
     .orderBy('claimed_at', 'desc')
     .orderBy('id', 'desc')
     .execute();
+
+/** Canceled payment requests last updated before `before`: nothing to refund or replay any more. */
+export async function deleteCanceledRequestsBefore(db: Q, before: string): Promise<number> {
+  const result = await db
+    .deleteFrom('entity_payment_requests')
+    .where('state', '=', 'canceled')
+    .where('updated_at', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -4,13 +4,18 @@
  * finishes refunds whose processor call failed (P9).
  */
 import type { Deps } from '../../deps.js';
-import { listRequestsToSweep, moveRequestState, type PaymentRequestRow } from './repo.js';
+import { deleteCanceledRequestsBefore, listRequestsToSweep, moveRequestState, type PaymentRequestRow } from './repo.js';
 import { refundPaymentRequest } from './service.js';
+
+/** Canceled (never paid) payment requests are kept this long, then deleted by the sweep. */
+export const CANCELED_RETENTION_DAYS = 30;
 
 export interface SweepReport {
   canceled: number;
   refunded: number;
   waiting: number;
+  /** Canceled requests older than CANCELED_RETENTION_DAYS, deleted. */
+  purged: number;
 }
 
 type SweepDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'payments' | 'logger'>;
@@ -23,7 +28,7 @@ export async function sweepPaymentRequests(deps: SweepDeps, limit = 100): Promis
     staleClaimBefore: new Date(now.getTime() - Math.max(graceMs, 10 * 60_000)).toISOString(),
     limit,
   });
-  const report: SweepReport = { canceled: 0, refunded: 0, waiting: 0 };
+  const report: SweepReport = { canceled: 0, refunded: 0, waiting: 0, purged: 0 };
   for (const row of rows) {
     try {
       await sweepOne(deps, row, now, graceMs, report);
@@ -31,6 +36,10 @@ export async function sweepPaymentRequests(deps: SweepDeps, limit = 100): Promis
       deps.logger.error({ err, payment_intent: row.payment_intent_id }, 'payment sweep failed for one request');
     }
   }
+  report.purged = await deleteCanceledRequestsBefore(
+    deps.db.kysely,
+    new Date(now.getTime() - CANCELED_RETENTION_DAYS * 86_400_000).toISOString(),
+  );
   return report;
 }
 
