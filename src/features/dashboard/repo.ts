@@ -8,25 +8,32 @@ export type SessionRow = Selectable<DashboardSessionsTable>;
 export const insertSignInToken = (db: Db, row: SignInTokenRow) => db.insertInto('dashboard_sign_in_tokens').values(row).execute();
 
 /** Sign-in links asked for since `since`, for one address and from one client address. */
+/** Sign-in requests since `since`: for this address, from this client, and both at once. */
 export async function countRecentSignInRequests(db: Db, input: { email: string; ipHash: string; since: string }) {
-  const count = (column: 'email' | 'ip_hash', value: string) =>
-    db
+  const count = (where: Partial<Record<'email' | 'ip_hash', string>>) => {
+    let query = db
       .selectFrom('dashboard_sign_in_tokens')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where(column, '=', value)
-      .where('created_at', '>', input.since)
-      .executeTakeFirstOrThrow()
-      .then((row) => Number(row.n));
-  const [byEmail, byIp] = await Promise.all([count('email', input.email), count('ip_hash', input.ipHash)]);
-  return { byEmail, byIp };
+      .where('created_at', '>', input.since);
+    if (where.email !== undefined) query = query.where('email', '=', where.email);
+    if (where.ip_hash !== undefined) query = query.where('ip_hash', '=', where.ip_hash);
+    return query.executeTakeFirstOrThrow().then((row) => Number(row.n));
+  };
+  const [byEmail, byIp, byEmailAndIp] = await Promise.all([
+    count({ email: input.email }),
+    count({ ip_hash: input.ipHash }),
+    count({ email: input.email, ip_hash: input.ipHash }),
+  ]);
+  return { byEmail, byIp, byEmailAndIp };
 }
 
 /** The oldest sign-in request in the window (to say when the limit lifts). */
-export const oldestSignInRequestSince = (db: Db, column: 'email' | 'ip_hash', value: string, since: string) =>
+export const oldestSignInRequestSince = (db: Db, where: Partial<Record<'email' | 'ip_hash', string>>, since: string) =>
   db
     .selectFrom('dashboard_sign_in_tokens')
     .select('created_at')
-    .where(column, '=', value)
+    .$if(where.email !== undefined, (q) => q.where('email', '=', where.email as string))
+    .$if(where.ip_hash !== undefined, (q) => q.where('ip_hash', '=', where.ip_hash as string))
     .where('created_at', '>', since)
     .orderBy('created_at')
     .limit(1)

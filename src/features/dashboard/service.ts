@@ -36,7 +36,10 @@ export interface DashboardDeps {
 
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
 /** Sign-in links one address may ask for per window, and one client address. */
-export const SIGN_IN_LIMIT_PER_EMAIL = 5;
+/** Links per hour for one address asked from one client: a stranger cannot use up the address's allowance. */
+export const SIGN_IN_LIMIT_PER_EMAIL_AND_IP = 5;
+/** Links per hour for one address from anywhere: the cap on mail one address can receive. */
+export const SIGN_IN_LIMIT_PER_EMAIL = 20;
 export const SIGN_IN_LIMIT_PER_IP = 20;
 export const SIGN_IN_WINDOW_MS = 60 * 60_000;
 /** Sign-in rows are kept this long (for the rate limit), whatever their state. */
@@ -62,8 +65,9 @@ export const newBrowserSecret = (): string => randomToken(32);
  * form reveals nothing about who has an account). The link is single-use and expires after
  * 15 minutes; it is bound to the asking browser through `browserSecret` (its hash is stored),
  * so opening it in that browser signs in at once and anywhere else asks for a confirmation.
- * Rate-limited per address (5 per hour) and per client address (20 per hour): 429
- * `sign_in_rate_limited` with Retry-After. A relay failure is 503 `mail_unavailable`.
+ * Rate-limited per address and client together (5 per hour), per address (20) and per client
+ * (20): 429 `sign_in_rate_limited` with Retry-After, and no mail. A relay failure is 503
+ * `mail_unavailable`.
  */
 export async function requestSignIn(
   deps: DashboardDeps,
@@ -73,12 +77,15 @@ export async function requestSignIn(
   const now = deps.clock.now();
   const since = new Date(now.getTime() - SIGN_IN_WINDOW_MS).toISOString();
   const ipHash = sha256Hex(`ip:${input.clientIp}`);
-  const { byEmail, byIp } = await countRecentSignInRequests(deps.db.kysely, { email, ipHash, since });
-  if (byEmail >= SIGN_IN_LIMIT_PER_EMAIL || byIp >= SIGN_IN_LIMIT_PER_IP) {
-    const oldest =
-      byEmail >= SIGN_IN_LIMIT_PER_EMAIL
-        ? await oldestSignInRequestSince(deps.db.kysely, 'email', email, since)
-        : await oldestSignInRequestSince(deps.db.kysely, 'ip_hash', ipHash, since);
+  const counts = await countRecentSignInRequests(deps.db.kysely, { email, ipHash, since });
+  // The first limit reached decides when asking works again.
+  const reached = [
+    { hit: counts.byEmailAndIp >= SIGN_IN_LIMIT_PER_EMAIL_AND_IP, where: { email, ip_hash: ipHash } },
+    { hit: counts.byEmail >= SIGN_IN_LIMIT_PER_EMAIL, where: { email } },
+    { hit: counts.byIp >= SIGN_IN_LIMIT_PER_IP, where: { ip_hash: ipHash } },
+  ].find((limit) => limit.hit);
+  if (reached) {
+    const oldest = await oldestSignInRequestSince(deps.db.kysely, reached.where, since);
     const liftsAt = oldest ? Date.parse(oldest.created_at) + SIGN_IN_WINDOW_MS : now.getTime() + SIGN_IN_WINDOW_MS;
     const seconds = Math.max(1, Math.ceil((liftsAt - now.getTime()) / 1000));
     throw new AppError(
