@@ -6,8 +6,18 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, riskySettings } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
-import { closeDeps, createDeps } from './deps.js';
+import { removeStaleAudioTemp } from './audio/pipeline.js';
+import { closeDeps, createDeps, type Deps } from './deps.js';
 import { createWorker } from './jobs/registry.js';
+
+const HOUR_MS = 60 * 60_000;
+
+/** Removes what a crashed process left behind: upload temp folders and half-written audio files. */
+async function removeCrashLeftovers(deps: Deps): Promise<void> {
+  const folders = await removeStaleAudioTemp(HOUR_MS);
+  const files = await deps.blobs.removeStaleTemporaryFiles(HOUR_MS);
+  if (folders + files > 0) deps.logger.info({ folders, files }, 'removed leftovers of an earlier crash');
+}
 
 async function main() {
   // Files this process creates (database, voices, temporary uploads, keys) are its user's alone.
@@ -23,6 +33,12 @@ async function main() {
   await app.listen({ port: config.port, host: config.host });
   // Load the speech engine now, in its worker thread, so the first paid publish does not wait for it.
   deps.speech.synthesize({ text: 'voicename' }).catch((err) => deps.logger.warn({ err }, 'speech engine warm-up failed'));
+  // Leftovers of a crash (raw uploads, half-written audio files), at start and every hour.
+  const removeLeftovers = () =>
+    removeCrashLeftovers(deps).catch((err: unknown) => deps.logger.warn({ err }, 'could not remove crash leftovers'));
+  void removeLeftovers();
+  const leftovers = setInterval(() => void removeLeftovers(), HOUR_MS);
+  leftovers.unref();
   deps.logger.info(
     { base_url: config.baseUrl, database: config.database.dialect, worker: worker !== null },
     `voicename listening on ${config.baseUrl}`,
@@ -35,6 +51,7 @@ async function main() {
     deps.logger.info({ signal }, 'shutting down');
     const timer = setTimeout(() => process.exit(1), 15_000);
     timer.unref();
+    clearInterval(leftovers);
     await app.close();
     await worker?.stop();
     await closeDeps(deps);

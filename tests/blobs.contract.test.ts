@@ -93,6 +93,28 @@ function blobContract(name: string, setup: () => Promise<{ store: BlobStore; clo
   });
 }
 
+describe('disk store: crash leftovers', () => {
+  it('removes half-written files older than the given age, and nothing else', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-blobs-'));
+    try {
+      const store: BlobStore = new DiskBlobStore(dir);
+      await store.put('recordings/u/kept.mp3', Buffer.from('audio'), 'audio/mpeg');
+      const old = path.join(dir, 'recordings/u/lost.mp3.abc123.tmp');
+      const fresh = path.join(dir, 'recordings/u/writing.mp3.def456.tmp');
+      fs.writeFileSync(old, 'half');
+      fs.writeFileSync(fresh, 'half');
+      const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+      fs.utimesSync(old, twoHoursAgo, twoHoursAgo);
+      expect(await store.removeStaleTemporaryFiles(3_600_000)).toBe(1);
+      expect(fs.existsSync(old)).toBe(false);
+      expect(fs.existsSync(fresh)).toBe(true); // an upload still being written
+      expect(await store.get('recordings/u/kept.mp3')).toEqual(Buffer.from('audio'));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 blobContract('disk', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-blobs-'));
   return { store: new DiskBlobStore(dir), close: async () => fs.rmSync(dir, { recursive: true, force: true }) };

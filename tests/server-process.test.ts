@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,8 +28,18 @@ describe('the server process (what npm start runs)', () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     fs.chmodSync(t.config.dataDir, 0o755); // as an older install left it
+    // What a crash left behind: a raw upload two hours old, and one that is still being processed.
+    const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-tmp-'));
+    const crashed = path.join(tempDir, 'voicename-audio-crashed');
+    const current = path.join(tempDir, 'voicename-audio-current');
+    for (const dir of [crashed, current]) {
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, 'upload'), 'voice');
+    }
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    fs.utimesSync(crashed, twoHoursAgo, twoHoursAgo);
     const child = spawn('node_modules/.bin/tsx', ['src/main.ts'], {
-      env: t.childEnv({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, LOG_LEVEL: 'info' }),
+      env: t.childEnv({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, LOG_LEVEL: 'info', TMPDIR: tempDir }),
       detached: false,
     });
     let logs = '';
@@ -54,6 +65,10 @@ describe('the server process (what npm start runs)', () => {
     expect(logs).toContain('listening');
     expect(logs).toContain('request completed');
     expect(logs).not.toContain(key);
+    // Crash leftovers are removed at start; work in progress is not.
+    expect(fs.existsSync(crashed)).toBe(false);
+    expect(fs.existsSync(current)).toBe(true);
+    fs.rmSync(tempDir, { recursive: true, force: true });
     // DATA_DIR (database, voices, keys) is private to the service's user, and so is what it wrote there.
     expect(fs.statSync(t.config.dataDir).mode & 0o777).toBe(0o700);
     const written = fs.readdirSync(t.config.dataDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());

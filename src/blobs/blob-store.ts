@@ -37,6 +37,11 @@ export interface BlobStore {
    * cannot give one (disk: the app must stream the blob itself).
    */
   presignedUrl(key: string, ttlSeconds: number): Promise<string | null>;
+  /**
+   * Removes half-written files a crash left behind (disk: `*.tmp` older than `olderThanMs`);
+   * returns how many. Stores that write atomically have none.
+   */
+  removeStaleTemporaryFiles(olderThanMs: number): Promise<number>;
 }
 
 const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;

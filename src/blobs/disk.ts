@@ -74,6 +74,37 @@ export class DiskBlobStore implements BlobStore {
     return null;
   }
 
+  async removeStaleTemporaryFiles(olderThanMs: number): Promise<number> {
+    const cutoff = Date.now() - olderThanMs;
+    let removed = 0;
+    const walk = async (dir: string): Promise<void> => {
+      let entries: import('node:fs').Dirent[];
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const entry of entries) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) await walk(full);
+        else if (entry.name.endsWith('.tmp')) {
+          const stat = await fs.stat(full).catch(() => null);
+          if (
+            stat &&
+            stat.mtimeMs < cutoff &&
+            (await fs.rm(full, { force: true }).then(
+              () => true,
+              () => false,
+            ))
+          )
+            removed++;
+        }
+      }
+    };
+    await walk(path.resolve(this.root));
+    return removed;
+  }
+
   async list(prefix: string): Promise<string[]> {
     const root = path.resolve(this.root);
     const start = path.join(root, prefix);

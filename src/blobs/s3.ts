@@ -116,6 +116,11 @@ export class S3BlobStore implements BlobStore {
     return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
+  /** S3 writes an object whole or not at all: nothing half-written to remove. */
+  async removeStaleTemporaryFiles(): Promise<number> {
+    return 0;
+  }
+
   async presignedUrl(key: string, ttlSeconds: number): Promise<string | null> {
     return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: assertSafeKey(key) }), {
       expiresIn: ttlSeconds,
