@@ -8,6 +8,8 @@ import { FfmpegResourceLimitError, locatePrlimit, runFfmpeg } from '../src/audio
 import { generated, patchedWav } from './helpers/audio.js';
 import { ffmpegPath } from './helpers/binaries.js';
 
+// Where prlimit is absent (the CI pass that hides system programs), its two cases are skipped:
+// the /proc watcher's cases below cover that machine, and the other pass runs both.
 const prlimit = locatePrlimit();
 // Endless noise through a costly filter, discarded: pure CPU, nothing written.
 const burnCpu = ['-v', 'error', '-f', 'lavfi', '-i', 'anoisesrc=r=192000', '-af', 'aresample=44101', '-f', 'null', '-'];
