@@ -77,31 +77,17 @@ export class DiskBlobStore implements BlobStore {
   async removeStaleTemporaryFiles(olderThanMs: number): Promise<number> {
     const cutoff = Date.now() - olderThanMs;
     let removed = 0;
-    const walk = async (dir: string): Promise<void> => {
-      let entries: import('node:fs').Dirent[];
+    for await (const full of filesUnder(path.resolve(this.root))) {
+      if (!full.endsWith('.tmp')) continue;
+      const stat = await fs.stat(full).catch(() => null);
+      if (stat === null || stat.mtimeMs >= cutoff) continue;
       try {
-        entries = await fs.readdir(dir, { withFileTypes: true });
+        await fs.rm(full);
+        removed++;
       } catch {
-        return;
+        // Renamed into place or removed by another process meanwhile.
       }
-      for (const entry of entries) {
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) await walk(full);
-        else if (entry.name.endsWith('.tmp')) {
-          const stat = await fs.stat(full).catch(() => null);
-          if (
-            stat &&
-            stat.mtimeMs < cutoff &&
-            (await fs.rm(full, { force: true }).then(
-              () => true,
-              () => false,
-            ))
-          )
-            removed++;
-        }
-      }
-    };
-    await walk(path.resolve(this.root));
+    }
     return removed;
   }
 
@@ -109,21 +95,25 @@ export class DiskBlobStore implements BlobStore {
     const root = path.resolve(this.root);
     const start = path.join(root, prefix);
     const out: string[] = [];
-    const walk = async (dir: string): Promise<void> => {
-      let entries: import('node:fs').Dirent[];
-      try {
-        entries = await fs.readdir(dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      for (const entry of entries) {
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) await walk(full);
-        else if (!entry.name.endsWith('.tmp')) out.push(path.relative(root, full).split(path.sep).join('/'));
-      }
-    };
-    await walk(start.endsWith(path.sep) ? start : path.dirname(start));
+    for await (const full of filesUnder(start.endsWith(path.sep) ? start : path.dirname(start))) {
+      if (!full.endsWith('.tmp')) out.push(path.relative(root, full).split(path.sep).join('/'));
+    }
     return out.filter((key) => key.startsWith(prefix)).sort();
+  }
+}
+
+/** Every file below `dir` (depth first); a missing or unreadable folder has none. */
+async function* filesUnder(dir: string): AsyncGenerator<string> {
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) yield* filesUnder(full);
+    else yield full;
   }
 }
 
