@@ -5,7 +5,8 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertEntity } from '../src/features/entities/repo.js';
+import { claimPaymentRequest, insertEntity, renewClaim } from '../src/features/entities/repo.js';
+import { CLAIM_LEASE_MS } from '../src/features/entities/service.js';
 import { sweepPaymentRequests } from '../src/features/entities/sweep.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { sha256Hex } from '../src/lib/secrets.js';
@@ -222,6 +223,40 @@ describe('payment properties', () => {
     const after = await generate(t, body, paymentHeader(instruction.reference));
     expect(after.statusCode).toBe(200);
     expect(after.json().receipt).toEqual(ok[0]?.json().receipt);
+  });
+
+  it('P6: a claim whose process died mid-publish is taken over within seconds, and the retry publishes', async () => {
+    const clock = new ManualClock(new Date());
+    const c = await app({ clock });
+    const body = validBody();
+    const instruction = await paidInstruction(c, body);
+    // Another process claimed this payment, then died (kill -9) before publishing.
+    const now = clock.now();
+    const claimed = await claimPaymentRequest(db(c), {
+      paymentIntentId: instruction.reference,
+      now: now.toISOString(),
+      staleBefore: new Date(now.getTime() - CLAIM_LEASE_MS).toISOString(),
+    });
+    expect(claimed).toBe(true);
+    const waiting = await generate(c, body, paymentHeader(instruction.reference));
+    expect(waiting.statusCode).toBe(409);
+    expect(waiting.json().status).toBe('payment_in_progress');
+    // While its holder renews it (the heartbeat), the claim stays its holder's past the lease.
+    clock.advance(CLAIM_LEASE_MS - 5_000);
+    const renewedAt = clock.now().toISOString();
+    expect(
+      await renewClaim(db(c), { paymentIntentId: instruction.reference, claimedAt: now.toISOString(), now: renewedAt }),
+    ).toBe(true);
+    clock.advance(10_000);
+    expect((await generate(c, body, paymentHeader(instruction.reference))).statusCode).toBe(409);
+    // Then the holder dies: nobody renews, and seconds later the agent's retry takes it over.
+    expect(CLAIM_LEASE_MS).toBeLessThanOrEqual(15_000);
+    clock.advance(CLAIM_LEASE_MS);
+    const retried = await generate(c, body, paymentHeader(instruction.reference));
+    expect(retried.statusCode).toBe(200);
+    expect((await requestRow(c, instruction.reference)).state).toBe('published');
+    // The dead holder's late heartbeat finds its claim gone.
+    expect(await renewClaim(db(c), { paymentIntentId: instruction.reference, claimedAt: renewedAt, now: renewedAt })).toBe(false);
   });
 
   it('P7: an identical retry after success returns the same 200 with Idempotent-Replayed: true', async () => {

@@ -40,6 +40,22 @@ export async function claimPaymentRequest(db: Q, input: { paymentIntentId: strin
 }
 
 /**
+ * The holder of a claim says it is still alive: moves `claimed_at` forward, only if the claim is
+ * still the one it took (`claimedAt`). False when another process took it over meanwhile.
+ */
+export async function renewClaim(db: Q, input: { paymentIntentId: string; claimedAt: string; now: string }) {
+  assertPaymentTransition(['claimed'], 'claimed');
+  const result = await db
+    .updateTable('entity_payment_requests')
+    .set({ claimed_at: input.now, updated_at: input.now })
+    .where('payment_intent_id', '=', input.paymentIntentId)
+    .where('state', '=', 'claimed')
+    .where('claimed_at', '=', input.claimedAt)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
  * Moves a request from one of `from` to `to`; true when this caller made the move. A move the
  * transition table does not allow throws before anything is written.
  */

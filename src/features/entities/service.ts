@@ -29,6 +29,7 @@ import {
   moveRequestState,
   type NewPaymentRequestRow,
   type PaymentRequestRow,
+  renewClaim,
   slugExists,
 } from './repo.js';
 import { slugify } from './slug.js';
@@ -41,8 +42,12 @@ import { isUniqueViolation } from '../../db/errors.js';
 export const PRICE = { amountMinor: 100, amount: '1.00', currency: 'aud', displayCurrency: 'AUD' } as const;
 export const PURPOSE = 'entities.generate';
 const GENERATE_PATH = '/api/entities/generate';
-/** A claim older than this is presumed dead (its process crashed) and may be taken over. */
-export const CLAIM_LEASE_MS = 120_000;
+/**
+ * A claim not renewed for this long is presumed dead (its process crashed) and may be taken over,
+ * so the agent's retry succeeds within seconds. A live holder renews it every CLAIM_HEARTBEAT_MS.
+ */
+export const CLAIM_LEASE_MS = 15_000;
+export const CLAIM_HEARTBEAT_MS = 5_000;
 /** Failed generations after payment before the payment is refunded (P9). */
 export const MAX_GENERATION_ATTEMPTS = 3;
 
@@ -285,7 +290,29 @@ async function settlePending(
     if (latest?.state === 'published') return replayPublished(context, latest);
     throw inProgress();
   }
-  return publish(context, { row, body, slug, intent, taken: input.taken });
+  const heartbeat = keepClaimAlive(context, reference, now.toISOString());
+  try {
+    return await publish(context, { row, body, slug, intent, taken: input.taken });
+  } finally {
+    heartbeat.stop();
+  }
+}
+
+/** Renews this process's claim every CLAIM_HEARTBEAT_MS until stopped (or taken over). */
+function keepClaimAlive(context: EntitiesContext, paymentIntentId: string, claimedAt: string): { stop(): void } {
+  let current = claimedAt;
+  const timer = setInterval(() => {
+    const now = isoNow(context.clock);
+    renewClaim(context.db.kysely, { paymentIntentId, claimedAt: current, now }).then(
+      (renewed) => {
+        if (renewed) current = now;
+        else clearInterval(timer);
+      },
+      (err: unknown) => context.logger.warn({ err, payment_intent: paymentIntentId }, 'could not renew a payment claim'),
+    );
+  }, CLAIM_HEARTBEAT_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 /** Issues a new intent bound to `fingerprint` and answers 402 with it (always throws). */
