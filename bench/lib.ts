@@ -124,6 +124,7 @@ export async function benchApp(seed: (deps: Deps) => Promise<void>, env: Record<
   const child = await startProcess([path.join(BENCH_DIR, '..', 'src', 'main.ts')], settings, `${url}/healthz`);
   return {
     url,
+    pid: child.pid,
     async close() {
       await stopProcess(child);
       fs.rmSync(dataDir, { recursive: true, force: true });

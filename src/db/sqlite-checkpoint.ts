@@ -23,20 +23,29 @@ export function startBackgroundCheckpoints(database: SQLite.Database, file: stri
   database.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
   const fallBack = () => database.open && database.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
   const worker = new Worker(WORKER_URL, { workerData: { file, intervalMs } });
+  // Never what keeps a process alive: a CLI command or a test ends when its own work ends.
   worker.unref();
   let stopping = false;
+  let exited = false;
   worker.on('error', fallBack);
-  worker.on('exit', () => {
-    if (!stopping) fallBack();
-  });
+  const exit = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      exited = true;
+      if (!stopping) fallBack();
+      resolve();
+    }),
+  );
   return {
     async stop() {
-      if (stopping) return;
+      if (stopping || exited) return;
       stopping = true;
-      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      // Until it has checkpointed and closed its connection, the worker must keep this process
+      // alive: an unreferenced worker's exit would never be waited for.
+      worker.ref();
       worker.postMessage('stop');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-      await worker.terminate();
+      const timer = setTimeout(() => void worker.terminate(), 2_000);
+      await exit;
+      clearTimeout(timer);
     },
   };
 }
