@@ -3,21 +3,16 @@
  * limit, validation, SQLite), against a bare node:http server answering the same JSON.
  * Run: npm run bench (all benchmarks) or npx tsx bench/collections.ts
  */
-import { createApiKey } from '../src/features/api-keys/service.js';
 import { createCollection, listCollections } from '../src/features/collections/service.js';
-import { bareServer, benchApp, measure, report } from './lib.js';
+import { bareServer, benchAccount, benchApp, measure, report } from './lib.js';
 
 let key = '';
 let page = '';
 let one = '';
 const app = await benchApp(async (deps) => {
-  const created = await createApiKey(deps, { accountEmail: 'bench@example.com' });
-  key = created.key;
-  const account = await deps.db.kysely
-    .selectFrom('accounts')
-    .select('id')
-    .where('email', '=', created.account)
-    .executeTakeFirstOrThrow();
+  const { key: created, accountId } = await benchAccount(deps, 'bench@example.com');
+  key = created;
+  const account = { id: accountId };
   for (let i = 0; i < 200; i++) await createCollection(deps, account.id, { name: `Collection ${i}`, description: 'bench' });
   page = JSON.stringify(await listCollections(deps, account.id, { limit: 50 }));
   one = JSON.stringify((await listCollections(deps, account.id, { limit: 1 })).data[0]);

@@ -14,10 +14,10 @@ import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createDeps } from '../src/deps.js';
-import { createApiKey } from '../src/features/api-keys/service.js';
 import { createCollection } from '../src/features/collections/service.js';
 import { listUsers } from '../src/features/users/service.js';
 import { encodeCursor, type PageCursor } from '../src/lib/pagination.js';
+import { benchAccount } from './lib.js';
 
 const PEOPLE = Number(process.env.BENCH_USERS ?? 1_000_000);
 const PAGE = 100;
@@ -37,8 +37,8 @@ const deps = createDeps(
 );
 const db = deps.db.kysely;
 await migrateToLatest(deps.db);
-const created = await createApiKey(deps, { accountEmail: `bench-${Date.now()}@example.com` });
-const account = await db.selectFrom('accounts').select('id').where('email', '=', created.account).executeTakeFirstOrThrow();
+const { accountId } = await benchAccount(deps, `bench-${Date.now()}@example.com`);
+const account = { id: accountId };
 const collection = await createCollection(deps, account.id, { name: 'Deep pages' });
 
 console.log(`seeding ${PEOPLE.toLocaleString('en')} people (${deps.db.dialect})…`);

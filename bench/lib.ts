@@ -12,6 +12,8 @@ import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createDeps, type Deps } from '../src/deps.js';
+import { findAccountWithEmail } from '../src/features/accounts/service.js';
+import { createApiKey } from '../src/features/api-keys/service.js';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 
@@ -144,4 +146,12 @@ export function report(title: string, baseline: Measurement, rows: Measurement[]
       `${row.name.padEnd(44)}${fmt(row.rps)}${fmt(row.p50, 2)}${fmt(row.p99, 2)}${fmt(ratio, 2)}  ${row.errors + row.non2xx}`,
     );
   }
+}
+
+/** A new account with an API key, through the services the API uses: its key and account id. */
+export async function benchAccount(deps: Deps, email: string): Promise<{ key: string; accountId: string }> {
+  const created = await createApiKey(deps, { accountEmail: email });
+  const account = await findAccountWithEmail(deps, created.account);
+  if (!account) throw new Error(`account ${created.account} was not created`);
+  return { key: created.key, accountId: account.id };
 }

@@ -6,10 +6,9 @@
  */
 import fs from 'node:fs';
 import autocannon from 'autocannon';
-import { createApiKey } from '../src/features/api-keys/service.js';
 import { createCollection } from '../src/features/collections/service.js';
 import { createUser } from '../src/features/users/service.js';
-import { benchApp } from './lib.js';
+import { benchAccount, benchApp } from './lib.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const LOAD = Number(process.env.SOAK_LOAD ?? 0.7);
@@ -18,13 +17,9 @@ let key = '';
 let collectionId = '';
 const userIds: string[] = [];
 const app = await benchApp(async (deps) => {
-  const created = await createApiKey(deps, { accountEmail: 'soak@example.com' });
+  const created = await benchAccount(deps, 'soak@example.com');
   key = created.key;
-  const account = await deps.db.kysely
-    .selectFrom('accounts')
-    .select('id')
-    .where('email', '=', created.account)
-    .executeTakeFirstOrThrow();
+  const account = { id: created.accountId };
   const collection = await createCollection(deps, account.id, { name: 'Soak' });
   collectionId = collection.id;
   for (let i = 0; i < 200; i++) {

@@ -8,10 +8,10 @@
  * /proc (resident memory and CPU time, polled) where that exists. A hostile file must not be able
  * to take a gigabyte or minutes of CPU from everybody else.
  */
+import { findOnPath, isExecutable } from '../lib/executables.js';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
 
 export class FfmpegTimeoutError extends Error {}
 export class FfmpegOutputTooLargeError extends Error {}
@@ -26,14 +26,7 @@ export interface ResourceLimits {
 }
 
 /** `prlimit` on PATH, or null (not Linux, or util-linux missing). */
-export function locatePrlimit(envPath: string = process.env.PATH ?? ''): string | null {
-  for (const dir of envPath.split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, 'prlimit');
-    if (isExecutable(candidate)) return candidate;
-  }
-  return null;
-}
+export const locatePrlimit = (envPath: string = process.env.PATH ?? ''): string | null => findOnPath('prlimit', envPath);
 
 /** Absolute path of an ffmpeg binary, or throws a message that says how to provide one. */
 export function locateFfmpeg(configured: string | null, envPath: string = process.env.PATH ?? ''): string {
@@ -41,11 +34,8 @@ export function locateFfmpeg(configured: string | null, envPath: string = proces
     if (!isExecutable(configured)) throw new Error(`FFMPEG_PATH=${configured} is not an executable file`);
     return configured;
   }
-  for (const dir of envPath.split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, 'ffmpeg');
-    if (isExecutable(candidate)) return candidate;
-  }
+  const onPath = findOnPath('ffmpeg', envPath);
+  if (onPath) return onPath;
   try {
     const shipped = (createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path: string }).path;
     if (isExecutable(shipped)) return shipped;
@@ -53,15 +43,6 @@ export function locateFfmpeg(configured: string | null, envPath: string = proces
     // not installed for this platform; fall through to the error below
   }
   throw new Error('ffmpeg not found: install it (apt-get install ffmpeg) or set FFMPEG_PATH');
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 export interface FfmpegRun {

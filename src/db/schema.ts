@@ -4,6 +4,7 @@
  * Row types stay inside repos; services and routes see domain objects.
  */
 import type { Generated } from 'kysely';
+import type { IntentStatus } from '../integrations/payments/provider.js';
 
 export interface AccountsTable {
   id: string;
@@ -205,14 +206,7 @@ export interface SandboxPaymentIntentsTable {
   amount: number;
   currency: string;
   /** Stripe's PaymentIntent statuses, so the sandbox behaves like the real processor. */
-  status:
-    | 'requires_payment_method'
-    | 'requires_confirmation'
-    | 'requires_action'
-    | 'processing'
-    | 'requires_capture'
-    | 'canceled'
-    | 'succeeded';
+  status: IntentStatus;
   /** JSON object of string values. */
   metadata: string;
   idempotency_key: string | null;

@@ -16,26 +16,13 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { locateFfmpeg } from '../../src/audio/ffmpeg.js';
+import { findOnPath, isExecutable } from '../../src/lib/executables.js';
 
 export const systemBinariesHidden = (): boolean => process.env.VOICENAME_HIDE_SYSTEM_BINARIES === '1';
 
 const require = createRequire(import.meta.url);
 
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function onPath(name: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir && isExecutable(path.join(dir, name))) return path.join(dir, name);
-  }
-  return null;
-}
+const onPath = (name: string): string | null => findOnPath(name);
 
 let ffmpeg: string | null = null;
 
