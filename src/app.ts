@@ -19,6 +19,7 @@ import { entitiesRoutes } from './features/entities/routes.js';
 import { createPlayLinkFastPath } from './features/play-links/fast-path.js';
 import { registerPlayLinkPublicRoutes } from './features/play-links/public-routes.js';
 import { playLinksRoutes } from './features/play-links/routes.js';
+import { siteRoutes } from './features/site/routes.js';
 import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -77,6 +78,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
 
   registerAssetRoutes(app, deps.assets);
+  // The product page at `/` and the favicons.
+  await app.register(siteRoutes(deps));
   await app.register(recorderRoutes(deps, { perMinute: config.recorderRateLimitPerMinute }));
   // Agent API under SITE_URL: its own error bodies (spec section 7), body limit and rate limit.
   await app.register(entitiesRoutes(deps.entities));

@@ -159,7 +159,9 @@ describe('webhooks', () => {
     await dispatchDue(t);
     const page = await get(t, alice, `/dashboard/webhooks/${id}`);
     expect(page.statusCode).toBe(200);
-    expect(page.body).toMatch(/<tr data-delivery-id="whd_[0-9a-f]{32}">\s*<td><code>recording.completed<\/code>/);
+    expect(page.body).toMatch(
+      /<article class="card delivery" data-delivery-id="whd_[0-9a-f]{32}" data-status="pending">\s*<h3><code>recording.completed<\/code>/,
+    );
     expect(page.body).toContain('Not sent yet');
   });
 });

@@ -21,6 +21,8 @@ export interface Assets {
   /** URL path of an asset by its source name, e.g. `url('recorder.ts')` → `/assets/recorder.1a2b3c4d.js`. */
   url(name: string): string;
   byPath(file: string): Asset | undefined;
+  /** An asset by its source name, for the few served at a fixed address (`/favicon.ico`). */
+  byName(name: string): Asset | undefined;
 }
 
 const CLIENT_DIR = fileURLToPath(new URL('./client/', import.meta.url));
@@ -29,6 +31,7 @@ const TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
+  '.ico': 'image/x-icon',
 };
 
 export function loadAssets(dir: string = CLIENT_DIR): Assets {
@@ -60,6 +63,7 @@ export function loadAssets(dir: string = CLIENT_DIR): Assets {
       return asset.url;
     },
     byPath: (file) => byFile.get(file),
+    byName: (name) => byName.get(name),
   };
 }
 

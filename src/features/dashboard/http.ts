@@ -19,11 +19,19 @@ export const SESSION_COOKIE = 'vn_session';
 /** Binds a sign-in link to the browser that asked for it, and carries the sign-in forms' token. */
 export const SIGN_IN_COOKIE = 'vn_signin';
 const COOKIE_PATH = '/dashboard';
+/** Form fields that may hold line breaks (textareas), as the API's multi-line fields do. */
+const MULTILINE_FIELDS = new Set(['description']);
+const ALL_VALUES = Symbol('every value of each field');
+type FormBody = Record<string, string> & { [ALL_VALUES]?: Record<string, string[]> };
 const SIGN_IN_COOKIE_MAX_AGE_S = 60 * 60;
 const FORM_BODY_LIMIT = 16 * 1024;
 
 /** No scripts at all: styles, inline images and forms posting back to us. */
 const DASHBOARD_CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self' data:", "form-action 'self'", "base-uri 'none'"];
+/** The same, for the few pages that load one of our own scripts (e.g. a copy button); never inline code. */
+const SCRIPT_PAGE_CSP = pageSecurityHeaders({ csp: [...DASHBOARD_CSP, "script-src 'self'"], https: false })[
+  'content-security-policy'
+] as string;
 
 /** Security headers on every dashboard response, and the form body parser, for one plugin scope. */
 export function registerPagePlumbing(app: FastifyInstance, options: { secure: boolean }): void {
@@ -39,17 +47,24 @@ export function registerPagePlumbing(app: FastifyInstance, options: { secure: bo
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
     (_request, body, done) => {
-      // First value wins for a repeated field; values are strings, never arrays. Every field
-      // obeys the API's text rule (no dashboard form has multi-line fields) and is kept in NFC.
-      const fields: Record<string, string> = {};
-      for (const [name, value] of new URLSearchParams(body as string)) {
-        if (unsafeTextReason(name) !== null || unsafeTextReason(value) !== null) {
+      // First value wins for a repeated field (`formField`); every value of a repeated field,
+      // such as a group of checkboxes, is kept for `formValues`. Every field obeys the API's
+      // text rule (line breaks only in the multi-line fields) and is kept in NFC.
+      const fields: FormBody = {};
+      const all: Record<string, string[]> = {};
+      for (const [name, raw] of new URLSearchParams(body as string)) {
+        const multiline = MULTILINE_FIELDS.has(name);
+        if (unsafeTextReason(name) !== null || unsafeTextReason(raw, { multiline }) !== null) {
           const field = unsafeTextReason(name) === null ? name : 'form';
           done(new AppError('parameter_invalid', `The field "${field}" ${SAFE_TEXT_RULE}.`, { param: field }), undefined);
           return;
         }
-        if (!(name in fields)) fields[name] = value.normalize('NFC');
+        // Browsers send a textarea's line breaks as CRLF; store them as the API would receive them.
+        const value = (multiline ? raw.replace(/\r\n?/g, '\n') : raw).normalize('NFC');
+        if (!(name in fields)) fields[name] = value;
+        (all[name] ??= []).push(value);
       }
+      fields[ALL_VALUES] = all;
       done(null, fields);
     },
   );
@@ -88,6 +103,21 @@ export const formField = (request: FastifyRequest, name: string): string | undef
   const body = request.body as Record<string, unknown> | undefined;
   const value = body && typeof body === 'object' ? body[name] : undefined;
   return typeof value === 'string' ? value : undefined;
+};
+
+/** Every value of a repeated form field (a group of checkboxes), in the order sent. */
+export const formValues = (request: FastifyRequest, name: string): string[] => {
+  const body = request.body as FormBody | undefined;
+  return (body && typeof body === 'object' ? body[ALL_VALUES]?.[name] : undefined) ?? [];
+};
+
+/** Lets this page load our own script files (`/assets/…`); every other dashboard page has no script source at all. */
+export const allowOwnScripts = (reply: FastifyReply) => reply.header('content-security-policy', SCRIPT_PAGE_CSP);
+
+/** The fixed success message a redirect asked for with `?notice=<code>` (never echoed input). */
+export const noticeFrom = (notices: Record<string, string>, query: unknown): string | null => {
+  const code = (query as { notice?: unknown } | undefined)?.notice;
+  return typeof code === 'string' && Object.hasOwn(notices, code) ? (notices[code] ?? null) : null;
 };
 
 const formRefused = () =>

@@ -1,7 +1,7 @@
 /**
  * The developer dashboard at `{BASE_URL}/dashboard`: server-rendered pages and plain HTML forms
  * for signed-in humans. Sign-in is by e-mailed link (`auth-routes.ts`); these pages manage
- * API keys, webhooks and claimed agent profiles through the features' own services.
+ * API keys, webhooks (`webhook-routes.ts`) and claimed agent profiles through the features' own services.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
@@ -12,18 +12,17 @@ import { apiKeyCreatedPage, apiKeysPage, MAX_KEY_NAME, revokeKeyPage } from '../
 import { errorPage, type Viewer } from '../../web/views/dashboard/layout.js';
 import { overviewPage } from '../../web/views/dashboard/overview.js';
 import { profilesPage } from '../../web/views/dashboard/profiles.js';
-import { webhookDetailPage, webhooksPage } from '../../web/views/dashboard/webhooks.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-keys/service.js';
 import { claimEntity, listClaimedEntities, setClaimedEntityVisibility, slugFromProfileInput } from '../entities/claims.js';
-import { enableWebhook, getWebhookHealth, listWebhookDeliveries, listWebhookHealth } from '../webhooks/service.js';
+import { listWebhookHealth } from '../webhooks/service.js';
 import { authRoutes } from './auth-routes.js';
 import { formField, loadSession, redirect, registerPagePlumbing, requireSession, sendPage, sessionOf } from './http.js';
 import { countSessions, signOutOtherSessions } from './service.js';
+import { webhookRoutes } from './webhook-routes.js';
 
 /** Success messages shown after a redirect, chosen by a fixed code in the query (never echoed input). */
 export const NOTICES: Record<string, string> = {
   'key-revoked': 'The key was revoked. Requests using it now fail with 401.',
-  'webhook-enabled': 'The webhook is enabled again. Deliveries that were waiting are being sent now.',
   'signed-out': 'You are signed out.',
   'sessions-ended': 'You are signed out on every other browser.',
   'profile-claimed': 'The profile is claimed by your account and shows as verified.',
@@ -34,8 +33,6 @@ const noticeOf = (query: unknown): string | null => {
   const code = (query as { notice?: unknown } | undefined)?.notice;
   return typeof code === 'string' ? (NOTICES[code] ?? null) : null;
 };
-
-const RECENT_DELIVERIES = 20;
 
 export function dashboardRoutes(deps: Deps) {
   return async (app: FastifyInstance) => {
@@ -166,39 +163,7 @@ export function dashboardRoutes(deps: Deps) {
       return redirect(reply, '/dashboard/api-keys?notice=key-revoked');
     });
 
-    // --- Webhooks -------------------------------------------------------------------------
-    app.get('/webhooks', { preHandler: requireSession }, async (request, reply) =>
-      sendPage(
-        reply,
-        webhooksPage({
-          styleUrl,
-          viewer: viewerOf(request) as Viewer,
-          webhooks: (await listWebhookHealth(deps, sessionOf(request).account.id)).reverse(),
-          notice: noticeOf(request.query),
-        }),
-      ),
-    );
-
-    app.get<{ Params: { id: string } }>('/webhooks/:id', { preHandler: requireSession }, async (request, reply) => {
-      const accountId = sessionOf(request).account.id;
-      const webhook = await getWebhookHealth(deps, accountId, request.params.id);
-      const deliveries = await listWebhookDeliveries(deps, accountId, webhook.id, { limit: RECENT_DELIVERIES });
-      return sendPage(
-        reply,
-        webhookDetailPage({
-          styleUrl,
-          viewer: viewerOf(request) as Viewer,
-          webhook,
-          deliveries: deliveries.data,
-          notice: noticeOf(request.query),
-        }),
-      );
-    });
-
-    app.post<{ Params: { id: string } }>('/webhooks/:id/enable', { preHandler: requireSession }, async (request, reply) => {
-      await enableWebhook(deps, sessionOf(request).account.id, request.params.id);
-      return redirect(reply, '/dashboard/webhooks?notice=webhook-enabled');
-    });
+    await app.register(webhookRoutes(deps, { styleUrl, viewerOf }));
 
     // --- Agent profiles -------------------------------------------------------------------
     const profileList = async (accountId: string) =>

@@ -101,6 +101,7 @@ ${entity.visibility === 'unlisted' ? html`<meta name="robots" content="noindex, 
 <meta property="og:audio:type" content="audio/mpeg">
 <link rel="alternate" type="application/json" href="${urls.machineReadable(entity.slug)}">
 <link rel="stylesheet" href="${context.assets.url('entity-profile.css')}">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <script type="application/ld+json">${jsonForScript(jsonLd)}</script>
 </head>
 <body>

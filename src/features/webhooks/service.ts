@@ -4,7 +4,7 @@
  */
 import { withTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
-import { checkOutboundUrl, OutboundError } from '../../integrations/outbound-http.js';
+import { checkOutboundUrl, OutboundError, SNIPPET_BYTES } from '../../integrations/outbound-http.js';
 import { newId } from '../../lib/ids.js';
 import { decodeCursor, toPage } from '../../lib/pagination.js';
 import { attemptDelivery, type WebhookDeps } from './delivery.js';
@@ -34,6 +34,8 @@ import {
   type Attempt,
   type CreateWebhookBody,
   type Delivery,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_URL_LENGTH,
   SUBSCRIBABLE,
   TEST_EVENT,
   type UpdateWebhookBody,
@@ -50,6 +52,15 @@ const WEBHOOK_ID = /^wh_[0-9a-f]{32}$/;
 const DELIVERY_ID = /^whd_[0-9a-f]{32}$/;
 
 const hexId = (prefix: string) => `${prefix}_${newId().replace(/-/g, '')}`;
+
+function checkDescription(description: string | null | undefined): string | null | undefined {
+  if (typeof description === 'string' && [...description].length > MAX_DESCRIPTION_LENGTH) {
+    throw new AppError('parameter_invalid', `The description must be at most ${MAX_DESCRIPTION_LENGTH} characters.`, {
+      param: 'description',
+    });
+  }
+  return description;
+}
 
 export function toWebhook(row: WebhookRow): Webhook {
   return {
@@ -89,6 +100,7 @@ const toDelivery = (row: DeliveryRow, attempts: AttemptRow[]): Delivery => ({
 });
 
 function checkEvents(events: string[]): string[] {
+  if (events.length === 0) throw new AppError('parameter_missing', 'Choose at least one event kind.', { param: 'events' });
   const allowed: readonly string[] = SUBSCRIBABLE;
   events.forEach((kind, index) => {
     if (!allowed.includes(kind)) {
@@ -108,6 +120,11 @@ const URL_ERRORS: Record<string, { code: string; message: string }> = {
 };
 
 async function checkUrl(deps: WebhookDeps, url: string): Promise<string> {
+  // The API's schema stops these first; the dashboard's forms rely on this check.
+  if (url.length === 0) throw new AppError('parameter_missing', 'Enter the URL of the receiver.', { param: 'url' });
+  if ([...url].length > MAX_URL_LENGTH) {
+    throw new AppError('parameter_invalid', `The URL must be at most ${MAX_URL_LENGTH} characters.`, { param: 'url' });
+  }
   try {
     await checkOutboundUrl(url, {
       allowPrivate: deps.config.webhooks.allowPrivateUrls,
@@ -143,6 +160,7 @@ const laterThan = (deps: WebhookDeps, previous: string) =>
 export async function createWebhook(deps: WebhookDeps, accountId: string, input: CreateWebhookBody): Promise<WebhookWithSecret> {
   const events = checkEvents(input.events);
   const url = await checkUrl(deps, input.url);
+  const description = checkDescription(input.description) ?? null;
   // Each webhook may hold MAX_IN_FLIGHT_PER_WEBHOOK send slots, so the cap bounds one account's share.
   const max = deps.config.webhooks.maxPerAccount;
   if ((await countAccountWebhooks(deps.db.kysely, accountId)) >= max) {
@@ -154,7 +172,7 @@ export async function createWebhook(deps: WebhookDeps, accountId: string, input:
     account_id: accountId,
     url,
     events: JSON.stringify(events),
-    description: input.description ?? null,
+    description,
     status: 'enabled',
     disabled_reason: null,
     disabled_at: null,
@@ -205,7 +223,7 @@ export async function updateWebhook(
   const changes: Partial<WebhookRow> = { updated_at: laterThan(deps, current.updated_at) };
   if (input.events !== undefined) changes.events = JSON.stringify(checkEvents(input.events));
   if (input.url !== undefined) changes.url = await checkUrl(deps, input.url);
-  if (input.description !== undefined) changes.description = input.description;
+  if (input.description !== undefined) changes.description = checkDescription(input.description) ?? null;
   const row = await updateWebhookRow(deps.db.kysely, current.id, changes);
   if (!row) throw notFound('webhook', 'webhook_id');
   return toWebhook(row);
@@ -358,8 +376,8 @@ export async function redeliverDelivery(deps: WebhookDeps, accountId: string, we
   return sendNow(deps, webhook, delivery, 'manual');
 }
 
-/** A page of the webhook's deliveries, newest first, each with its attempts. */
-export async function listWebhookDeliveries(
+/** A page of the webhook's delivery rows, newest first, each with its attempt rows. */
+async function deliveryRowsPage(
   deps: WebhookDeps,
   accountId: string,
   webhookId: string,
@@ -374,7 +392,55 @@ export async function listWebhookDeliveries(
   );
   const byDelivery = new Map<string, AttemptRow[]>();
   for (const attempt of attempts) byDelivery.set(attempt.delivery_id, [...(byDelivery.get(attempt.delivery_id) ?? []), attempt]);
-  return toPage(rows, limit, (row) => toDelivery(row, byDelivery.get(row.id) ?? []));
+  return toPage(rows, limit, (row) => ({ row, attempts: byDelivery.get(row.id) ?? [] }));
+}
+
+/** A page of the webhook's deliveries, newest first, each with its attempts. */
+export async function listWebhookDeliveries(
+  deps: WebhookDeps,
+  accountId: string,
+  webhookId: string,
+  query: { limit?: number; cursor?: string },
+) {
+  const page = await deliveryRowsPage(deps, accountId, webhookId, query);
+  return { ...page, data: page.data.map(({ row, attempts }) => toDelivery(row, attempts)) };
+}
+
+/** A delivery as the dashboard shows it: the exact body sent, and whether each stored response was cut. */
+export interface DeliveryLogEntry extends Omit<Delivery, 'attempts'> {
+  request_body: string;
+  attempts: (Attempt & { response_body_truncated: boolean })[];
+}
+
+/**
+ * Only the first SNIPPET_BYTES of a response are read, cut back to a whole character. A stored
+ * body that long reached the limit, so the receiver may have sent more: the only case where
+ * what is shown can differ from what was answered.
+ */
+const reachedSnippetLimit = (body: string) => Buffer.byteLength(body, 'utf8') > SNIPPET_BYTES - 4;
+
+/**
+ * The dashboard's delivery log: `listWebhookDeliveries` plus the exact request body of each
+ * delivery and, per attempt, whether its stored response body reached the 2 KB limit.
+ */
+export async function listWebhookDeliveryLog(
+  deps: WebhookDeps,
+  accountId: string,
+  webhookId: string,
+  query: { limit?: number; cursor?: string },
+) {
+  const page = await deliveryRowsPage(deps, accountId, webhookId, query);
+  return {
+    ...page,
+    data: page.data.map(({ row, attempts }): DeliveryLogEntry => {
+      const delivery = toDelivery(row, attempts);
+      return {
+        ...delivery,
+        request_body: row.payload,
+        attempts: delivery.attempts.map((a) => ({ ...a, response_body_truncated: reachedSnippetLimit(a.response_body) })),
+      };
+    }),
+  };
 }
 
 /**

@@ -56,6 +56,7 @@ ${d.playUrl.startsWith('https:') ? html`<meta property="og:audio:secure_url" con
 <meta name="twitter:player:stream" content="${d.playUrl}">
 <meta name="twitter:player:stream:content_type" content="${d.mimeType}">
 <link rel="stylesheet" href="${d.styleUrl}">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <main class="card">
@@ -96,6 +97,7 @@ export function playLinkNotFoundPage(styleUrl: string): SafeHtml {
 <meta name="robots" content="noindex">
 <title>Recording not found</title>
 <link rel="stylesheet" href="${styleUrl}">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <main class="card">

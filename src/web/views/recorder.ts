@@ -26,6 +26,7 @@ function layout(title: string, styleUrl: string, body: SafeHtml, scriptUrl?: str
 <meta name="referrer" content="no-referrer">
 <title>${title}</title>
 <link rel="stylesheet" href="${styleUrl}">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 ${body}

@@ -1,8 +1,9 @@
 /**
  * The dashboard's page frame: navigation, who is signed in, the sign-out button and notices.
- * Plain HTML forms throughout (no script at all), so every page works without JavaScript and
- * the CSP can forbid scripts outright. Every state-changing form carries the session's form
- * token through `csrfField`.
+ * Plain HTML forms throughout, so every page works without JavaScript. A page may add one of
+ * our own small scripts (`scripts`) for what needs one, such as a copy button; its route then
+ * allows them in the CSP (`allowOwnScripts`), which forbids scripts on every other page. Every
+ * state-changing form carries the session's form token through `csrfField`.
  */
 import { html, type SafeHtml } from '../../html.js';
 
@@ -21,6 +22,8 @@ export interface LayoutData {
   /** A one-line success message (fixed texts chosen by the route, never request input). */
   notice?: string | null;
   body: SafeHtml;
+  /** URLs of our own scripts this page loads (deferred); the route must call `allowOwnScripts`. */
+  scripts?: string[];
 }
 
 export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="csrf" value="${token}">`;
@@ -53,6 +56,8 @@ export function layout(data: LayoutData): SafeHtml {
 <meta name="referrer" content="no-referrer">
 <title>${data.title} · voicename dashboard</title>
 <link rel="stylesheet" href="${data.styleUrl}">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+${(data.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
 </head>
 <body>
 <header class="top">

@@ -1,4 +1,8 @@
-/** Webhook pages: the list with health and "Re-enable", and one webhook with its recent deliveries. */
+/**
+ * Webhook pages: the list with health and "Re-enable", and one webhook with its actions (edit,
+ * test event, rotate, delete) and its recent deliveries: the exact request body, every attempt's
+ * result and stored response body, and a "Redeliver" button.
+ */
 import { html, type SafeHtml } from '../../html.js';
 import { actionButton, layout, type Viewer, when } from './layout.js';
 
@@ -20,12 +24,18 @@ export interface DeliveryItem {
   status: string;
   created_at: string;
   next_attempt_at: string | null;
+  /** The exact body sent (and signed). */
+  request_body: string;
   attempts: {
     attempt: number;
+    trigger: string;
     attempted_at: string;
     response_status: number | null;
     duration_ms: number;
     error: { code: string; message: string } | null;
+    response_body: string;
+    /** The stored body reached the kept length, so the receiver may have answered more. */
+    response_body_truncated: boolean;
   }[];
 }
 
@@ -61,7 +71,7 @@ ${webhook.description ? html`<p>${webhook.description}</p>` : ''}
   <dt>Created</dt><dd>${when(webhook.created_at)}</dd>
 </dl>
 ${webhook.status === 'disabled' ? html`${disabledNote(webhook)}${reEnableButton(webhook, data.viewer)}` : ''}
-<p><a href="/dashboard/webhooks/${webhook.id}">Recent deliveries</a></p>
+<p><a href="/dashboard/webhooks/${webhook.id}">Manage and see recent deliveries</a></p>
 </article>`,
   );
   return layout({
@@ -71,7 +81,8 @@ ${webhook.status === 'disabled' ? html`${disabledNote(webhook)}${reEnableButton(
     section: 'webhooks',
     notice: data.notice ?? null,
     body: html`<h1>Webhooks</h1>
-<p>Endpoints that receive signed events. Register, change and delete them with the API (<code>POST /v1/webhooks</code>); after 10 consecutive failed attempts a webhook is disabled automatically, and you re-enable it here.</p>
+<p>Endpoints that receive signed events. After 10 consecutive failed attempts a webhook is disabled automatically, and you re-enable it here. The API does the same under <code>/v1/webhooks</code>.</p>
+<p><a class="button primary" href="/dashboard/webhooks/new" id="add-webhook">Add a webhook</a></p>
 ${data.webhooks.length === 0 ? html`<p class="empty" id="no-webhooks">No webhooks yet.</p>` : items}`,
   });
 }
@@ -81,25 +92,50 @@ function attemptResult(attempt: DeliveryItem['attempts'][number]): SafeHtml {
   return html`<span class="badge off">${attempt.response_status ?? attempt.error.code}</span> ${attempt.error.message}`;
 }
 
+const TRIGGERS: Record<string, string> = { automatic: 'automatic', manual: 'redelivery', test: 'test' };
+
+function responseBody(attempt: DeliveryItem['attempts'][number]): SafeHtml {
+  if (attempt.response_body === '') return html`<p class="muted">No response body.</p>`;
+  return html`<details class="body"><summary>Response body</summary>
+<pre class="body response-body">${attempt.response_body}</pre>
+${attempt.response_body_truncated ? html`<p class="muted truncated">Truncated: only the first 2 KB of a response are kept, and this one reached that limit.</p>` : ''}
+</details>`;
+}
+
+function deliveryCard(delivery: DeliveryItem, webhookId: string, viewer: Viewer): SafeHtml {
+  const badge = delivery.status === 'succeeded' ? 'ok' : delivery.status === 'failed' ? 'off' : 'wait';
+  return html`<article class="card delivery" data-delivery-id="${delivery.id}" data-status="${delivery.status}">
+<h3><code>${delivery.event}</code> <span class="badge ${badge}">${delivery.status}</span></h3>
+<p class="muted">Created ${when(delivery.created_at)} · ${delivery.attempts.length} ${delivery.attempts.length === 1 ? 'attempt' : 'attempts'}${
+    delivery.next_attempt_at ? html` · next attempt ${when(delivery.next_attempt_at)}` : ''
+  } · <code>${delivery.id}</code></p>
+<details class="body"><summary>Request body</summary>
+<pre class="body request-body">${delivery.request_body}</pre>
+</details>
+${
+  delivery.attempts.length === 0
+    ? html`<p class="muted">Not sent yet.</p>`
+    : html`<ol class="attempts">${delivery.attempts.map(
+        (attempt) => html`<li data-attempt="${attempt.attempt}">
+  <p>${attemptResult(attempt)} <span class="muted">${TRIGGERS[attempt.trigger] ?? attempt.trigger}, ${when(attempt.attempted_at)}, ${attempt.duration_ms} ms</span></p>
+  ${responseBody(attempt)}
+</li>`,
+      )}</ol>`
+}
+${actionButton(`/dashboard/webhooks/${webhookId}/deliveries/${delivery.id}/redeliver`, 'Redeliver', viewer.csrfToken)}
+</article>`;
+}
+
 export function webhookDetailPage(data: {
   styleUrl: string;
   viewer: Viewer;
   webhook: WebhookItem;
   deliveries: DeliveryItem[];
+  /** Link to the next, older page of deliveries; null on the last page. */
+  olderDeliveriesHref: string | null;
   notice?: string | null;
 }): SafeHtml {
   const { webhook } = data;
-  const rows = data.deliveries.map((delivery) => {
-    const last = delivery.attempts.at(-1);
-    return html`<tr data-delivery-id="${delivery.id}">
-  <td><code>${delivery.event}</code></td>
-  <td>${when(delivery.created_at)}</td>
-  <td><span class="badge ${delivery.status === 'succeeded' ? 'ok' : delivery.status === 'failed' ? 'off' : 'wait'}">${delivery.status}</span></td>
-  <td>${delivery.attempts.length}</td>
-  <td>${last ? html`${attemptResult(last)} <span class="muted">${when(last.attempted_at)}, ${last.duration_ms} ms</span>` : html`<span class="muted">Not sent yet</span>`}</td>
-  <td>${delivery.next_attempt_at ? when(delivery.next_attempt_at) : html`<span class="muted">—</span>`}</td>
-</tr>`;
-  });
   return layout({
     title: 'Webhook',
     styleUrl: data.styleUrl,
@@ -109,22 +145,27 @@ export function webhookDetailPage(data: {
     body: html`<p><a href="/dashboard/webhooks">← Webhooks</a></p>
 <article class="card webhook" data-webhook-id="${webhook.id}" data-status="${webhook.status}">
 <h1><code>${webhook.url}</code> ${statusBadge(webhook)}</h1>
+${webhook.description ? html`<p class="description">${webhook.description}</p>` : ''}
 <dl class="facts">
   <dt>Id</dt><dd><code>${webhook.id}</code></dd>
   <dt>Events</dt><dd>${webhook.events.map((e, i) => html`${i > 0 ? ', ' : ''}<code>${e}</code>`)}</dd>
   <dt>Consecutive failures</dt><dd class="failures">${webhook.consecutive_failures}</dd>
+  <dt>Created</dt><dd>${when(webhook.created_at)}</dd>
 </dl>
 ${webhook.status === 'disabled' ? html`${disabledNote(webhook)}${reEnableButton(webhook, data.viewer)}` : ''}
+<div class="row actions">
+  <a class="button" href="/dashboard/webhooks/${webhook.id}/edit">Edit</a>
+  ${actionButton(`/dashboard/webhooks/${webhook.id}/test`, 'Send test event', data.viewer.csrfToken)}
+  <a class="button" href="/dashboard/webhooks/${webhook.id}/rotate-secret">Rotate secret…</a>
+  <a class="button danger-link" href="/dashboard/webhooks/${webhook.id}/delete">Delete…</a>
+</div>
 </article>
 <h2>Recent deliveries</h2>
 ${
   data.deliveries.length === 0
-    ? html`<p class="empty">No deliveries yet.</p>`
-    : html`<table class="list" id="deliveries">
-<thead><tr><th>Event</th><th>Created</th><th>Status</th><th>Attempts</th><th>Last attempt</th><th>Next attempt</th></tr></thead>
-<tbody>${rows}</tbody>
-</table>
-<p class="muted">Full delivery logs, redelivery and test events: <code>GET /v1/webhooks/${webhook.id}/deliveries</code>.</p>`
+    ? html`<p class="empty" id="no-deliveries">No deliveries yet. Send a test event to see one.</p>`
+    : html`<div id="deliveries">${data.deliveries.map((d) => deliveryCard(d, webhook.id, data.viewer))}</div>
+${data.olderDeliveriesHref ? html`<p><a href="${data.olderDeliveriesHref}" id="older-deliveries">Older deliveries</a></p>` : ''}`
 }`,
   });
 }

@@ -1,0 +1,245 @@
+/**
+ * The dashboard's webhook pages, through the same webhooks service the /v1 API uses: list,
+ * register (the secret shown once), edit, delete, test event, secret rotation (shown once),
+ * the delivery log with redelivery, and re-enabling a webhook that was disabled automatically.
+ * Registered inside the dashboard plugin, so its session, form-token and error handling apply.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import type { Viewer } from '../../web/views/dashboard/layout.js';
+import {
+  deleteWebhookPage,
+  type FormError,
+  rotateSecretPage,
+  type WebhookInput,
+  webhookFormPage,
+  webhookSecretPage,
+} from '../../web/views/dashboard/webhook-forms.js';
+import { webhookDetailPage, webhooksPage } from '../../web/views/dashboard/webhooks.js';
+import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH, SUBSCRIBABLE } from '../webhooks/schemas.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  enableWebhook,
+  getWebhookHealth,
+  listWebhookDeliveryLog,
+  listWebhookHealth,
+  redeliverDelivery,
+  rotateWebhookSecret,
+  sendTestEvent,
+  updateWebhook,
+} from '../webhooks/service.js';
+import { allowOwnScripts, formField, formValues, noticeFrom, redirect, requireSession, sendPage, sessionOf } from './http.js';
+
+const NOTICES: Record<string, string> = {
+  'webhook-enabled': 'The webhook is enabled again. Deliveries that were waiting are being sent now.',
+  'webhook-updated': 'The webhook is saved.',
+  'webhook-deleted': 'The webhook is deleted. Nothing more is sent to it.',
+  'test-delivered': 'The test event was delivered: the receiver answered with a 2xx status.',
+  'test-failed': 'The test event was not delivered. Its attempt is below.',
+  redelivered: 'The delivery was sent again and the receiver accepted it.',
+  'redelivery-failed': 'The delivery was sent again and failed. The attempt is below; automatic retries go on as scheduled.',
+};
+
+const RECENT_DELIVERIES = 20;
+const FORM_FIELDS = new Set(['url', 'events', 'description']);
+
+type IdRoute = { Params: { id: string } };
+
+export interface PageContext {
+  styleUrl: string;
+  viewerOf: (request: FastifyRequest) => Viewer | null;
+}
+
+/** The form's fields as typed, kept to show them again when the form is refused. */
+const inputOf = (request: FastifyRequest): WebhookInput => ({
+  url: (formField(request, 'url') ?? '').trim(),
+  events: formValues(request, 'events'),
+  description: (formField(request, 'description') ?? '').trim(),
+});
+
+/** A service refusal placed next to the field it names (`events[2]` → the events), or above the form. */
+function formErrorOf(error: AppError): FormError {
+  const field = error.param?.replace(/\[\d+\]$/, '') ?? null;
+  return { field: field !== null && FORM_FIELDS.has(field) ? (field as FormError['field']) : null, message: error.message };
+}
+
+export function webhookRoutes(deps: Deps, page: PageContext) {
+  return async (app: FastifyInstance) => {
+    const { styleUrl } = page;
+    const copyScriptUrl = deps.assets.url('copy-button.ts');
+    const viewer = (request: FastifyRequest) => page.viewerOf(request) as Viewer;
+    const accountOf = (request: FastifyRequest) => sessionOf(request).account.id;
+    const limits = { url: MAX_URL_LENGTH, description: MAX_DESCRIPTION_LENGTH };
+
+    const sendForm = (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      form: { webhook: { id: string; url: string } | null; input: WebhookInput; error?: FormError },
+      status = 200,
+    ) =>
+      sendPage(reply, webhookFormPage({ styleUrl, viewer: viewer(request), eventKinds: SUBSCRIBABLE, limits, ...form }), status);
+
+    /** Runs a form's service call; a refusal (4xx but 404) shows the form again with the input and the reason. */
+    const submitForm = async <T>(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      webhook: { id: string; url: string } | null,
+      action: () => Promise<T>,
+    ): Promise<{ done: T } | { refused: FastifyReply }> => {
+      try {
+        return { done: await action() };
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status >= 500 || error.status === 404) throw error;
+        const form = { webhook, input: inputOf(request), error: formErrorOf(error) };
+        return { refused: await sendForm(request, reply, form, error.status) };
+      }
+    };
+
+    /** The form's fields as the service takes them (an empty description clears it). */
+    const fieldsOf = (request: FastifyRequest) => {
+      const input = inputOf(request);
+      return { url: input.url, events: input.events, description: input.description === '' ? null : input.description };
+    };
+
+    app.get('/webhooks', { preHandler: requireSession }, async (request, reply) =>
+      sendPage(
+        reply,
+        webhooksPage({
+          styleUrl,
+          viewer: viewer(request),
+          webhooks: (await listWebhookHealth(deps, accountOf(request))).reverse(),
+          notice: noticeFrom(NOTICES, request.query),
+        }),
+      ),
+    );
+
+    app.get('/webhooks/new', { preHandler: requireSession }, async (request, reply) =>
+      sendForm(request, reply, { webhook: null, input: { url: '', events: ['recording.completed'], description: '' } }),
+    );
+
+    app.post('/webhooks', { preHandler: requireSession }, async (request, reply) => {
+      const result = await submitForm(request, reply, null, () => createWebhook(deps, accountOf(request), fieldsOf(request)));
+      if ('refused' in result) return result.refused;
+      const created = result.done;
+      allowOwnScripts(reply);
+      const secretPage = webhookSecretPage({
+        styleUrl,
+        viewer: viewer(request),
+        copyScriptUrl,
+        webhook: created,
+        secret: created.secret,
+        reason: 'created',
+      });
+      return sendPage(reply, secretPage, 201);
+    });
+
+    app.get<IdRoute>('/webhooks/:id', { preHandler: requireSession }, async (request, reply) => {
+      const accountId = accountOf(request);
+      const webhook = await getWebhookHealth(deps, accountId, request.params.id);
+      const cursor = (request.query as { cursor?: unknown }).cursor;
+      const deliveries = await listWebhookDeliveryLog(deps, accountId, webhook.id, {
+        limit: RECENT_DELIVERIES,
+        ...(typeof cursor === 'string' ? { cursor } : {}),
+      });
+      return sendPage(
+        reply,
+        webhookDetailPage({
+          styleUrl,
+          viewer: viewer(request),
+          webhook,
+          deliveries: deliveries.data,
+          olderDeliveriesHref: deliveries.next_cursor
+            ? `/dashboard/webhooks/${webhook.id}?cursor=${encodeURIComponent(deliveries.next_cursor)}`
+            : null,
+          notice: noticeFrom(NOTICES, request.query),
+        }),
+      );
+    });
+
+    app.get<IdRoute>('/webhooks/:id/edit', { preHandler: requireSession }, async (request, reply) => {
+      const webhook = await getWebhookHealth(deps, accountOf(request), request.params.id);
+      return sendForm(request, reply, {
+        webhook,
+        input: { url: webhook.url, events: webhook.events, description: webhook.description ?? '' },
+      });
+    });
+
+    app.post<IdRoute>('/webhooks/:id/edit', { preHandler: requireSession }, async (request, reply) => {
+      const webhook = await getWebhookHealth(deps, accountOf(request), request.params.id);
+      const result = await submitForm(request, reply, webhook, () =>
+        updateWebhook(deps, accountOf(request), webhook.id, fieldsOf(request)),
+      );
+      if ('refused' in result) return result.refused;
+      return redirect(reply, `/dashboard/webhooks/${webhook.id}?notice=webhook-updated`);
+    });
+
+    app.get<IdRoute>('/webhooks/:id/delete', { preHandler: requireSession }, async (request, reply) =>
+      sendPage(
+        reply,
+        deleteWebhookPage({
+          styleUrl,
+          viewer: viewer(request),
+          webhook: await getWebhookHealth(deps, accountOf(request), request.params.id),
+        }),
+      ),
+    );
+
+    app.post<IdRoute>('/webhooks/:id/delete', { preHandler: requireSession }, async (request, reply) => {
+      await deleteWebhook(deps, accountOf(request), request.params.id);
+      return redirect(reply, '/dashboard/webhooks?notice=webhook-deleted');
+    });
+
+    app.post<IdRoute>('/webhooks/:id/test', { preHandler: requireSession }, async (request, reply) => {
+      const delivery = await sendTestEvent(deps, accountOf(request), request.params.id);
+      const notice = delivery.status === 'succeeded' ? 'test-delivered' : 'test-failed';
+      return redirect(reply, `/dashboard/webhooks/${delivery.webhook_id}?notice=${notice}`);
+    });
+
+    app.get<IdRoute>('/webhooks/:id/rotate-secret', { preHandler: requireSession }, async (request, reply) =>
+      sendPage(
+        reply,
+        rotateSecretPage({
+          styleUrl,
+          viewer: viewer(request),
+          webhook: await getWebhookHealth(deps, accountOf(request), request.params.id),
+        }),
+      ),
+    );
+
+    app.post<IdRoute>('/webhooks/:id/rotate-secret', { preHandler: requireSession }, async (request, reply) => {
+      const rotated = await rotateWebhookSecret(deps, accountOf(request), request.params.id);
+      allowOwnScripts(reply);
+      return sendPage(
+        reply,
+        webhookSecretPage({
+          styleUrl,
+          viewer: viewer(request),
+          copyScriptUrl,
+          webhook: rotated,
+          secret: rotated.secret,
+          reason: 'rotated',
+        }),
+      );
+    });
+
+    app.post<{ Params: { id: string; deliveryId: string } }>(
+      '/webhooks/:id/deliveries/:deliveryId/redeliver',
+      { preHandler: requireSession },
+      async (request, reply) => {
+        const delivery = await redeliverDelivery(deps, accountOf(request), request.params.id, request.params.deliveryId);
+        const succeeded = delivery.attempts.at(-1)?.error === null;
+        return redirect(
+          reply,
+          `/dashboard/webhooks/${delivery.webhook_id}?notice=${succeeded ? 'redelivered' : 'redelivery-failed'}`,
+        );
+      },
+    );
+
+    app.post<IdRoute>('/webhooks/:id/enable', { preHandler: requireSession }, async (request, reply) => {
+      await enableWebhook(deps, accountOf(request), request.params.id);
+      return redirect(reply, '/dashboard/webhooks?notice=webhook-enabled');
+    });
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * The root of the site: the product page at `/` and the favicons. The app serves every path on
+ * every host (BASE_URL and SITE_URL may name the same server or two), so `/` answers on both;
+ * its links are absolute, each to the address that serves what it points at.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Deps } from '../../deps.js';
+import { pageSecurityHeaders } from '../../http/security-headers.js';
+import { homePage } from '../../web/views/home.js';
+import { PRICE } from '../entities/service.js';
+
+/** No script at all: our own styles and icons, and links (no forms). */
+const HOME_CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self' data:", "base-uri 'none'", "form-action 'none'"];
+/** The page holds nothing personal; a few minutes in shared caches is fine. */
+const HOME_CACHE = 'public, max-age=300';
+/** Icons change rarely and their addresses are fixed (browsers ask for `/favicon.ico` by name). */
+const ICON_CACHE = 'public, max-age=86400';
+
+export function siteRoutes(deps: Deps) {
+  return async (app: FastifyInstance) => {
+    const { config } = deps;
+    const { urls } = deps.entities;
+    const page = homePage({
+      styleUrl: deps.assets.url('home.css'),
+      links: {
+        dashboard: `${config.baseUrl}/dashboard`,
+        docs: `${config.baseUrl}/docs`,
+        discovery: urls.discovery,
+        llmsTxt: urls.docs,
+        profileExample: urls.profile('your-agent'),
+      },
+      agentPrice: `${PRICE.amount} ${PRICE.displayCurrency}`,
+    }).toString();
+    const headers = pageSecurityHeaders({ csp: HOME_CSP, https: config.baseUrl.startsWith('https:') });
+
+    app.get('/', { schema: { hide: true } }, async (_request, reply) =>
+      reply.headers(headers).header('cache-control', HOME_CACHE).type('text/html; charset=utf-8').send(page),
+    );
+
+    const icon = (name: string) => {
+      const asset = deps.assets.byName(name);
+      if (!asset) throw new Error(`missing asset ${name}`);
+      return async (_request: unknown, reply: FastifyReply) =>
+        reply
+          .header('cache-control', ICON_CACHE)
+          .header('x-content-type-options', 'nosniff')
+          .header('cross-origin-resource-policy', 'cross-origin')
+          .type(asset.contentType)
+          .send(asset.body);
+    };
+    app.get('/favicon.ico', { schema: { hide: true } }, icon('favicon.ico'));
+    app.get('/favicon.svg', { schema: { hide: true } }, icon('favicon.svg'));
+  };
+}

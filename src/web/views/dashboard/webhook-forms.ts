@@ -1,0 +1,150 @@
+/**
+ * Webhook forms: register and edit (URL, events, description), the one-time secret page (after
+ * registering and after a rotation, with a copy button), and the delete and rotate confirmations.
+ */
+import { html, type SafeHtml } from '../../html.js';
+import { actionButton, csrfField, layout, type Viewer } from './layout.js';
+
+export interface WebhookInput {
+  url: string;
+  events: string[];
+  description: string;
+}
+
+/** A refusal to show on the form; `field` places it next to that input, null above the form. */
+export interface FormError {
+  field: 'url' | 'events' | 'description' | null;
+  message: string;
+}
+
+const EVENT_HELP: Record<string, string> = {
+  'recording.completed': 'someone finished recording their name',
+  'recording.deleted': 'a recording was deleted',
+  '*': 'every event, including kinds added later',
+};
+
+const errorFor = (error: FormError | null | undefined, field: FormError['field']): SafeHtml =>
+  error && error.field === field ? html`<p class="error" id="${field ?? 'form'}-error">${error.message}</p>` : html``;
+
+const invalidAttrs = (error: FormError | null | undefined, field: NonNullable<FormError['field']>): SafeHtml =>
+  error && error.field === field ? html` aria-invalid="true" aria-describedby="${field}-error"` : html``;
+
+export function webhookFormPage(data: {
+  styleUrl: string;
+  viewer: Viewer;
+  eventKinds: readonly string[];
+  limits: { url: number; description: number };
+  /** null: a new webhook; else the webhook being edited. */
+  webhook: { id: string; url: string } | null;
+  input: WebhookInput;
+  error?: FormError | null;
+}): SafeHtml {
+  const { input, error, webhook } = data;
+  const action = webhook ? `/dashboard/webhooks/${webhook.id}/edit` : '/dashboard/webhooks';
+  const title = webhook ? 'Edit webhook' : 'Add a webhook';
+  return layout({
+    title,
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'webhooks',
+    body: html`<p><a href="${webhook ? `/dashboard/webhooks/${webhook.id}` : '/dashboard/webhooks'}">← ${webhook ? 'Webhook' : 'Webhooks'}</a></p>
+<section class="card">
+<h1>${title}</h1>
+${error && error.field === null ? html`<p class="error" id="form-error" role="alert">${error.message}</p>` : ''}
+<form method="post" action="${action}" class="stack" id="webhook-form">
+  ${csrfField(data.viewer.csrfToken)}
+  <label for="webhook-url">Receiver URL <span class="muted">(HTTPS, reachable from the internet; it receives POST requests)</span></label>
+  <input id="webhook-url" name="url" type="url" required maxlength="${data.limits.url}" autocomplete="off" spellcheck="false"
+    placeholder="https://example.com/voicename/webhook" value="${input.url}"${invalidAttrs(error, 'url')}>
+  ${errorFor(error, 'url')}
+  <fieldset class="choices"${error?.field === 'events' ? html` aria-describedby="events-error"` : ''}>
+    <legend>Events to send</legend>
+    ${data.eventKinds.map(
+      (
+        kind,
+        i,
+      ) => html`<label class="choice"><input type="checkbox" name="events" value="${kind}" id="event-${i}"${input.events.includes(kind) ? ' checked' : ''}>
+      <span><code>${kind}</code> <span class="muted">${EVENT_HELP[kind] ?? ''}</span></span></label>`,
+    )}
+  </fieldset>
+  ${errorFor(error, 'events')}
+  <label for="webhook-description">Description <span class="muted">(optional, up to ${data.limits.description} characters)</span></label>
+  <textarea id="webhook-description" name="description" rows="3" maxlength="${data.limits.description}"${invalidAttrs(error, 'description')}>${input.description}</textarea>
+  ${errorFor(error, 'description')}
+  <div class="row">
+    <button type="submit" class="primary">${webhook ? 'Save changes' : 'Add webhook'}</button>
+    <a class="button" href="${webhook ? `/dashboard/webhooks/${webhook.id}` : '/dashboard/webhooks'}">Cancel</a>
+  </div>
+</form>
+${webhook ? '' : html`<p class="muted">The signing secret is shown once, on the next page.</p>`}
+</section>`,
+  });
+}
+
+export function webhookSecretPage(data: {
+  styleUrl: string;
+  viewer: Viewer;
+  copyScriptUrl: string;
+  webhook: { id: string; url: string };
+  secret: string;
+  reason: 'created' | 'rotated';
+}): SafeHtml {
+  const created = data.reason === 'created';
+  return layout({
+    title: created ? 'Webhook added' : 'New signing secret',
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'webhooks',
+    scripts: [data.copyScriptUrl],
+    body: html`<section class="card webhook">
+<h1>${created ? 'Webhook added' : 'New signing secret'}: <code>${data.webhook.url}</code></h1>
+<p class="warning"><strong>Copy the signing secret now.</strong> This is the only time it is shown. If you lose it, rotate the secret to get a new one.</p>
+<label for="webhook-secret">Signing secret</label>
+<div class="copy-row">
+  <input id="webhook-secret" class="secret" readonly value="${data.secret}" spellcheck="false" autocomplete="off">
+  <button type="button" data-copy="webhook-secret" data-copy-status="copy-status" hidden>Copy</button>
+</div>
+<p class="muted" id="copy-status" role="status"></p>
+${
+  created
+    ? html`<p>Verify each delivery with it: <code>X-Service-Signature</code> is the hex HMAC-SHA256 of the raw body keyed with this whole string, and the Standard Webhooks headers (<code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>) work with the <code>standardwebhooks</code> libraries.</p>`
+    : html`<p>The previous secret keeps signing for 24 hours so your receiver can switch without losing deliveries: until then <code>X-Service-Signature</code> stays on the previous secret, <code>X-Service-Signature-Next</code> carries this one, and <code>webhook-signature</code> carries both.</p>`
+}
+<p><a href="/dashboard/webhooks/${data.webhook.id}" class="button">I have copied it</a></p>
+</section>`,
+  });
+}
+
+export function deleteWebhookPage(data: { styleUrl: string; viewer: Viewer; webhook: { id: string; url: string } }): SafeHtml {
+  return layout({
+    title: 'Delete webhook',
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'webhooks',
+    body: html`<section class="card narrow webhook">
+<h1>Delete the webhook <code>${data.webhook.url}</code>?</h1>
+<p class="warning">Nothing more is sent to it, including deliveries still waiting for a retry, and its delivery log is deleted. This cannot be undone.</p>
+<div class="row">
+  ${actionButton(`/dashboard/webhooks/${data.webhook.id}/delete`, 'Delete webhook', data.viewer.csrfToken, 'danger')}
+  <a href="/dashboard/webhooks/${data.webhook.id}" class="button">Cancel</a>
+</div>
+</section>`,
+  });
+}
+
+export function rotateSecretPage(data: { styleUrl: string; viewer: Viewer; webhook: { id: string; url: string } }): SafeHtml {
+  return layout({
+    title: 'Rotate signing secret',
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'webhooks',
+    body: html`<section class="card narrow webhook">
+<h1>Rotate the signing secret of <code>${data.webhook.url}</code>?</h1>
+<p>A new secret is made and shown once. The current one keeps signing next to it for 24 hours, so update your receiver within that time.</p>
+<div class="row">
+  ${actionButton(`/dashboard/webhooks/${data.webhook.id}/rotate-secret`, 'Rotate secret', data.viewer.csrfToken, 'primary')}
+  <a href="/dashboard/webhooks/${data.webhook.id}" class="button">Cancel</a>
+</div>
+</section>`,
+  });
+}
