@@ -19,6 +19,7 @@ import { entitiesRoutes } from './features/entities/routes.js';
 import { createPlayLinkFastPath } from './features/play-links/fast-path.js';
 import { registerPlayLinkPublicRoutes } from './features/play-links/public-routes.js';
 import { playLinksRoutes } from './features/play-links/routes.js';
+import { registerAuditLog } from './http/audit.js';
 import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -26,6 +27,7 @@ import { registerBodyTimeout } from './http/body-timeout.js';
 import { registerJsonParser } from './http/json-body.js';
 import { registerOpenApi } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
+import { registerRouteCatalogue } from './http/route-catalogue.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerAssetRoutes } from './web/assets.js';
 
@@ -57,6 +59,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  registerRouteCatalogue(app);
   app.setValidatorCompiler(validatorCompiler);
   // JSON only by default; routes that take other bodies (audio, CSV) register their own parsers.
   app.removeContentTypeParser('text/plain');
@@ -67,6 +70,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   app.decorateRequest('auth', null);
+  registerAuditLog(app, deps);
 
   await registerOpenApi(app, config);
 
