@@ -74,13 +74,15 @@ export function dashboardRoutes(deps: Deps) {
       const title =
         status === 404
           ? 'Not found'
-          : status === 403
-            ? 'Form refused'
-            : status === 429
-              ? 'Too many requests'
-              : status < 500
-                ? 'Request refused'
-                : 'Something went wrong';
+          : known.code === 'role_forbidden'
+            ? 'Not allowed'
+            : status === 403
+              ? 'Form refused'
+              : status === 429
+                ? 'Too many requests'
+                : status < 500
+                  ? 'Request refused'
+                  : 'Something went wrong';
       const message =
         known.code !== 'internal_error' ? known.message : 'Something went wrong on our side. Try again in a moment.';
       reply.headers(known.headers);
