@@ -20,6 +20,7 @@ import { createPlayLinkFastPath } from './features/play-links/fast-path.js';
 import { registerPlayLinkPublicRoutes } from './features/play-links/public-routes.js';
 import { playLinksRoutes } from './features/play-links/routes.js';
 import { siteRoutes } from './features/site/routes.js';
+import { registerAuditLog } from './http/audit.js';
 import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -27,6 +28,7 @@ import { registerBodyTimeout } from './http/body-timeout.js';
 import { registerJsonParser } from './http/json-body.js';
 import { registerOpenApi } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
+import { registerRouteCatalogue } from './http/route-catalogue.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerAssetRoutes } from './web/assets.js';
 
@@ -58,6 +60,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  registerRouteCatalogue(app);
   app.setValidatorCompiler(validatorCompiler);
   // JSON only by default; routes that take other bodies (audio, CSV) register their own parsers.
   app.removeContentTypeParser('text/plain');
@@ -68,6 +71,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   app.decorateRequest('auth', null);
+  registerAuditLog(app, deps);
 
   await registerOpenApi(app, config);
 

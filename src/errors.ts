@@ -62,6 +62,13 @@ const kinds = {
   mail_unavailable: { status: 503, type: 'api_error' },
   claim_token_invalid: { status: 403, type: 'invalid_request_error' },
   entity_already_claimed: { status: 409, type: 'invalid_request_error' },
+  /** The signed-in member's role does not allow this (viewers read only; members and the audit log are for owners). */
+  role_forbidden: { status: 403, type: 'invalid_request_error' },
+  member_exists: { status: 409, type: 'invalid_request_error' },
+  /** Removing or demoting the organisation's only owner would leave nobody able to manage it. */
+  last_owner: { status: 409, type: 'invalid_request_error' },
+  invitation_invalid: { status: 400, type: 'invalid_request_error' },
+  invitation_rate_limited: { status: 429, type: 'rate_limit_error' },
   internal_error: { status: 500, type: 'api_error' },
   service_unavailable: { status: 503, type: 'api_error' },
   // The agent entity API: its codes are the spec's `status` values, and its own error handler

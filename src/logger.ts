@@ -38,4 +38,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 
 /** Masks path segments that are bearer capabilities (recorder tokens, dashboard sign-in links). */
 export const maskUrl = (url: string): string =>
-  url.replace(/\/r\/[^/?#]+/, '/r/[redacted]').replace(/^\/dashboard\/sign-in\/[^/?#]+/, '/dashboard/sign-in/[redacted]');
+  url
+    .replace(/\/r\/[^/?#]+/, '/r/[redacted]')
+    .replace(/^\/dashboard\/sign-in\/[^/?#]+/, '/dashboard/sign-in/[redacted]')
+    .replace(/^\/dashboard\/invitations\/[^/?#]+/, '/dashboard/invitations/[redacted]');

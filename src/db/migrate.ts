@@ -7,6 +7,7 @@ import * as m0005 from './migrations/0005_play_links.js';
 import * as m0006 from './migrations/0006_webhooks.js';
 import * as m0007 from './migrations/0007_entities.js';
 import * as m0008 from './migrations/0008_dashboard.js';
+import * as m0011 from './migrations/0011_organisations.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -17,9 +18,20 @@ const migrations: Record<string, Migration> = {
   '0006_webhooks': m0006,
   '0007_entities': m0007,
   '0008_dashboard': m0008,
+  '0011_organisations': m0011,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Every migration's name, oldest first. */
+export const migrationNames = (): string[] => Object.keys(migrations);
+
+/** Runs the migrations up to and including `name` (or back down to it): tests of a migration start from the schema before it. */
+export async function migrateTo(db: Db, name: string): Promise<void> {
+  const migrator = new Migrator({ db: db.kysely, provider, ...(db.schema ? { migrationTableSchema: db.schema } : {}) });
+  const { error } = await migrator.migrateTo(name);
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+}
 
 /** Brings the schema up to date. Safe to run from several processes at once (Kysely takes a lock). */
 export async function migrateToLatest(db: Db): Promise<string[]> {

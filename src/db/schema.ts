@@ -12,6 +12,49 @@ export interface AccountsTable {
   created_at: string;
 }
 
+export type MemberRole = 'owner' | 'admin' | 'viewer';
+
+/** A person's membership of an organisation (an `accounts` row is the organisation). */
+export interface AccountMembersTable {
+  account_id: string;
+  /** Lower-cased e-mail of the person. */
+  email: string;
+  role: MemberRole;
+  created_at: string;
+  /** E-mail of the member who invited this one; null for the owner the account started with. */
+  invited_by: string | null;
+}
+
+/** An e-mailed invitation to join an organisation (single use, expires). */
+export interface AccountInvitationsTable {
+  id: string;
+  /** SHA-256 hex of the token in the link. */
+  token_hash: string;
+  account_id: string;
+  email: string;
+  role: MemberRole;
+  invited_by: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+/** Who did what to an organisation's data, written when a mutating request succeeds. */
+export interface AuditLogTable {
+  id: string;
+  account_id: string;
+  actor_kind: 'member' | 'api_key';
+  /** The member's e-mail, or the API key's public prefix. */
+  actor: string;
+  /** The API key's name; null for members. */
+  actor_name: string | null;
+  /** e.g. `api_key.created`, `webhook.deleted`. */
+  action: string;
+  object_id: string | null;
+  ip: string;
+  created_at: string;
+}
+
 export interface ApiKeysTable {
   id: string;
   account_id: string;
@@ -267,11 +310,14 @@ export interface DashboardSignInTokensTable {
   used_at: string | null;
 }
 
-/** A signed-in dashboard browser. */
+/** A signed-in dashboard browser: a person, acting in one organisation. */
 export interface DashboardSessionsTable {
   /** SHA-256 hex of the session id in the cookie. */
   id_hash: string;
-  account_id: string;
+  /** The signed-in person. */
+  email: string;
+  /** The organisation the session acts in; null until a person with several picks one. */
+  account_id: string | null;
   created_at: string;
   expires_at: string;
   user_agent: string | null;
@@ -279,6 +325,9 @@ export interface DashboardSessionsTable {
 
 export interface Database {
   accounts: AccountsTable;
+  account_members: AccountMembersTable;
+  account_invitations: AccountInvitationsTable;
+  audit_log: AuditLogTable;
   api_keys: ApiKeysTable;
   collections: CollectionsTable;
   users: UsersTable;

@@ -41,10 +41,12 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   clock?: Clock;
   overrides?: Omit<DepsOverrides, 'db' | 'clock'>;
+  /** An existing, migrated database to serve (default: a fresh one); closed and dropped with the app. */
+  database?: TestDatabase;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-data-'));
   const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, BASE_URL: 'http://localhost:3000', ...options.env });
   config.database = database.config;

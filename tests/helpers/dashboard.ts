@@ -93,3 +93,36 @@ export async function signIn(t: TestApp, email: string, ip = '203.0.113.10'): Pr
   expect(overview.statusCode).toBe(200);
   return Object.assign(browser, { csrf: csrfOf(overview.body) });
 }
+
+/** The invitation link in the last message the development mailbox holds for `email`. */
+export function lastInvitationLink(t: TestApp, email: string): string {
+  const message = t.deps.mailer.lastMessageTo(email);
+  if (!message) throw new Error(`no mail to ${email}`);
+  const match = /(https?:\/\/\S+\/dashboard\/invitations\/\S+)/.exec(message.text);
+  if (!match) throw new Error('no invitation link in the message');
+  return match[1] as string;
+}
+
+/**
+ * `owner` invites `email` with `role` through the members page; the invitee opens the mailed
+ * link in a fresh browser and joins. Returns that browser, signed in to the owner's organisation.
+ */
+export async function inviteAndJoin(
+  t: TestApp,
+  owner: Browserish & { csrf: string },
+  email: string,
+  role: 'owner' | 'admin' | 'viewer',
+  ip = '203.0.113.50',
+): Promise<Browserish & { csrf: string }> {
+  const invited = await post(t, owner, '/dashboard/members/invite', { csrf: owner.csrf, email, role });
+  expect(invited.statusCode).toBe(303);
+  const browser = newBrowser(ip);
+  const path = pathOf(lastInvitationLink(t, email));
+  const offer = await get(t, browser, path);
+  expect(offer.statusCode).toBe(200);
+  const joined = await post(t, browser, path, { csrf: csrfOf(offer.body) });
+  expect(joined.statusCode).toBe(303);
+  const overview = await get(t, browser, '/dashboard');
+  expect(overview.statusCode).toBe(200);
+  return Object.assign(browser, { csrf: csrfOf(overview.body) });
+}

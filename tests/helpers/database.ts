@@ -21,7 +21,9 @@ export interface TestDatabase {
 
 export const usingPostgres = (): boolean => /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '');
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** `migrate: false` leaves the schema empty (migration tests bring it to the state they start from). */
+export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const migrate = options.migrate ?? true;
   if (usingPostgres()) {
     const url = process.env.DATABASE_URL as string;
     const schema = `t_${randomToken(9)
@@ -33,7 +35,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await admin.end();
     const config: DatabaseConfig = { dialect: 'postgres', url };
     const db = openDb(config, { schema, poolSize: 5 });
-    await migrateToLatest(db);
+    if (migrate) await migrateToLatest(db);
     const withSchema = new URL(url);
     withSchema.searchParams.set('options', `-c search_path=${schema}`);
     return {
@@ -52,7 +54,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const file = path.join(dir, 'test.db');
   const config: DatabaseConfig = { dialect: 'sqlite', file };
   const db = openDb(config);
-  await migrateToLatest(db);
+  if (migrate) await migrateToLatest(db);
   return {
     db,
     config,

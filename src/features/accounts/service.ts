@@ -1,14 +1,54 @@
+/**
+ * Accounts are organisations. An `accounts` row (identified by the e-mail it was created with)
+ * owns API keys, collections, webhooks and claimed profiles; people belong to it as members with
+ * a role. A new account starts with one member, its e-mail address, as owner.
+ */
 import type { Db } from '../../db/index.js';
+import type { MemberRole } from '../../db/schema.js';
+import { type TransactionDeps, withTransaction } from '../../db/transaction.js';
 import { invalid } from '../../errors.js';
-import { type Clock, isoNow } from '../../lib/clock.js';
+import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { type AccountRow, findAccountByEmail, findAccountById, upsertAccountByEmail } from './repo.js';
+import {
+  type AccountRow,
+  findAccountByEmail,
+  findAccountById,
+  findMember,
+  insertMember,
+  listMembershipsOfEmail,
+  upsertAccountByEmail,
+} from './repo.js';
+
+export type { MemberRole } from '../../db/schema.js';
 
 export interface Account {
   id: string;
   email: string;
   created_at: string;
 }
+
+export interface Member {
+  accountId: string;
+  email: string;
+  role: MemberRole;
+  createdAt: string;
+  invitedBy: string | null;
+}
+
+export interface Membership {
+  accountId: string;
+  /** The organisation's own e-mail (the address the account was created with): its name. */
+  accountEmail: string;
+  role: MemberRole;
+}
+
+export const MEMBER_ROLES: readonly MemberRole[] = ['viewer', 'admin', 'owner'];
+
+export const isMemberRole = (value: unknown): value is MemberRole => MEMBER_ROLES.includes(value as MemberRole);
+
+/** True when `role` is at least `minimum` (viewer < admin < owner). */
+export const roleAtLeast = (role: MemberRole, minimum: MemberRole): boolean =>
+  MEMBER_ROLES.indexOf(role) >= MEMBER_ROLES.indexOf(minimum);
 
 const EMAIL = /^[^\s@<>()",;:]+@[^\s@<>()",;:]+\.[^\s@<>()",;:]+$/;
 
@@ -19,12 +59,24 @@ export function normalizeEmail(email: string): string {
 }
 
 /**
- * Returns the account identified by this e-mail address, creating it on first use.
- * Accounts are identified by e-mail only; sign-in belongs to the dashboard.
+ * Returns the account identified by this e-mail address, creating it on first use together with
+ * its first member (that address, as owner), in one transaction.
  */
-export async function ensureAccount(deps: { db: Db; clock: Clock }, email: string): Promise<Account> {
+export async function ensureAccount(deps: TransactionDeps, email: string): Promise<Account> {
   const row: AccountRow = { id: newId(), email: normalizeEmail(email), created_at: isoNow(deps.clock) };
-  return upsertAccountByEmail(deps.db.kysely, row);
+  return withTransaction(deps, async (tx) => {
+    const stored = await upsertAccountByEmail(tx.trx, row);
+    if (stored.id === row.id) {
+      await insertMember(tx.trx, {
+        account_id: row.id,
+        email: row.email,
+        role: 'owner',
+        created_at: row.created_at,
+        invited_by: null,
+      });
+    }
+    return stored;
+  });
 }
 
 /** The account with this (already normalised) e-mail address, if it exists. */
@@ -33,3 +85,42 @@ export const findAccountWithEmail = (deps: { db: Db }, email: string): Promise<A
 
 /** The account with this id, if it exists. */
 export const findAccount = (deps: { db: Db }, id: string): Promise<Account | undefined> => findAccountById(deps.db.kysely, id);
+
+export const toMember = (row: {
+  account_id: string;
+  email: string;
+  role: MemberRole;
+  created_at: string;
+  invited_by: string | null;
+}): Member => ({
+  accountId: row.account_id,
+  email: row.email,
+  role: row.role,
+  createdAt: row.created_at,
+  invitedBy: row.invited_by,
+});
+
+/** The person's membership of the organisation, or undefined when they are not (or no longer) a member. */
+export async function findMembership(deps: { db: Db }, accountId: string, email: string): Promise<Member | undefined> {
+  const row = await findMember(deps.db.kysely, accountId, email);
+  return row ? toMember(row) : undefined;
+}
+
+/** Every organisation the person belongs to, oldest membership first. */
+export async function listMemberships(deps: { db: Db }, email: string): Promise<Membership[]> {
+  const rows = await listMembershipsOfEmail(deps.db.kysely, email);
+  return rows.map((row) => ({ accountId: row.account_id, accountEmail: row.account_email, role: row.role }));
+}
+
+/**
+ * The organisation a person signing in acts in: their only one; the one created now when they
+ * belong to none and no account has their address (first sign-in); or null when they must pick
+ * one of several (or belong to none because they were removed from their own).
+ */
+export async function organisationAtSignIn(deps: TransactionDeps, email: string): Promise<Account | null> {
+  const memberships = await listMemberships(deps, email);
+  if (memberships.length === 1) return (await findAccount(deps, (memberships[0] as Membership).accountId)) ?? null;
+  if (memberships.length > 1) return null;
+  if (await findAccountWithEmail(deps, email)) return null;
+  return ensureAccount(deps, email);
+}

@@ -1,12 +1,12 @@
-import type { Db } from '../../db/index.js';
+import type { TransactionDeps } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
-import { type Clock, isoNow } from '../../lib/clock.js';
+import { isoNow } from '../../lib/clock.js';
 import { newId, randomToken } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
 import { ensureAccount, findAccountWithEmail, normalizeEmail } from '../accounts/service.js';
 import { type ApiKeyRow, findApiKeyByPrefix, insertApiKey, listApiKeysByAccount, revokeApiKeyById, touchApiKey } from './repo.js';
 
-type Deps = { db: Db; clock: Clock };
+type Deps = TransactionDeps;
 
 /** Key layout: `vn_` + 12-character lookup id + 32-character secret (24 random bytes, 192 bits). */
 const KEY_PATTERN = /^vn_([A-Za-z0-9_-]{12})([A-Za-z0-9_-]{32})$/;
@@ -31,6 +31,9 @@ export interface ApiKeyView {
 export interface AuthContext {
   accountId: string;
   apiKeyId: string;
+  /** The key's public prefix and name: how the audit log names the key. */
+  apiKeyPrefix: string;
+  apiKeyName: string | null;
 }
 
 const view = (row: ApiKeyRow, account: string): ApiKeyView => ({
@@ -100,5 +103,5 @@ export async function authenticate(deps: Deps, header: string | undefined): Prom
     // Not awaited on purpose: a failed bookkeeping write must not fail the request.
     touchApiKey(deps.db.kysely, row.id, now.toISOString()).catch(() => {});
   }
-  return { accountId: row.account_id, apiKeyId: row.id };
+  return { accountId: row.account_id, apiKeyId: row.id, apiKeyPrefix: row.prefix, apiKeyName: row.name };
 }

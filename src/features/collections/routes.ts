@@ -21,7 +21,10 @@ export const collectionsRoutes =
 
     app.post(
       '/collections',
-      { schema: { tags, summary: 'Create a collection', body: CreateCollectionBody, response: { 201: Collection, ...errors } } },
+      {
+        config: { audit: 'collection.created' },
+        schema: { tags, summary: 'Create a collection', body: CreateCollectionBody, response: { 201: Collection, ...errors } },
+      },
       async (request, reply) => reply.code(201).send(await createCollection(deps, accountOf(request), request.body)),
     );
 
@@ -47,6 +50,7 @@ export const collectionsRoutes =
     app.patch(
       '/collections/:collection_id',
       {
+        config: { audit: 'collection.updated' },
         schema: {
           tags,
           summary: 'Update a collection',
@@ -61,6 +65,7 @@ export const collectionsRoutes =
     app.delete(
       '/collections/:collection_id',
       {
+        config: { audit: 'collection.archived' },
         schema: {
           tags,
           summary: 'Archive a collection',

@@ -15,16 +15,15 @@ import {
   formField,
   readCookie,
   redirect,
+  personOf,
   requireFormToken,
-  requireSession,
   SESSION_COOKIE,
   SIGN_IN_COOKIE,
   sendPage,
-  sessionOf,
   setCookie,
-  setSignInCookie,
+  signInBinding,
 } from './http.js';
-import { completeSignIn, formToken, newBrowserSecret, requestSignIn, signInPath, signOut } from './service.js';
+import { completeSignIn, formToken, requestSignIn, signInPath, signOut } from './service.js';
 
 const SIGNED_OUT_NOTICE = 'You are signed out.';
 
@@ -32,26 +31,24 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
   const { styleUrl, secure } = options;
 
   /** The browser's sign-in binding secret, set now if it has none. */
-  const bindingSecret = (request: FastifyRequest, reply: FastifyReply): string => {
-    const existing = readCookie(request, SIGN_IN_COOKIE);
-    if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
-    const secret = newBrowserSecret();
-    setSignInCookie(reply, secret, secure);
-    return secret;
-  };
+  const bindingSecret = (request: FastifyRequest, reply: FastifyReply): string => signInBinding(request, reply, secure);
+  // Everything here is reachable before a session exists (and checks its own form tokens), or
+  // ends the person's session whatever organisation and role they have: nothing changes an
+  // organisation's data, so nothing is audited.
+  const signInForm = { access: 'public', audit: { exempt: 'signs a browser in; no organisation data changes' } } as const;
 
   const mailboxUrl = (email: string, clientIp: string) =>
     deps.mailer.keepsMessages && isLoopbackAddress(clientIp) ? `/dashboard/dev/mailbox?email=${encodeURIComponent(email)}` : null;
 
   return async (app: FastifyInstance) => {
-    app.get('/sign-in', async (request, reply) => {
-      if (request.dashboard) return redirect(reply, '/dashboard');
+    app.get('/sign-in', { config: { access: 'public' } }, async (request, reply) => {
+      if (request.dashboardPerson) return redirect(reply, '/dashboard');
       const signedOut = (request.query as { notice?: string }).notice === 'signed-out';
       const csrfToken = formToken(bindingSecret(request, reply));
       return sendPage(reply, signInPage({ styleUrl, csrfToken, notice: signedOut ? SIGNED_OUT_NOTICE : null }));
     });
 
-    app.post('/sign-in', async (request, reply) => {
+    app.post('/sign-in', { config: signInForm }, async (request, reply) => {
       const email = (formField(request, 'email') ?? '').trim();
       try {
         requireFormToken(request, readCookie(request, SIGN_IN_COOKIE));
@@ -104,7 +101,7 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
       return sendPage(reply, errorPage({ styleUrl, title: 'Sign-in link not valid', message: error.message, next }), 400);
     };
 
-    app.get<{ Params: { token: string } }>('/sign-in/:token', async (request, reply) => {
+    app.get<{ Params: { token: string } }>('/sign-in/:token', { config: { access: 'public' } }, async (request, reply) => {
       try {
         return await finishSignIn(request, reply, false);
       } catch (error) {
@@ -112,7 +109,7 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
       }
     });
 
-    app.post<{ Params: { token: string } }>('/sign-in/:token', async (request, reply) => {
+    app.post<{ Params: { token: string } }>('/sign-in/:token', { config: signInForm }, async (request, reply) => {
       requireFormToken(request, readCookie(request, SIGN_IN_COOKIE));
       try {
         return await finishSignIn(request, reply, true);
@@ -121,8 +118,9 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
       }
     });
 
-    app.post('/sign-out', { preHandler: requireSession }, async (request, reply) => {
-      await signOut(deps, sessionOf(request).sessionId);
+    const signOutConfig = { access: 'signed-in', audit: { exempt: 'ends the signed-in person’s own session' } } as const;
+    app.post('/sign-out', { config: signOutConfig }, async (request, reply) => {
+      await signOut(deps, personOf(request).sessionId);
       clearCookie(reply, SESSION_COOKIE, secure);
       return redirect(reply, '/dashboard/sign-in?notice=signed-out');
     });
@@ -130,7 +128,7 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
     // Anyone who can read the mailbox can sign in as anyone: only this machine may, and only when
     // mail is not really sent. `request.ip` is the client's address (the proxy's header is used
     // only when TRUST_PROXY says the proxy is ours).
-    app.get('/dev/mailbox', async (request, reply) => {
+    app.get('/dev/mailbox', { config: { access: 'public' } }, async (request, reply) => {
       if (!deps.mailer.keepsMessages || !isLoopbackAddress(request.ip)) return reply.callNotFound();
       const email = String((request.query as { email?: unknown }).email ?? '')
         .trim()

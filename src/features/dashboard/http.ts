@@ -7,13 +7,27 @@ import { AppError } from '../../errors.js';
 import { pageSecurityHeaders } from '../../http/security-headers.js';
 import { SAFE_TEXT_RULE, unsafeTextReason } from '../../lib/text.js';
 import type { SafeHtml } from '../../web/html.js';
-import { checkFormToken, type DashboardDeps, type DashboardSession, findDashboardSession } from './service.js';
+import type { Viewer } from '../../web/views/dashboard/layout.js';
+import { newBrowserSecret } from './service.js';
+import {
+  checkFormToken,
+  type DashboardDeps,
+  type DashboardSession,
+  findDashboardSession,
+  type SignedInPerson,
+} from './service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** The signed-in member and the organisation they act in; null without a session or before picking one. */
     dashboard: DashboardSession | null;
+    /** The signed-in person, whether or not they act in an organisation yet. */
+    dashboardPerson: SignedInPerson | null;
   }
 }
+
+/** Where a signed-in person without a current organisation picks one. */
+export const ORGANISATIONS_PATH = '/dashboard/organisations';
 
 export const SESSION_COOKIE = 'vn_session';
 /** Binds a sign-in link to the browser that asked for it, and carries the sign-in forms' token. */
@@ -94,6 +108,18 @@ export const clearCookie = (reply: FastifyReply, name: string, secure: boolean) 
 export const setSignInCookie = (reply: FastifyReply, value: string, secure: boolean) =>
   setCookie(reply, SIGN_IN_COOKIE, value, { maxAgeSeconds: SIGN_IN_COOKIE_MAX_AGE_S, secure });
 
+/**
+ * The browser's sign-in binding secret (the `vn_signin` cookie), set now if it has none. Forms
+ * shown before a session exists (sign-in, link confirmations) derive their token from it.
+ */
+export function signInBinding(request: FastifyRequest, reply: FastifyReply, secure: boolean): string {
+  const existing = readCookie(request, SIGN_IN_COOKIE);
+  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
+  const secret = newBrowserSecret();
+  setSignInCookie(reply, secret, secure);
+  return secret;
+}
+
 export const sendPage = (reply: FastifyReply, page: SafeHtml, status = 200) =>
   reply.code(status).type('text/html; charset=utf-8').send(page.toString());
 
@@ -135,23 +161,48 @@ export function requireFormToken(request: FastifyRequest, secret: string | null)
   if (!checkFormToken(secret, formField(request, 'csrf'))) throw formRefused();
 }
 
-/** onRequest/preHandler: loads the session from its cookie into `request.dashboard` (or null). */
+/** onRequest: loads the session from its cookie into `request.dashboardPerson` and `request.dashboard` (or null). */
 export const loadSession = (deps: DashboardDeps) => async (request: FastifyRequest) => {
-  request.dashboard = await findDashboardSession(deps, readCookie(request, SESSION_COOKIE) ?? undefined);
+  const found = await findDashboardSession(deps, readCookie(request, SESSION_COOKIE) ?? undefined);
+  request.dashboardPerson = found?.person ?? null;
+  request.dashboard = found?.organisation ?? null;
 };
 
 /**
- * preHandler of pages that need a signed-in account: GETs without a session go to the sign-in
- * page; POSTs also need the session's form token.
+ * preHandler of pages that need a member acting in an organisation: without a session they go to
+ * the sign-in page, without an organisation to the organisation picker; POSTs also need the
+ * session's form token. (The dashboard's access hook, `access.ts`, already does all of this for
+ * every route; this guard only keeps handlers honest.)
  */
 export const requireSession = async (request: FastifyRequest, reply: FastifyReply) => {
   const session = request.dashboard;
-  if (!session) return redirect(reply, '/dashboard/sign-in');
+  if (!session) return redirect(reply, request.dashboardPerson ? ORGANISATIONS_PATH : '/dashboard/sign-in');
   if (request.method !== 'GET' && request.method !== 'HEAD') requireFormToken(request, session.sessionId);
 };
 
-/** The signed-in session of a handler behind `requireSession`. */
+/** Who the page frame shows as signed in: the person, and the organisation and role they act with. */
+export function viewerOf(request: FastifyRequest): Viewer | null {
+  const session = request.dashboard;
+  if (session) {
+    return {
+      email: session.member.email,
+      csrfToken: session.csrfToken,
+      organisation: session.account.email,
+      role: session.member.role,
+    };
+  }
+  const person = request.dashboardPerson;
+  return person ? { email: person.email, csrfToken: person.csrfToken } : null;
+}
+
+/** The signed-in member of a handler whose access is a role (the default for every route). */
 export function sessionOf(request: FastifyRequest): DashboardSession {
   if (!request.dashboard) throw new Error('route is missing requireSession');
   return request.dashboard;
+}
+
+/** The signed-in person of a handler whose access is `signed-in` or a role. */
+export function personOf(request: FastifyRequest): SignedInPerson {
+  if (!request.dashboardPerson) throw new Error('route is not behind the dashboard access hook');
+  return request.dashboardPerson;
 }

@@ -7,7 +7,6 @@ export type SessionRow = Selectable<DashboardSessionsTable>;
 
 export const insertSignInToken = (db: Db, row: SignInTokenRow) => db.insertInto('dashboard_sign_in_tokens').values(row).execute();
 
-/** Sign-in links asked for since `since`, for one address and from one client address. */
 /** Sign-in requests since `since`: for this address, from this client, and both at once. */
 export async function countRecentSignInRequests(db: Db, input: { email: string; ipHash: string; since: string }) {
   const count = (where: Partial<Record<'email' | 'ip_hash', string>>) => {
@@ -68,21 +67,25 @@ export const findLiveSession = (db: Db, idHash: string, now: string): Promise<Se
 export const deleteSession = (db: Db, idHash: string) =>
   db.deleteFrom('dashboard_sessions').where('id_hash', '=', idHash).execute();
 
-/** Every session of the account except `keepIdHash`; returns how many ended. */
-export async function deleteOtherSessions(db: Db, accountId: string, keepIdHash: string): Promise<number> {
+/** Sets the organisation a session acts in. */
+export const updateSessionAccount = (db: Db, idHash: string, accountId: string) =>
+  db.updateTable('dashboard_sessions').set({ account_id: accountId }).where('id_hash', '=', idHash).execute();
+
+/** Every session of the person except `keepIdHash`; returns how many ended. */
+export async function deleteOtherSessions(db: Db, email: string, keepIdHash: string): Promise<number> {
   const result = await db
     .deleteFrom('dashboard_sessions')
-    .where('account_id', '=', accountId)
+    .where('email', '=', email)
     .where('id_hash', '!=', keepIdHash)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
-export const countAccountSessions = async (db: Db, accountId: string, now: string): Promise<number> => {
+export const countPersonSessions = async (db: Db, email: string, now: string): Promise<number> => {
   const row = await db
     .selectFrom('dashboard_sessions')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
+    .where('email', '=', email)
     .where('expires_at', '>', now)
     .executeTakeFirstOrThrow();
   return Number(row.n);

@@ -1,7 +1,12 @@
 /**
  * The developer dashboard at `{BASE_URL}/dashboard`: server-rendered pages and plain HTML forms
  * for signed-in humans. Sign-in is by e-mailed link (`auth-routes.ts`); these pages manage
- * API keys, webhooks (`webhook-routes.ts`) and claimed agent profiles through the features' own services.
+ * API keys, webhooks (`webhook-routes.ts`) and claimed agent profiles through the features' own services; members,
+ * organisations and the audit log are in `members-routes.ts` and `audit-routes.ts`.
+ *
+ * Every route passes `enforceAccess` (`access.ts`): by default any member may GET and only admins
+ * and owners may change anything; a route's `config.access` says otherwise. Every mutating route
+ * names its audit action in `config.audit` (src/http/audit.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
@@ -9,14 +14,28 @@ import { AppError } from '../../errors.js';
 import { toAppError } from '../../http/error-handler.js';
 import { isUuid } from '../../lib/ids.js';
 import { apiKeyCreatedPage, apiKeysPage, MAX_KEY_NAME, revokeKeyPage } from '../../web/views/dashboard/api-keys.js';
+import { auditObject } from '../../http/audit.js';
 import { errorPage, type Viewer } from '../../web/views/dashboard/layout.js';
 import { overviewPage } from '../../web/views/dashboard/overview.js';
 import { profilesPage } from '../../web/views/dashboard/profiles.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-keys/service.js';
 import { claimEntity, listClaimedEntities, setClaimedEntityVisibility, slugFromProfileInput } from '../entities/claims.js';
 import { listWebhookHealth } from '../webhooks/service.js';
+import { enforceAccess } from './access.js';
+import { auditRoutes } from './audit-routes.js';
 import { authRoutes } from './auth-routes.js';
-import { formField, loadSession, redirect, registerPagePlumbing, requireSession, sendPage, sessionOf } from './http.js';
+import {
+  formField,
+  loadSession,
+  personOf,
+  redirect,
+  registerPagePlumbing,
+  requireSession,
+  sendPage,
+  sessionOf,
+  viewerOf,
+} from './http.js';
+import { membersRoutes } from './members-routes.js';
 import { countSessions, signOutOtherSessions } from './service.js';
 import { webhookRoutes } from './webhook-routes.js';
 
@@ -39,11 +58,10 @@ export function dashboardRoutes(deps: Deps) {
     const secure = deps.config.dashboard.secureCookies;
     const styleUrl = deps.assets.url('dashboard.css');
     app.decorateRequest('dashboard', null);
+    app.decorateRequest('dashboardPerson', null);
     registerPagePlumbing(app, { secure });
     app.addHook('onRequest', loadSession(deps));
-
-    const viewerOf = (request: { dashboard: { account: { email: string }; csrfToken: string } | null }): Viewer | null =>
-      request.dashboard ? { email: request.dashboard.account.email, csrfToken: request.dashboard.csrfToken } : null;
+    app.addHook('preHandler', enforceAccess);
 
     app.setErrorHandler((error, request, reply) => {
       // Fastify's own failures (unreadable bodies, limits) keep their 4xx status; the rest are 500.
@@ -53,13 +71,15 @@ export function dashboardRoutes(deps: Deps) {
       const title =
         status === 404
           ? 'Not found'
-          : status === 403
-            ? 'Form refused'
-            : status === 429
-              ? 'Too many requests'
-              : status < 500
-                ? 'Request refused'
-                : 'Something went wrong';
+          : known.code === 'role_forbidden'
+            ? 'Not allowed'
+            : status === 403
+              ? 'Form refused'
+              : status === 429
+                ? 'Too many requests'
+                : status < 500
+                  ? 'Request refused'
+                  : 'Something went wrong';
       const message =
         known.code !== 'internal_error' ? known.message : 'Something went wrong on our side. Try again in a moment.';
       reply.headers(known.headers);
@@ -79,13 +99,15 @@ export function dashboardRoutes(deps: Deps) {
     );
 
     await app.register(authRoutes(deps, { styleUrl, secure }));
+    await app.register(membersRoutes(deps, { styleUrl, secure }));
+    await app.register(auditRoutes(deps, { styleUrl }));
 
     app.get('/', { preHandler: requireSession }, async (request, reply) => {
       const session = sessionOf(request);
       const [keys, webhooks, sessions, profiles] = await Promise.all([
         listApiKeys(deps, session.account.email),
         listWebhookHealth(deps, session.account.id),
-        countSessions(deps, session.account.id),
+        countSessions(deps, session.member.email),
         listClaimedEntities(deps, session.account.id),
       ]);
       return sendPage(
@@ -104,8 +126,10 @@ export function dashboardRoutes(deps: Deps) {
       );
     });
 
-    app.post('/sessions/revoke-others', { preHandler: requireSession }, async (request, reply) => {
-      await signOutOtherSessions(deps, sessionOf(request));
+    // A kind of sign-out: it ends only the person's own other sessions, whatever their role.
+    const endSessions = { access: 'signed-in', audit: { exempt: 'ends the signed-in person’s own other sessions' } } as const;
+    app.post('/sessions/revoke-others', { config: endSessions }, async (request, reply) => {
+      await signOutOtherSessions(deps, personOf(request));
       return redirect(reply, '/dashboard?notice=sessions-ended');
     });
 
@@ -121,13 +145,14 @@ export function dashboardRoutes(deps: Deps) {
 
     app.get('/api-keys', { preHandler: requireSession }, async (request, reply) => sendPage(reply, await keysPage(request)));
 
-    app.post('/api-keys', { preHandler: requireSession }, async (request, reply) => {
+    app.post('/api-keys', { preHandler: requireSession, config: { audit: 'api_key.created' } }, async (request, reply) => {
       const session = sessionOf(request);
       const name = (formField(request, 'name') ?? '').trim();
       if ([...name].length > MAX_KEY_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
         return sendPage(reply, await keysPage(request, `The name must be at most ${MAX_KEY_NAME} characters of text.`), 400);
       }
       const created = await createApiKey(deps, { accountEmail: session.account.email, name: name === '' ? null : name });
+      auditObject(request, created.id);
       return sendPage(
         reply,
         apiKeyCreatedPage({
@@ -152,7 +177,8 @@ export function dashboardRoutes(deps: Deps) {
       return sendPage(reply, revokeKeyPage({ styleUrl, viewer: viewerOf(request) as Viewer, key }));
     });
 
-    app.post<{ Params: { id: string } }>('/api-keys/:id/revoke', { preHandler: requireSession }, async (request, reply) => {
+    const revokeKey = { preHandler: requireSession, config: { audit: 'api_key.revoked' } };
+    app.post<{ Params: { id: string } }>('/api-keys/:id/revoke', revokeKey, async (request, reply) => {
       if (!isUuid(request.params.id)) throw new AppError('resource_missing', 'No such active API key in your account.');
       // Scoped to the signed-in account: another account's key id is a 404, as if it did not exist.
       await revokeApiKey(deps, request.params.id, sessionOf(request).account.id).catch((error) => {
@@ -186,7 +212,7 @@ export function dashboardRoutes(deps: Deps) {
       sendPage(reply, await renderProfiles(request)),
     );
 
-    app.post('/profiles/claim', { preHandler: requireSession }, async (request, reply) => {
+    app.post('/profiles/claim', { preHandler: requireSession, config: { audit: 'profile.claimed' } }, async (request, reply) => {
       const profileInput = (formField(request, 'profile') ?? '').trim().slice(0, 300);
       const token = (formField(request, 'deletion_token') ?? '').trim();
       const slug = slugFromProfileInput(profileInput);
@@ -194,6 +220,7 @@ export function dashboardRoutes(deps: Deps) {
         sendPage(reply, await renderProfiles(request, { error, profileInput }), status);
       if (slug === null) return refuse(400, 'Enter the profile URL (…/e/<name>) or the name part of it.');
       if (token === '' || token.length > 100) return refuse(400, 'Enter the deletion token from the receipt.');
+      auditObject(request, slug);
       try {
         await claimEntity(deps, sessionOf(request).account.id, slug, token);
       } catch (error) {
@@ -205,7 +232,7 @@ export function dashboardRoutes(deps: Deps) {
 
     app.post<{ Params: { slug: string } }>(
       '/profiles/:slug/visibility',
-      { preHandler: requireSession },
+      { preHandler: requireSession, config: { audit: 'profile.visibility_changed' } },
       async (request, reply) => {
         const visibility = formField(request, 'visibility') ?? '';
         try {

@@ -7,14 +7,23 @@
  */
 import { createHmac } from 'node:crypto';
 import type { Db } from '../../db/index.js';
-import { AppError } from '../../errors.js';
+import type { TransactionDeps } from '../../db/transaction.js';
+import { AppError, notFound } from '../../errors.js';
 import type { Mailer } from '../../integrations/mailer.js';
 import { type Clock, isoNow } from '../../lib/clock.js';
 import { randomToken } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
-import { type Account, ensureAccount, findAccount, normalizeEmail } from '../accounts/service.js';
+import { acceptInvitation } from '../accounts/members-service.js';
 import {
-  countAccountSessions,
+  type Account,
+  findAccount,
+  findMembership,
+  type Member,
+  normalizeEmail,
+  organisationAtSignIn,
+} from '../accounts/service.js';
+import {
+  countPersonSessions,
   countRecentSignInRequests,
   deleteExpiredAuthRows,
   deleteOtherSessions,
@@ -24,12 +33,11 @@ import {
   insertSession,
   insertSignInToken,
   oldestSignInRequestSince,
+  updateSessionAccount,
   useSignInToken,
 } from './repo.js';
 
-export interface DashboardDeps {
-  db: Db;
-  clock: Clock;
+export interface DashboardDeps extends TransactionDeps {
   mailer: Mailer;
   config: { baseUrl: string; dashboard: { sessionTtlMs: number } };
 }
@@ -123,7 +131,8 @@ export async function requestSignIn(
 }
 
 export type SignInResult =
-  { kind: 'signed_in'; sessionId: string; account: Account; expiresAt: string } | { kind: 'confirm'; email: string };
+  /** `account` is null when the person belongs to several organisations (or none) and must pick one. */
+  { kind: 'signed_in'; sessionId: string; account: Account | null; expiresAt: string } | { kind: 'confirm'; email: string };
 
 const linkInvalid = () =>
   new AppError('sign_in_link_invalid', 'This sign-in link has expired or has already been used. Ask for a new one.');
@@ -134,7 +143,8 @@ const linkInvalid = () =>
  * (another device, or a mail scanner following links) gets `confirm` and nothing is used up.
  * With `confirmed` true (the person pressed "Sign in" on that confirmation) it signs in.
  * Signing in uses the link up (exactly once, even under races), creates the account on first
- * use and opens a session lasting SESSION_TTL. A bad, used or expired link: 400 `sign_in_link_invalid`.
+ * use and opens a session lasting SESSION_TTL, in the person's only organisation (or in none yet
+ * when they belong to several: they pick one). A bad, used or expired link: 400 `sign_in_link_invalid`.
  */
 export async function completeSignIn(
   deps: DashboardDeps,
@@ -149,21 +159,39 @@ export async function completeSignIn(
     row.browser_hash !== null && input.browserSecret !== null && safeEqual(sha256Hex(input.browserSecret), row.browser_hash);
   if (!sameBrowser && !input.confirmed) return { kind: 'confirm', email: row.email };
   if (!(await useSignInToken(deps.db.kysely, tokenHash, nowIso))) throw linkInvalid();
-  const account = await ensureAccount(deps, row.email);
+  const account = await organisationAtSignIn(deps, row.email);
+  return { kind: 'signed_in', account, ...(await openSession(deps, row.email, account, input.userAgent)) };
+}
+
+async function openSession(deps: DashboardDeps, email: string, account: Account | null, userAgent: string | undefined) {
   const sessionId = newBrowserSecret();
   const expiresAt = new Date(deps.clock.now().getTime() + deps.config.dashboard.sessionTtlMs).toISOString();
   await insertSession(deps.db.kysely, {
     id_hash: sha256Hex(sessionId),
-    account_id: account.id,
-    created_at: nowIso,
+    email,
+    account_id: account?.id ?? null,
+    created_at: isoNow(deps.clock),
     expires_at: expiresAt,
-    user_agent: input.userAgent?.slice(0, 200) ?? null,
+    user_agent: userAgent?.slice(0, 200) ?? null,
   });
-  return { kind: 'signed_in', sessionId, account, expiresAt };
+  return { sessionId, expiresAt };
 }
 
-export interface DashboardSession {
-  account: Account;
+/**
+ * Redeems an invitation link (see `acceptInvitation`: single use, 7 days) and signs its address
+ * in to the inviting organisation: the link was mailed to that address, as a sign-in link is.
+ */
+export async function signInWithInvitation(
+  deps: DashboardDeps,
+  input: { token: string; userAgent: string | undefined },
+): Promise<{ sessionId: string; account: Account; expiresAt: string }> {
+  const { account, email } = await acceptInvitation(deps, input.token);
+  return { account, ...(await openSession(deps, email, account, input.userAgent)) };
+}
+
+/** A signed-in browser: the person, whichever organisation they act in (if any yet). */
+export interface SignedInPerson {
+  email: string;
   /** The raw session id from the cookie (to derive form tokens). */
   sessionId: string;
   expiresAt: string;
@@ -171,14 +199,37 @@ export interface DashboardSession {
   csrfToken: string;
 }
 
-/** The live session for a cookie value, or null (missing, malformed, expired or signed out). */
-export async function findDashboardSession(deps: DashboardDeps, sessionId: string | undefined): Promise<DashboardSession | null> {
+/** A signed-in member acting in an organisation (`account`), with their role there. */
+export interface DashboardSession extends SignedInPerson {
+  account: Account;
+  member: Member;
+}
+
+/**
+ * The live session for a cookie value, or null (missing, malformed, expired or signed out).
+ * `organisation` is null while the person has not picked an organisation, or is no longer a
+ * member of the one the session acted in (removal takes effect at the next request).
+ */
+export async function findDashboardSession(
+  deps: DashboardDeps,
+  sessionId: string | undefined,
+): Promise<{ person: SignedInPerson; organisation: DashboardSession | null } | null> {
   if (sessionId === undefined || !SECRET_PATTERN.test(sessionId)) return null;
   const row = await findLiveSession(deps.db.kysely, sha256Hex(sessionId), isoNow(deps.clock));
   if (!row) return null;
-  const account = await findAccount(deps, row.account_id);
-  if (!account) return null;
-  return { account, sessionId, expiresAt: row.expires_at, csrfToken: formToken(sessionId) };
+  const person: SignedInPerson = { email: row.email, sessionId, expiresAt: row.expires_at, csrfToken: formToken(sessionId) };
+  if (row.account_id === null) return { person, organisation: null };
+  const [account, member] = await Promise.all([
+    findAccount(deps, row.account_id),
+    findMembership(deps, row.account_id, row.email),
+  ]);
+  return { person, organisation: account && member ? { ...person, account, member } : null };
+}
+
+/** Makes the session act in another of the person's organisations (not a member there: 404). */
+export async function switchOrganisation(deps: DashboardDeps, person: SignedInPerson, accountId: string): Promise<void> {
+  if (!(await findMembership(deps, accountId, person.email))) throw notFound('organisation of yours', 'account');
+  await updateSessionAccount(deps.db.kysely, sha256Hex(person.sessionId), accountId);
 }
 
 /** Ends this session (sign out). Idempotent. */
@@ -186,13 +237,13 @@ export async function signOut(deps: DashboardDeps, sessionId: string): Promise<v
   await deleteSession(deps.db.kysely, sha256Hex(sessionId));
 }
 
-/** Ends every other session of the account (other browsers and devices); returns how many. */
-export const signOutOtherSessions = (deps: DashboardDeps, session: DashboardSession): Promise<number> =>
-  deleteOtherSessions(deps.db.kysely, session.account.id, sha256Hex(session.sessionId));
+/** Ends every other session of the person (other browsers and devices); returns how many. */
+export const signOutOtherSessions = (deps: DashboardDeps, person: SignedInPerson): Promise<number> =>
+  deleteOtherSessions(deps.db.kysely, person.email, sha256Hex(person.sessionId));
 
-/** Live sessions of the account (this one included). */
-export const countSessions = (deps: DashboardDeps, accountId: string): Promise<number> =>
-  countAccountSessions(deps.db.kysely, accountId, isoNow(deps.clock));
+/** Live sessions of the person (this one included). */
+export const countSessions = (deps: DashboardDeps, email: string): Promise<number> =>
+  countPersonSessions(deps.db.kysely, email, isoNow(deps.clock));
 
 /** Periodic clean-up: expired sessions, and sign-in rows older than a day. */
 export async function purgeDashboardAuth(deps: { db: Db; clock: Clock }) {

@@ -4,6 +4,7 @@
  * the delivery log with redelivery, and re-enabling a webhook that was disabled automatically.
  * Registered inside the dashboard plugin, so its session, form-token and error handling apply.
  */
+import { auditObject } from '../../http/audit.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
@@ -119,10 +120,11 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
       sendForm(request, reply, { webhook: null, input: { url: '', events: ['recording.completed'], description: '' } }),
     );
 
-    app.post('/webhooks', { preHandler: requireSession }, async (request, reply) => {
+    app.post('/webhooks', { preHandler: requireSession, config: { audit: 'webhook.created' } }, async (request, reply) => {
       const result = await submitForm(request, reply, null, () => createWebhook(deps, accountOf(request), fieldsOf(request)));
       if ('refused' in result) return result.refused;
       const created = result.done;
+      auditObject(request, created.id);
       allowOwnScripts(reply);
       const secretPage = webhookSecretPage({
         styleUrl,
@@ -166,14 +168,18 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
       });
     });
 
-    app.post<IdRoute>('/webhooks/:id/edit', { preHandler: requireSession }, async (request, reply) => {
-      const webhook = await getWebhookHealth(deps, accountOf(request), request.params.id);
-      const result = await submitForm(request, reply, webhook, () =>
-        updateWebhook(deps, accountOf(request), webhook.id, fieldsOf(request)),
-      );
-      if ('refused' in result) return result.refused;
-      return redirect(reply, `/dashboard/webhooks/${webhook.id}?notice=webhook-updated`);
-    });
+    app.post<IdRoute>(
+      '/webhooks/:id/edit',
+      { preHandler: requireSession, config: { audit: 'webhook.updated' } },
+      async (request, reply) => {
+        const webhook = await getWebhookHealth(deps, accountOf(request), request.params.id);
+        const result = await submitForm(request, reply, webhook, () =>
+          updateWebhook(deps, accountOf(request), webhook.id, fieldsOf(request)),
+        );
+        if ('refused' in result) return result.refused;
+        return redirect(reply, `/dashboard/webhooks/${webhook.id}?notice=webhook-updated`);
+      },
+    );
 
     app.get<IdRoute>('/webhooks/:id/delete', { preHandler: requireSession }, async (request, reply) =>
       sendPage(
@@ -186,16 +192,24 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
       ),
     );
 
-    app.post<IdRoute>('/webhooks/:id/delete', { preHandler: requireSession }, async (request, reply) => {
-      await deleteWebhook(deps, accountOf(request), request.params.id);
-      return redirect(reply, '/dashboard/webhooks?notice=webhook-deleted');
-    });
+    app.post<IdRoute>(
+      '/webhooks/:id/delete',
+      { preHandler: requireSession, config: { audit: 'webhook.deleted' } },
+      async (request, reply) => {
+        await deleteWebhook(deps, accountOf(request), request.params.id);
+        return redirect(reply, '/dashboard/webhooks?notice=webhook-deleted');
+      },
+    );
 
-    app.post<IdRoute>('/webhooks/:id/test', { preHandler: requireSession }, async (request, reply) => {
-      const delivery = await sendTestEvent(deps, accountOf(request), request.params.id);
-      const notice = delivery.status === 'succeeded' ? 'test-delivered' : 'test-failed';
-      return redirect(reply, `/dashboard/webhooks/${delivery.webhook_id}?notice=${notice}`);
-    });
+    app.post<IdRoute>(
+      '/webhooks/:id/test',
+      { preHandler: requireSession, config: { audit: 'webhook.test_sent' } },
+      async (request, reply) => {
+        const delivery = await sendTestEvent(deps, accountOf(request), request.params.id);
+        const notice = delivery.status === 'succeeded' ? 'test-delivered' : 'test-failed';
+        return redirect(reply, `/dashboard/webhooks/${delivery.webhook_id}?notice=${notice}`);
+      },
+    );
 
     app.get<IdRoute>('/webhooks/:id/rotate-secret', { preHandler: requireSession }, async (request, reply) =>
       sendPage(
@@ -208,25 +222,29 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
       ),
     );
 
-    app.post<IdRoute>('/webhooks/:id/rotate-secret', { preHandler: requireSession }, async (request, reply) => {
-      const rotated = await rotateWebhookSecret(deps, accountOf(request), request.params.id);
-      allowOwnScripts(reply);
-      return sendPage(
-        reply,
-        webhookSecretPage({
-          styleUrl,
-          viewer: viewer(request),
-          copyScriptUrl,
-          webhook: rotated,
-          secret: rotated.secret,
-          reason: 'rotated',
-        }),
-      );
-    });
+    app.post<IdRoute>(
+      '/webhooks/:id/rotate-secret',
+      { preHandler: requireSession, config: { audit: 'webhook.secret_rotated' } },
+      async (request, reply) => {
+        const rotated = await rotateWebhookSecret(deps, accountOf(request), request.params.id);
+        allowOwnScripts(reply);
+        return sendPage(
+          reply,
+          webhookSecretPage({
+            styleUrl,
+            viewer: viewer(request),
+            copyScriptUrl,
+            webhook: rotated,
+            secret: rotated.secret,
+            reason: 'rotated',
+          }),
+        );
+      },
+    );
 
     app.post<{ Params: { id: string; deliveryId: string } }>(
       '/webhooks/:id/deliveries/:deliveryId/redeliver',
-      { preHandler: requireSession },
+      { preHandler: requireSession, config: { audit: 'webhook.delivery_redelivered' } },
       async (request, reply) => {
         const delivery = await redeliverDelivery(deps, accountOf(request), request.params.id, request.params.deliveryId);
         const succeeded = delivery.attempts.at(-1)?.error === null;
@@ -237,9 +255,13 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
       },
     );
 
-    app.post<IdRoute>('/webhooks/:id/enable', { preHandler: requireSession }, async (request, reply) => {
-      await enableWebhook(deps, accountOf(request), request.params.id);
-      return redirect(reply, '/dashboard/webhooks?notice=webhook-enabled');
-    });
+    app.post<IdRoute>(
+      '/webhooks/:id/enable',
+      { preHandler: requireSession, config: { audit: 'webhook.enabled' } },
+      async (request, reply) => {
+        await enableWebhook(deps, accountOf(request), request.params.id);
+        return redirect(reply, '/dashboard/webhooks?notice=webhook-enabled');
+      },
+    );
   };
 }

@@ -31,6 +31,7 @@ export const playLinksRoutes =
     app.post(
       '/collections/:collection_id/users/:user_id/play-link/rotate',
       {
+        config: { audit: 'play_link.rotated' },
         schema: {
           tags,
           summary: "Rotate a user's play link",
@@ -74,6 +75,7 @@ export const playLinksRoutes =
     app.patch(
       '/collections/:collection_id/play-link-settings',
       {
+        config: { audit: 'play_link_settings.updated' },
         schema: {
           tags,
           summary: "Change a collection's play-link page settings",

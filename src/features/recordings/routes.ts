@@ -17,7 +17,7 @@ export const recordingsRoutes =
       url,
       {
         bodyLimit: MAX_AUDIO_BYTES,
-        config: { bodyTimeoutMs: deps.config.uploadTimeoutMs },
+        config: { bodyTimeoutMs: deps.config.uploadTimeoutMs, audit: 'recording.uploaded' },
         schema: {
           tags,
           summary: "Upload or replace a user's recording",
@@ -52,6 +52,7 @@ export const recordingsRoutes =
     app.delete(
       url,
       {
+        config: { audit: 'recording.deleted' },
         schema: {
           tags,
           summary: "Delete a user's recording",

@@ -33,6 +33,7 @@ export const usersRoutes =
     app.post(
       base,
       {
+        config: { audit: 'user.created' },
         schema: {
           tags,
           summary: 'Create a user',
@@ -66,6 +67,7 @@ export const usersRoutes =
       batch.post(
         `${base}/batch`,
         {
+          config: { audit: 'users.imported' },
           bodyLimit: BATCH_BODY_LIMIT,
           schema: {
             tags,
@@ -114,6 +116,7 @@ export const usersRoutes =
     app.patch(
       `${base}/:user_id`,
       {
+        config: { audit: 'user.updated' },
         schema: {
           tags,
           summary: 'Update a user',
@@ -128,6 +131,7 @@ export const usersRoutes =
     app.delete(
       `${base}/:user_id`,
       {
+        config: { audit: 'user.deleted' },
         schema: {
           tags,
           summary: 'Delete a user',
@@ -143,6 +147,7 @@ export const usersRoutes =
     app.post(
       `${base}/:user_id/record-link`,
       {
+        config: { audit: 'user.record_link_rotated' },
         schema: {
           tags,
           summary: 'Rotate the record_url',

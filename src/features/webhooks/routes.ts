@@ -36,6 +36,7 @@ export const webhooksRoutes =
     app.post(
       '/webhooks',
       {
+        config: { audit: 'webhook.created' },
         schema: {
           tags,
           summary: 'Register a webhook',
@@ -62,6 +63,7 @@ export const webhooksRoutes =
     app.patch(
       '/webhooks/:webhook_id',
       {
+        config: { audit: 'webhook.updated' },
         schema: {
           tags,
           summary: 'Update a webhook',
@@ -77,6 +79,7 @@ export const webhooksRoutes =
     app.delete(
       '/webhooks/:webhook_id',
       {
+        config: { audit: 'webhook.deleted' },
         schema: { tags, summary: 'Delete a webhook', params: WebhookParams, response: { 200: DeletedWebhook, ...errors } },
       },
       async (request) => deleteWebhook(deps, accountOf(request), request.params.webhook_id),
@@ -85,6 +88,7 @@ export const webhooksRoutes =
     app.post(
       '/webhooks/:webhook_id/rotate-secret',
       {
+        config: { audit: 'webhook.secret_rotated' },
         schema: {
           tags,
           summary: 'Rotate the signing secret',
@@ -99,6 +103,7 @@ export const webhooksRoutes =
     app.post(
       '/webhooks/:webhook_id/test',
       {
+        config: { audit: 'webhook.test_sent' },
         schema: {
           tags,
           summary: 'Send a test event',
@@ -128,6 +133,7 @@ export const webhooksRoutes =
     app.post(
       '/webhooks/:webhook_id/deliveries/:delivery_id/redeliver',
       {
+        config: { audit: 'webhook.delivery_redelivered' },
         schema: {
           tags,
           summary: 'Redeliver',

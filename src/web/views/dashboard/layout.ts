@@ -7,12 +7,22 @@
  */
 import { html, type SafeHtml } from '../../html.js';
 
-export type Section = 'overview' | 'api-keys' | 'webhooks' | 'profiles';
+export type Section = 'overview' | 'api-keys' | 'webhooks' | 'profiles' | 'members' | 'audit' | 'organisations';
+
+/** A member's role in the organisation (viewer < admin < owner). */
+export type Role = 'owner' | 'admin' | 'viewer';
 
 export interface Viewer {
+  /** The signed-in person. */
   email: string;
   csrfToken: string;
+  /** The organisation the session acts in (its e-mail is its name) and the person's role there; absent before picking one. */
+  organisation?: string;
+  role?: Role;
 }
+
+/** True when the viewer may use forms that change something (admins and owners). */
+export const canChange = (viewer: Viewer): boolean => viewer.role === 'admin' || viewer.role === 'owner';
 
 export interface LayoutData {
   title: string;
@@ -38,12 +48,16 @@ export function when(iso: string | null, never = 'Never'): SafeHtml {
   return html`<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC</time>`;
 }
 
-const NAV: { section: Section; href: string; label: string }[] = [
-  { section: 'overview', href: '/dashboard', label: 'Overview' },
-  { section: 'api-keys', href: '/dashboard/api-keys', label: 'API keys' },
-  { section: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks' },
-  { section: 'profiles', href: '/dashboard/profiles', label: 'Agent profiles' },
+const NAV: { section: Section; href: string; label: string; roles: readonly Role[] }[] = [
+  { section: 'overview', href: '/dashboard', label: 'Overview', roles: ['viewer', 'admin', 'owner'] },
+  { section: 'api-keys', href: '/dashboard/api-keys', label: 'API keys', roles: ['viewer', 'admin', 'owner'] },
+  { section: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks', roles: ['viewer', 'admin', 'owner'] },
+  { section: 'profiles', href: '/dashboard/profiles', label: 'Agent profiles', roles: ['viewer', 'admin', 'owner'] },
+  { section: 'members', href: '/dashboard/members', label: 'Members', roles: ['admin', 'owner'] },
+  { section: 'audit', href: '/dashboard/audit', label: 'Audit log', roles: ['owner'] },
 ];
+
+const VIEWER_NOTE = 'You are a viewer in this organisation: you can look at everything here, but not change anything.';
 
 export function layout(data: LayoutData): SafeHtml {
   const viewer = data.viewer ?? null;
@@ -64,11 +78,18 @@ ${(data.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
   <a class="brand" href="/dashboard">voicename <span>dashboard</span></a>
   ${
     viewer
-      ? html`<nav aria-label="Dashboard">${NAV.map(
+      ? html`<nav aria-label="Dashboard">${NAV.filter(
+          (item) => viewer.role !== undefined && item.roles.includes(viewer.role),
+        ).map(
           (item) =>
             html`<a href="${item.href}"${item.section === data.section ? html` aria-current="page"` : ''}>${item.label}</a>`,
         )}</nav>
   <div class="who"><span id="signed-in-as">${viewer.email}</span>
+    ${
+      viewer.organisation === undefined
+        ? ''
+        : html`<a id="organisation" href="/dashboard/organisations" title="Switch organisation">${viewer.organisation}<span class="muted"> · ${viewer.role ?? ''}</span></a>`
+    }
     <form method="post" action="/dashboard/sign-out" class="inline">${csrfField(viewer.csrfToken)}<button type="submit" class="link">Sign out</button></form>
   </div>`
       : ''
@@ -76,6 +97,7 @@ ${(data.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
 </header>
 <main id="main">
 ${data.notice ? html`<p class="notice" role="status">${data.notice}</p>` : ''}
+${viewer?.role === 'viewer' && data.section !== undefined ? html`<p class="muted" id="viewer-note">${VIEWER_NOTE}</p>` : ''}
 ${data.body}
 </main>
 </body>

@@ -1,0 +1,52 @@
+/** The organisation's audit log (owners only): newest first, in pages. */
+import { html, type SafeHtml } from '../../html.js';
+import { layout, type Viewer, when } from './layout.js';
+
+export interface AuditItem {
+  actor: { kind: 'member'; email: string } | { kind: 'api_key'; prefix: string; name: string | null };
+  action: string;
+  object_id: string | null;
+  ip: string;
+  created_at: string;
+}
+
+const actorCell = (actor: AuditItem['actor']): SafeHtml =>
+  actor.kind === 'member'
+    ? html`<span class="break">${actor.email}</span>`
+    : html`API key <code>${actor.prefix}…</code>${actor.name === null ? '' : html` <span class="muted">(${actor.name})</span>`}`;
+
+export function auditPage(data: {
+  styleUrl: string;
+  viewer: Viewer;
+  entries: AuditItem[];
+  /** Link to the next (older) page, or null on the last one. */
+  olderHref: string | null;
+  firstPage: boolean;
+}): SafeHtml {
+  return layout({
+    title: 'Audit log',
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'audit',
+    body: html`<h1>Audit log</h1>
+<p>Every change made to this organisation’s data, in the dashboard or through the API: who, what, which object, when and from which address. Newest first.</p>
+${
+  data.entries.length === 0
+    ? html`<p class="empty" id="no-audit">Nothing has been changed yet.</p>`
+    : html`<table class="list stacked" id="audit">
+<thead><tr><th>When</th><th>Who</th><th>Action</th><th>Object</th><th>From</th></tr></thead>
+<tbody>${data.entries.map(
+        (e) => html`<tr data-action="${e.action}">
+  <td data-label="When">${when(e.created_at)}</td>
+  <td data-label="Who">${actorCell(e.actor)}</td>
+  <td data-label="Action"><code>${e.action}</code></td>
+  <td data-label="Object" class="break">${e.object_id === null ? html`<span class="muted">—</span>` : html`<code>${e.object_id}</code>`}</td>
+  <td data-label="From"><code>${e.ip}</code></td>
+</tr>`,
+      )}</tbody>
+</table>`
+}
+<p class="row">${data.firstPage ? '' : html`<a href="/dashboard/audit">Newest entries</a>`}
+${data.olderHref === null ? '' : html`<a href="${data.olderHref}" id="older" rel="next">Older entries</a>`}</p>`,
+  });
+}
