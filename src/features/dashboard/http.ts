@@ -25,6 +25,19 @@ const FORM_BODY_LIMIT = 16 * 1024;
 /** No scripts at all: styles, inline images and forms posting back to us. */
 const DASHBOARD_CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self' data:", "form-action 'self'", "base-uri 'none'"];
 
+/**
+ * Pages that play recordings or run one of our own scripts (copy buttons, the ceremony reader)
+ * allow exactly that: scripts and audio from this origin, audio preloaded into `blob:` URLs, and
+ * `fetch` back to us. Every other page keeps the script-free policy above.
+ */
+const MEDIA_PAGE_CSP = pageSecurityHeaders({
+  csp: [...DASHBOARD_CSP, "script-src 'self'", "media-src 'self' blob:", "connect-src 'self'"],
+  https: false,
+})['content-security-policy'] as string;
+
+/** Fields that may hold several lines (tab, CR and LF allowed), as the API's multi-line fields do. */
+const MULTILINE_FIELDS = new Set(['description']);
+
 /** Security headers on every dashboard response, and the form body parser, for one plugin scope. */
 export function registerPagePlumbing(app: FastifyInstance, options: { secure: boolean }): void {
   const headers = {
@@ -40,10 +53,10 @@ export function registerPagePlumbing(app: FastifyInstance, options: { secure: bo
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
     (_request, body, done) => {
       // First value wins for a repeated field; values are strings, never arrays. Every field
-      // obeys the API's text rule (no dashboard form has multi-line fields) and is kept in NFC.
+      // obeys the API's text rule (multi-line only where the API allows it) and is kept in NFC.
       const fields: Record<string, string> = {};
       for (const [name, value] of new URLSearchParams(body as string)) {
-        if (unsafeTextReason(name) !== null || unsafeTextReason(value) !== null) {
+        if (unsafeTextReason(name) !== null || unsafeTextReason(value, { multiline: MULTILINE_FIELDS.has(name) }) !== null) {
           const field = unsafeTextReason(name) === null ? name : 'form';
           done(new AppError('parameter_invalid', `The field "${field}" ${SAFE_TEXT_RULE}.`, { param: field }), undefined);
           return;
@@ -81,6 +94,10 @@ export const setSignInCookie = (reply: FastifyReply, value: string, secure: bool
 
 export const sendPage = (reply: FastifyReply, page: SafeHtml, status = 200) =>
   reply.code(status).type('text/html; charset=utf-8').send(page.toString());
+
+/** A page with audio or our own scripts (see MEDIA_PAGE_CSP). */
+export const sendMediaPage = (reply: FastifyReply, page: SafeHtml, status = 200) =>
+  sendPage(reply.header('content-security-policy', MEDIA_PAGE_CSP), page, status);
 
 export const redirect = (reply: FastifyReply, location: string) => reply.code(303).header('location', location).send();
 

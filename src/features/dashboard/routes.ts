@@ -1,7 +1,9 @@
 /**
  * The developer dashboard at `{BASE_URL}/dashboard`: server-rendered pages and plain HTML forms
  * for signed-in humans. Sign-in is by e-mailed link (`auth-routes.ts`); these pages manage
- * API keys, webhooks and claimed agent profiles through the features' own services.
+ * API keys, webhooks and claimed agent profiles, and the collection pages
+ * (`collection-routes.ts`, `person-routes.ts`, `reader-routes.ts`) collections, their people
+ * and the ceremony reader, all through the features' own services.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
@@ -16,7 +18,11 @@ import { webhookDetailPage, webhooksPage } from '../../web/views/dashboard/webho
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-keys/service.js';
 import { claimEntity, listClaimedEntities, setClaimedEntityVisibility, slugFromProfileInput } from '../entities/claims.js';
 import { enableWebhook, getWebhookHealth, listWebhookDeliveries, listWebhookHealth } from '../webhooks/service.js';
+import { countCollections } from '../collections/service.js';
 import { authRoutes } from './auth-routes.js';
+import { collectionRoutes } from './collection-routes.js';
+import { personRoutes } from './person-routes.js';
+import { readerRoutes } from './reader-routes.js';
 import { formField, loadSession, redirect, registerPagePlumbing, requireSession, sendPage, sessionOf } from './http.js';
 import { countSessions, signOutOtherSessions } from './service.js';
 
@@ -82,14 +88,16 @@ export function dashboardRoutes(deps: Deps) {
     );
 
     await app.register(authRoutes(deps, { styleUrl, secure }));
+    for (const pages of [collectionRoutes, personRoutes, readerRoutes]) await app.register(pages(deps, { styleUrl }));
 
     app.get('/', { preHandler: requireSession }, async (request, reply) => {
       const session = sessionOf(request);
-      const [keys, webhooks, sessions, profiles] = await Promise.all([
+      const [keys, webhooks, sessions, profiles, collections] = await Promise.all([
         listApiKeys(deps, session.account.email),
         listWebhookHealth(deps, session.account.id),
         countSessions(deps, session.account.id),
         listClaimedEntities(deps, session.account.id),
+        countCollections(deps, session.account.id),
       ]);
       return sendPage(
         reply,
@@ -101,6 +109,7 @@ export function dashboardRoutes(deps: Deps) {
           webhooks: webhooks.length,
           disabledWebhooks: webhooks.filter((w) => w.status === 'disabled').map((w) => ({ id: w.id, url: w.url })),
           claimedProfiles: profiles.length,
+          collections,
           sessions,
           notice: noticeOf(request.query),
         }),

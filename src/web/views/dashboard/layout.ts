@@ -1,12 +1,12 @@
 /**
  * The dashboard's page frame: navigation, who is signed in, the sign-out button and notices.
- * Plain HTML forms throughout (no script at all), so every page works without JavaScript and
- * the CSP can forbid scripts outright. Every state-changing form carries the session's form
- * token through `csrfField`.
+ * Plain HTML forms throughout, so every page works without JavaScript; the few pages that run
+ * one of our small scripts (`scripts`) only add to what already works. Every state-changing
+ * form carries the session's form token through `csrfField`.
  */
 import { html, type SafeHtml } from '../../html.js';
 
-export type Section = 'overview' | 'api-keys' | 'webhooks' | 'profiles';
+export type Section = 'overview' | 'collections' | 'api-keys' | 'webhooks' | 'profiles';
 
 export interface Viewer {
   email: string;
@@ -21,6 +21,12 @@ export interface LayoutData {
   /** A one-line success message (fixed texts chosen by the route, never request input). */
   notice?: string | null;
   body: SafeHtml;
+  /** Our own script URLs (content-hashed assets), loaded deferred; the page must work without them. */
+  scripts?: string[];
+  /** Extra style sheets after the dashboard's own. */
+  styles?: string[];
+  /** Class of <body>, for pages laid out differently (the ceremony reader). */
+  bodyClass?: string;
 }
 
 export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="csrf" value="${token}">`;
@@ -37,6 +43,7 @@ export function when(iso: string | null, never = 'Never'): SafeHtml {
 
 const NAV: { section: Section; href: string; label: string }[] = [
   { section: 'overview', href: '/dashboard', label: 'Overview' },
+  { section: 'collections', href: '/dashboard/collections', label: 'Collections' },
   { section: 'api-keys', href: '/dashboard/api-keys', label: 'API keys' },
   { section: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks' },
   { section: 'profiles', href: '/dashboard/profiles', label: 'Agent profiles' },
@@ -53,8 +60,8 @@ export function layout(data: LayoutData): SafeHtml {
 <meta name="referrer" content="no-referrer">
 <title>${data.title} · voicename dashboard</title>
 <link rel="stylesheet" href="${data.styleUrl}">
-</head>
-<body>
+${(data.styles ?? []).map((url) => html`<link rel="stylesheet" href="${url}">\n`)}${(data.scripts ?? []).map((url) => html`<script src="${url}" defer></script>\n`)}</head>
+<body${data.bodyClass ? html` class="${data.bodyClass}"` : ''}>
 <header class="top">
   <a class="brand" href="/dashboard">voicename <span>dashboard</span></a>
   ${
