@@ -117,7 +117,7 @@ export function uniqueViolation(error: unknown): 'email' | 'external_id' | null 
 export type PeopleOrder = 'newest' | 'oldest' | 'name';
 
 export interface PeopleFilters {
-  /** Lower-case text found anywhere in the display, first or last name or the e-mail. */
+  /** Lower-case text found anywhere in the display name (the name as shown) or the e-mail. */
   search?: string;
   hasRecording?: boolean;
 }
@@ -161,8 +161,6 @@ export function listPeoplePage(
     query = query.where(
       (eb) =>
         sql<SqlBool>`(lower(${eb.ref('users.display_name')}) like ${pattern} escape '!'
-          or lower(${eb.ref('users.first_name')}) like ${pattern} escape '!'
-          or lower(${eb.ref('users.last_name')}) like ${pattern} escape '!'
           or ${eb.ref('users.email_normalized')} like ${pattern} escape '!')`,
     );
   }
