@@ -8,6 +8,7 @@ import * as m0006 from './migrations/0006_webhooks.js';
 import * as m0007 from './migrations/0007_entities.js';
 import * as m0008 from './migrations/0008_dashboard.js';
 import * as m0011 from './migrations/0011_organisations.js';
+import * as m0012 from './migrations/0012_users_name_order.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0007_entities': m0007,
   '0008_dashboard': m0008,
   '0011_organisations': m0011,
+  '0012_users_name_order': m0012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -23,12 +23,19 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The object the audit entry names, when the route's URL does not (set with `auditObject`). */
     auditObjectId: string | null;
+    /** Set by `auditNothing`. */
+    auditSkipped: boolean;
   }
 }
 
 /** Names the object of this request's audit entry (e.g. the id of what the handler created). */
 export function auditObject(request: FastifyRequest, id: string): void {
   request.auditObjectId = id;
+}
+
+/** This request changed nothing after all (e.g. a form shown again with more rows): no entry. */
+export function auditNothing(request: FastifyRequest): void {
+  request.auditSkipped = true;
 }
 
 /** Answers larger than this are not parsed for a created object's id. */
@@ -60,9 +67,15 @@ function actorOf(request: FastifyRequest): { accountId: string; actor: AuditActo
 /** Registers the writer on the root instance (it sees every route). */
 export function registerAuditLog(app: FastifyInstance, deps: Deps): void {
   app.decorateRequest('auditObjectId', null);
+  app.decorateRequest('auditSkipped', false);
   app.addHook('onSend', async (request, reply, payload) => {
     const action = request.routeOptions.config?.audit;
-    if (typeof action !== 'string' || reply.statusCode >= 400 || reply.getHeader('idempotent-replayed') !== undefined) {
+    if (
+      typeof action !== 'string' ||
+      request.auditSkipped ||
+      reply.statusCode >= 400 ||
+      reply.getHeader('idempotent-replayed') !== undefined
+    ) {
       return payload;
     }
     const who = actorOf(request);

@@ -70,3 +70,13 @@ export async function addToCollectionCounts(
     .where('id', '=', collectionId)
     .execute();
 }
+
+export const countLiveCollections = async (db: Kysely<Database>, accountId: string): Promise<number> => {
+  const row = await db
+    .selectFrom('collections')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('account_id', '=', accountId)
+    .where('archived_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+};

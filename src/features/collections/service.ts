@@ -11,6 +11,7 @@ import {
   addToCollectionCounts,
   archiveLiveCollection,
   type CollectionRow,
+  countLiveCollections,
   findLiveCollection,
   insertCollection,
   listLiveCollections,
@@ -109,6 +110,10 @@ export async function listCollections(deps: Deps, accountId: string, query: { li
   const rows = await listLiveCollections(deps.db.kysely, accountId, decodeCursor(query.cursor), limit + 1);
   return toPage(rows, limit, toCollection);
 }
+
+/** How many live collections the account has (the dashboard's overview). */
+export const countCollections = (deps: { db: Db }, accountId: string): Promise<number> =>
+  countLiveCollections(deps.db.kysely, accountId);
 
 /** Changes name and/or description; `updated_at` always moves forward. */
 export async function updateCollection(

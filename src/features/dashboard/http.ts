@@ -47,6 +47,16 @@ const SCRIPT_PAGE_CSP = pageSecurityHeaders({ csp: [...DASHBOARD_CSP, "script-sr
   'content-security-policy'
 ] as string;
 
+/**
+ * Pages that play recordings or run one of our own scripts (copy buttons, the ceremony reader)
+ * allow exactly that: scripts and audio from this origin, audio preloaded into `blob:` URLs, and
+ * `fetch` back to us. Every other page keeps the script-free policy above.
+ */
+const MEDIA_PAGE_CSP = pageSecurityHeaders({
+  csp: [...DASHBOARD_CSP, "script-src 'self'", "media-src 'self' blob:", "connect-src 'self'"],
+  https: false,
+})['content-security-policy'] as string;
+
 /** Security headers on every dashboard response, and the form body parser, for one plugin scope. */
 export function registerPagePlumbing(app: FastifyInstance, options: { secure: boolean }): void {
   const headers = {
@@ -122,6 +132,10 @@ export function signInBinding(request: FastifyRequest, reply: FastifyReply, secu
 
 export const sendPage = (reply: FastifyReply, page: SafeHtml, status = 200) =>
   reply.code(status).type('text/html; charset=utf-8').send(page.toString());
+
+/** A page with audio or our own scripts (see MEDIA_PAGE_CSP). */
+export const sendMediaPage = (reply: FastifyReply, page: SafeHtml, status = 200) =>
+  sendPage(reply.header('content-security-policy', MEDIA_PAGE_CSP), page, status);
 
 export const redirect = (reply: FastifyReply, location: string) => reply.code(303).header('location', location).send();
 

@@ -1,8 +1,10 @@
 /**
  * The developer dashboard at `{BASE_URL}/dashboard`: server-rendered pages and plain HTML forms
  * for signed-in humans. Sign-in is by e-mailed link (`auth-routes.ts`); these pages manage
- * API keys, webhooks (`webhook-routes.ts`) and claimed agent profiles through the features' own services; members,
- * organisations and the audit log are in `members-routes.ts` and `audit-routes.ts`.
+ * API keys, webhooks (`webhook-routes.ts`), claimed agent profiles and the collection pages
+ * (`collection-routes.ts`, `person-routes.ts`, `reader-routes.ts`: collections, their people and
+ * the ceremony reader), all through the features' own services; members, organisations and the
+ * audit log are in `members-routes.ts` and `audit-routes.ts`.
  *
  * Every route passes `enforceAccess` (`access.ts`): by default any member may GET and only admins
  * and owners may change anything; a route's `config.access` says otherwise. Every mutating route
@@ -20,10 +22,12 @@ import { overviewPage } from '../../web/views/dashboard/overview.js';
 import { profilesPage } from '../../web/views/dashboard/profiles.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-keys/service.js';
 import { claimEntity, listClaimedEntities, setClaimedEntityVisibility, slugFromProfileInput } from '../entities/claims.js';
+import { countCollections } from '../collections/service.js';
 import { listWebhookHealth } from '../webhooks/service.js';
 import { enforceAccess } from './access.js';
 import { auditRoutes } from './audit-routes.js';
 import { authRoutes } from './auth-routes.js';
+import { collectionRoutes } from './collection-routes.js';
 import {
   formField,
   loadSession,
@@ -36,6 +40,8 @@ import {
   viewerOf,
 } from './http.js';
 import { membersRoutes } from './members-routes.js';
+import { personRoutes } from './person-routes.js';
+import { readerRoutes } from './reader-routes.js';
 import { countSessions, signOutOtherSessions } from './service.js';
 import { webhookRoutes } from './webhook-routes.js';
 
@@ -101,14 +107,16 @@ export function dashboardRoutes(deps: Deps) {
     await app.register(authRoutes(deps, { styleUrl, secure }));
     await app.register(membersRoutes(deps, { styleUrl, secure }));
     await app.register(auditRoutes(deps, { styleUrl }));
+    for (const pages of [collectionRoutes, personRoutes, readerRoutes]) await app.register(pages(deps, { styleUrl }));
 
     app.get('/', { preHandler: requireSession }, async (request, reply) => {
       const session = sessionOf(request);
-      const [keys, webhooks, sessions, profiles] = await Promise.all([
+      const [keys, webhooks, sessions, profiles, collections] = await Promise.all([
         listApiKeys(deps, session.account.email),
         listWebhookHealth(deps, session.account.id),
         countSessions(deps, session.member.email),
         listClaimedEntities(deps, session.account.id),
+        countCollections(deps, session.account.id),
       ]);
       return sendPage(
         reply,
@@ -120,6 +128,7 @@ export function dashboardRoutes(deps: Deps) {
           webhooks: webhooks.length,
           disabledWebhooks: webhooks.filter((w) => w.status === 'disabled').map((w) => ({ id: w.id, url: w.url })),
           claimedProfiles: profiles.length,
+          collections,
           sessions,
           notice: noticeOf(request.query),
         }),

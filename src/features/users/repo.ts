@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { Database, UsersTable } from '../../db/schema.js';
 import { olderThanCursor } from '../../db/keyset.js';
 import type { PageCursor } from '../../lib/pagination.js';
@@ -111,4 +111,62 @@ export function uniqueViolation(error: unknown): 'email' | 'external_id' | null 
   if (/email/.test(text)) return 'email';
   if (/external_id/.test(text)) return 'external_id';
   return null;
+}
+
+/** The orders of the dashboard's people table; each is one index range (see `listPeoplePage`). */
+export type PeopleOrder = 'newest' | 'oldest' | 'name';
+
+export interface PeopleFilters {
+  /** Lower-case text found anywhere in the display name (the name as shown) or the e-mail. */
+  search?: string;
+  hasRecording?: boolean;
+}
+
+/** The last row of the previous page, in the page's order: `created_at` or `display_name`, and the id. */
+export interface PeopleKey {
+  value: string;
+  id: string;
+}
+
+const ORDERS: Record<PeopleOrder, { column: 'users.created_at' | 'users.display_name'; direction: 'asc' | 'desc' }> = {
+  newest: { column: 'users.created_at', direction: 'desc' },
+  oldest: { column: 'users.created_at', direction: 'asc' },
+  name: { column: 'users.display_name', direction: 'asc' },
+};
+
+/** `%`, `_` and the escape character itself match literally inside a LIKE pattern. */
+const likeContaining = (text: string) => `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+
+/**
+ * One page of a collection's people in `order`, after `after`. The keyset condition is a row
+ * value on the order's own index (`users_collection_page` for dates, `users_collection_name` for
+ * names), so page 500 costs what page 1 costs; the search and recording filters are checked on
+ * the rows the range yields.
+ */
+export function listPeoplePage(
+  db: Kysely<Database>,
+  collectionId: string,
+  filters: PeopleFilters,
+  order: PeopleOrder,
+  after: PeopleKey | null,
+  limit: number,
+) {
+  const { column, direction } = ORDERS[order];
+  let query = usersWithRecording(db).where('users.collection_id', '=', collectionId);
+  if (filters.hasRecording !== undefined) {
+    query = query.where('recordings.user_id', filters.hasRecording ? 'is not' : 'is', null);
+  }
+  if (filters.search !== undefined && filters.search !== '') {
+    const pattern = likeContaining(filters.search);
+    query = query.where(
+      (eb) =>
+        sql<SqlBool>`(lower(${eb.ref('users.display_name')}) like ${pattern} escape '!'
+          or ${eb.ref('users.email_normalized')} like ${pattern} escape '!')`,
+    );
+  }
+  if (after) {
+    const comparison = sql.raw(direction === 'desc' ? '<' : '>');
+    query = query.where(sql<SqlBool>`(${sql.ref(column)}, ${sql.ref('users.id')}) ${comparison} (${after.value}, ${after.id})`);
+  }
+  return query.orderBy(column, direction).orderBy('users.id', direction).limit(limit).execute() as Promise<UserWithRecording[]>;
 }

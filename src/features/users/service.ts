@@ -143,6 +143,7 @@ export async function createUsers(
     if ('issues' in prepared) errors.push(...prepared.issues.map((issue) => ({ index, ...issue })));
     else rows.push(prepared.row);
   });
+  keepInputOrder(rows);
   if (errors.length === 0) errors.push(...(await duplicateErrors(deps.db.kysely, collection.id, rows)));
   if (errors.length > 0) {
     const first = errors[0] as ItemError;
@@ -170,6 +171,18 @@ export async function createUsers(
     throw error;
   }
   return rows.map((row) => toUser(deps.config.baseUrl, row, false));
+}
+
+/**
+ * Rows created by one request share `created_at`; their ids, sorted, are handed out in input
+ * order, so ordering by `(created_at, id)` (the import order of the dashboard's reader, the
+ * oldest-first people table) follows the order of the request or file.
+ */
+function keepInputOrder(rows: UserRow[]): void {
+  const ids = rows.map((row) => row.id).sort();
+  rows.forEach((row, index) => {
+    row.id = ids[index] as string;
+  });
 }
 
 async function duplicateErrors(db: Kysely<Database>, collectionId: string, rows: UserRow[]): Promise<ItemError[]> {

@@ -1,13 +1,21 @@
 /**
  * The dashboard's page frame: navigation, who is signed in, the sign-out button and notices.
- * Plain HTML forms throughout, so every page works without JavaScript. A page may add one of
- * our own small scripts (`scripts`) for what needs one, such as a copy button; its route then
- * allows them in the CSP (`allowOwnScripts`), which forbids scripts on every other page. Every
- * state-changing form carries the session's form token through `csrfField`.
+ * Plain HTML forms throughout, so every page works without JavaScript; the few pages that run
+ * one of our small scripts (`scripts`, such as a copy button or the ceremony reader) only add to
+ * what already works, and their routes allow them in the CSP, which forbids scripts on every
+ * other page. Every state-changing form carries the session's form token through `csrfField`.
  */
 import { html, type SafeHtml } from '../../html.js';
 
-export type Section = 'overview' | 'api-keys' | 'webhooks' | 'profiles' | 'members' | 'audit' | 'organisations';
+export type Section =
+  | 'overview'
+  | 'collections'
+  | 'api-keys'
+  | 'webhooks'
+  | 'profiles'
+  | 'members'
+  | 'audit'
+  | 'organisations';
 
 /** A member's role in the organisation (viewer < admin < owner). */
 export type Role = 'owner' | 'admin' | 'viewer';
@@ -32,8 +40,12 @@ export interface LayoutData {
   /** A one-line success message (fixed texts chosen by the route, never request input). */
   notice?: string | null;
   body: SafeHtml;
-  /** URLs of our own scripts this page loads (deferred); the route must call `allowOwnScripts`. */
+  /** Our own script URLs (content-hashed assets), loaded deferred; the page must work without them. */
   scripts?: string[];
+  /** Extra style sheets after the dashboard's own. */
+  styles?: string[];
+  /** Class of <body>, for pages laid out differently (the ceremony reader). */
+  bodyClass?: string;
 }
 
 export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="csrf" value="${token}">`;
@@ -50,6 +62,7 @@ export function when(iso: string | null, never = 'Never'): SafeHtml {
 
 const NAV: { section: Section; href: string; label: string; roles: readonly Role[] }[] = [
   { section: 'overview', href: '/dashboard', label: 'Overview', roles: ['viewer', 'admin', 'owner'] },
+  { section: 'collections', href: '/dashboard/collections', label: 'Collections', roles: ['viewer', 'admin', 'owner'] },
   { section: 'api-keys', href: '/dashboard/api-keys', label: 'API keys', roles: ['viewer', 'admin', 'owner'] },
   { section: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks', roles: ['viewer', 'admin', 'owner'] },
   { section: 'profiles', href: '/dashboard/profiles', label: 'Agent profiles', roles: ['viewer', 'admin', 'owner'] },
@@ -71,9 +84,8 @@ export function layout(data: LayoutData): SafeHtml {
 <title>${data.title} · voicename dashboard</title>
 <link rel="stylesheet" href="${data.styleUrl}">
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
-${(data.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
-</head>
-<body>
+${(data.styles ?? []).map((url) => html`<link rel="stylesheet" href="${url}">\n`)}${(data.scripts ?? []).map((url) => html`<script src="${url}" defer></script>\n`)}</head>
+<body${data.bodyClass ? html` class="${data.bodyClass}"` : ''}>
 <header class="top">
   <a class="brand" href="/dashboard">voicename <span>dashboard</span></a>
   ${

@@ -1,0 +1,44 @@
+/**
+ * Reading dashboard forms and query strings: the first value of a query parameter, the body
+ * checked against the very schema the `/v1` route uses (same limits, same text rule, same
+ * messages), and the signed-in viewer of a page.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
+import { AppError } from '../../errors.js';
+import { validationError, validatorCompiler } from '../../http/validation.js';
+import type { FormError } from '../../web/views/dashboard/collections.js';
+import type { Viewer } from '../../web/views/dashboard/layout.js';
+import { sessionOf } from './http.js';
+
+/** One query parameter as text: the first value when repeated, undefined when absent. */
+export function queryText(request: FastifyRequest, name: string): string | undefined {
+  const value = (request.query as Record<string, unknown> | undefined)?.[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : undefined;
+}
+
+const validators = new WeakMap<TSchema, ReturnType<typeof validatorCompiler>>();
+
+/** `value` if it satisfies the `/v1` body schema, else the API's own 400 error for it. */
+export function checkBody<T>(schema: TSchema, value: unknown): T {
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '' });
+    validators.set(schema, validate);
+  }
+  const check = validate as ((data: unknown) => boolean) & { errors?: import('ajv').ErrorObject[] | null };
+  if (!check(value)) throw validationError(check.errors ?? [], 'body');
+  return value as T;
+}
+
+/** A refusal to show on the form (4xx other than 404), or null for anything else. */
+export function formErrorOf(error: unknown): (FormError & { status: number }) | null {
+  if (!(error instanceof AppError) || error.status >= 500 || error.status === 404) return null;
+  return { message: error.message, param: error.param ?? null, status: error.status };
+}
+
+export function viewerOf(request: FastifyRequest): Viewer {
+  const session = sessionOf(request);
+  return { email: session.account.email, csrfToken: session.csrfToken };
+}

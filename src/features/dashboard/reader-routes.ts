@@ -1,0 +1,74 @@
+/**
+ * The ceremony reader (`/dashboard/collections/:id/reader`): the collection in reading order,
+ * one person at a time with `reader.ts`, printable as the whole script. `?order=` chooses import
+ * order (default), `last_name`, or `custom:<key>` for one of the collection's custom fields.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { type ReaderOrderOption, type ReaderPerson, readerPage } from '../../web/views/dashboard/reader.js';
+import type { Collection } from '../collections/schemas.js';
+import { getCollection } from '../collections/service.js';
+import { listPeopleForReader, READER_MAX_PEOPLE, type ReaderOrder } from '../users/people-service.js';
+import { queryText, viewerOf } from './forms.js';
+import { requireSession, sendMediaPage, sessionOf } from './http.js';
+import { displayValue, optionalText } from './person-routes.js';
+
+const orderOptions = (collection: Collection): ReaderOrderOption[] => [
+  { value: 'import', label: 'As imported' },
+  { value: 'last_name', label: 'Last name' },
+  ...collection.custom_fields.map((f) => ({ value: `custom:${f.key}`, label: f.label })),
+];
+
+function readerOrderOf(value: string, options: ReaderOrderOption[]): ReaderOrder {
+  if (!options.some((o) => o.value === value)) {
+    throw new AppError('parameter_invalid', `Choose an order: ${options.map((o) => o.label).join(', ')}.`, { param: 'order' });
+  }
+  if (value === 'import' || value === 'last_name') return { by: value };
+  return { by: 'custom_field', key: value.slice('custom:'.length) };
+}
+
+export function readerRoutes(deps: Deps, options: { styleUrl: string }) {
+  const { styleUrl } = options;
+  const readerStyleUrl = deps.assets.url('reader.css');
+  const scriptUrl = deps.assets.url('reader.ts');
+  return async (app: FastifyInstance) => {
+    app.get<{ Params: { id: string } }>('/collections/:id/reader', { preHandler: requireSession }, async (request, reply) => {
+      const accountId = sessionOf(request).account.id;
+      const collection = await getCollection(deps, accountId, request.params.id);
+      const orders = orderOptions(collection);
+      const order = queryText(request, 'order') ?? 'import';
+      const readerOrder = readerOrderOf(order, orders);
+      const orderField =
+        readerOrder.by === 'custom_field' ? collection.custom_fields.find((f) => f.key === readerOrder.key) : undefined;
+      const list = await listPeopleForReader(deps, accountId, collection.id, readerOrder);
+      const people: ReaderPerson[] | null =
+        list.people?.map((user) => {
+          const value = orderField ? user.custom_fields[orderField.key] : undefined;
+          return {
+            id: user.id,
+            display_name: user.display_name,
+            preferred_name: optionalText(user, 'preferred_name'),
+            pronouns: optionalText(user, 'pronouns'),
+            phonetic_spelling: user.phonetic_spelling,
+            order_value: orderField && value !== undefined ? { label: orderField.label, value: displayValue(value) } : null,
+            audioUrl: user.has_recording ? `/dashboard/collections/${collection.id}/people/${user.id}/audio` : null,
+          };
+        }) ?? null;
+      return sendMediaPage(
+        reply,
+        readerPage({
+          styleUrl,
+          readerStyleUrl,
+          scriptUrl,
+          viewer: viewerOf(request),
+          collection: list.collection,
+          orders,
+          order,
+          people,
+          maxPeople: READER_MAX_PEOPLE,
+        }),
+      );
+    });
+  };
+}

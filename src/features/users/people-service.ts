@@ -1,0 +1,170 @@
+/**
+ * The people of a collection as the dashboard shows them: a searchable, filterable table in
+ * pages of 100 (keyset cursors per order, fast however deep), and the whole collection in a
+ * chosen order for the ceremony reader.
+ */
+import { AppError } from '../../errors.js';
+import { unsafeTextReason } from '../../lib/text.js';
+import type { Collection, CustomField } from '../collections/schemas.js';
+import { getCollection } from '../collections/service.js';
+import { listPeoplePage, type PeopleKey, type PeopleOrder, type UserWithRecording } from './repo.js';
+import type { User } from './schemas.js';
+import { toUser, type UsersDeps } from './service.js';
+
+export type { PeopleOrder } from './repo.js';
+
+export const PEOPLE_ORDERS: readonly PeopleOrder[] = ['newest', 'oldest', 'name'];
+export const PEOPLE_PAGE_SIZE = 100;
+export const MAX_PEOPLE_SEARCH = 100;
+/** The reader loads every recording into the page; beyond this a browser would hold too much audio. */
+export const READER_MAX_PEOPLE = 5000;
+
+export interface PeopleQuery {
+  search?: string;
+  hasRecording?: boolean;
+  order?: PeopleOrder;
+  cursor?: string;
+}
+
+export interface PeoplePage {
+  collection: Collection;
+  data: User[];
+  next_cursor: string | null;
+}
+
+const badCursor = () =>
+  new AppError('invalid_cursor', 'The page link is invalid; start again from the first page.', { param: 'cursor' });
+
+/** A cursor names its order, so a link of one order is never read as a position in another. */
+const encodePeopleCursor = (order: PeopleOrder, key: PeopleKey) =>
+  Buffer.from(JSON.stringify([order, key.value, key.id])).toString('base64url');
+
+function decodePeopleCursor(raw: string, order: PeopleOrder): PeopleKey {
+  if (!/^[A-Za-z0-9_-]{1,1200}$/.test(raw)) throw badCursor();
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    throw badCursor();
+  }
+  if (!Array.isArray(value) || value.length !== 3) throw badCursor();
+  const [cursorOrder, key, id] = value as unknown[];
+  if (cursorOrder !== order || typeof key !== 'string' || key.length > 400 || typeof id !== 'string' || id.length > 64) {
+    throw badCursor();
+  }
+  return { value: key, id };
+}
+
+function checkSearch(search: string | undefined): string | undefined {
+  const text = search?.trim();
+  if (text === undefined || text === '') return undefined;
+  if ([...text].length > MAX_PEOPLE_SEARCH || unsafeTextReason(text) !== null) {
+    throw new AppError('parameter_invalid', `The search must be at most ${MAX_PEOPLE_SEARCH} characters of text.`, {
+      param: 'search',
+    });
+  }
+  return text.normalize('NFC').toLowerCase();
+}
+
+const keyOf = (order: PeopleOrder, row: UserWithRecording): PeopleKey => ({
+  value: order === 'name' ? row.display_name : row.created_at,
+  id: row.id,
+});
+
+/**
+ * One page (100) of the collection's people: search (case-insensitive, anywhere in the names
+ * or the e-mail, at most 100 characters), recorded or not, newest / oldest / by display name.
+ * 404 for a collection that is not the account's live one; 400 for a bad search or cursor.
+ */
+export async function listPeople(
+  deps: UsersDeps,
+  accountId: string,
+  collectionId: string,
+  query: PeopleQuery,
+): Promise<PeoplePage> {
+  const collection = await getCollection(deps, accountId, collectionId);
+  const order = query.order ?? 'newest';
+  const search = checkSearch(query.search);
+  const after = query.cursor === undefined || query.cursor === '' ? null : decodePeopleCursor(query.cursor, order);
+  const rows = await listPeoplePage(
+    deps.db.kysely,
+    collection.id,
+    {
+      ...(search === undefined ? {} : { search }),
+      ...(query.hasRecording === undefined ? {} : { hasRecording: query.hasRecording }),
+    },
+    order,
+    after,
+    PEOPLE_PAGE_SIZE + 1,
+  );
+  const page = rows.slice(0, PEOPLE_PAGE_SIZE);
+  const last = page.at(-1);
+  return {
+    collection,
+    data: page.map((row) => toUser(deps.config.baseUrl, row, row.recording_user_id !== null)),
+    next_cursor: rows.length > PEOPLE_PAGE_SIZE && last ? encodePeopleCursor(order, keyOf(order, last)) : null,
+  };
+}
+
+/** How the reader orders a collection: as imported, by last name, or by a custom field's value. */
+export type ReaderOrder = { by: 'import' } | { by: 'last_name' } | { by: 'custom_field'; key: string };
+
+export interface ReaderList {
+  collection: Collection;
+  /** Null when the collection has more than READER_MAX_PEOPLE people (nothing else is loaded then). */
+  people: User[] | null;
+}
+
+const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+
+type FieldValue = string | number | boolean | undefined;
+
+/** Numbers before text; people without a value last, in import order among themselves. */
+function compareValues(a: FieldValue, b: FieldValue): number {
+  if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? 1 : -1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'number') return -1;
+  if (typeof b === 'number') return 1;
+  return collator.compare(String(a), String(b));
+}
+
+function sortForReader(people: User[], order: ReaderOrder): User[] {
+  if (order.by === 'import') return people;
+  // Array.prototype.sort is stable: ties keep import order.
+  if (order.by === 'last_name') {
+    // One-name people sort by the name they have.
+    const surname = (p: User) => (p.last_name === '' ? p.display_name : p.last_name);
+    return [...people].sort((a, b) => collator.compare(surname(a), surname(b)) || collator.compare(a.first_name, b.first_name));
+  }
+  return [...people].sort((a, b) => compareValues(a.custom_fields[order.key], b.custom_fields[order.key]));
+}
+
+/**
+ * Every person of the collection in reading order, for the ceremony reader. A custom-field
+ * order must name one of the collection's fields (else 400). Read in pages of 1,000 in import
+ * order, then ordered here; at most READER_MAX_PEOPLE people.
+ */
+export async function listPeopleForReader(
+  deps: UsersDeps,
+  accountId: string,
+  collectionId: string,
+  order: ReaderOrder,
+): Promise<ReaderList> {
+  const collection = await getCollection(deps, accountId, collectionId);
+  if (order.by === 'custom_field' && !collection.custom_fields.some((f: CustomField) => f.key === order.key)) {
+    throw new AppError('parameter_invalid', 'The order names no custom field of this collection.', { param: 'order' });
+  }
+  if (collection.member_count > READER_MAX_PEOPLE) return { collection, people: null };
+  const people: User[] = [];
+  let after: PeopleKey | null = null;
+  for (;;) {
+    const rows = await listPeoplePage(deps.db.kysely, collection.id, {}, 'oldest', after, 1000);
+    for (const row of rows) people.push(toUser(deps.config.baseUrl, row, row.recording_user_id !== null));
+    const last = rows.at(-1);
+    if (rows.length < 1000 || !last) break;
+    after = keyOf('oldest', last);
+    // The counter may lag a concurrent import by a moment; the limit holds regardless.
+    if (people.length > READER_MAX_PEOPLE) return { collection, people: null };
+  }
+  return { collection, people: sortForReader(people, order) };
+}

@@ -1,0 +1,212 @@
+/**
+ * One collection: its people table (search, filter, order, pages of 100) and the form that adds
+ * one person.
+ */
+import { html, type SafeHtml } from '../../html.js';
+import { type CollectionItem, type FormError, formErrorBox, progressBar } from './collections.js';
+import { csrfField, layout, type Viewer, when } from './layout.js';
+
+export interface PersonItem {
+  id: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  display_name: string;
+  phonetic_spelling: string | null;
+  has_recording: boolean;
+  created_at: string;
+}
+
+export interface PeopleFilters {
+  search: string;
+  /** '' (everyone), 'yes' or 'no'. */
+  recorded: string;
+  order: string;
+}
+
+export const ORDER_LABELS: Record<string, string> = {
+  newest: 'Newest first',
+  oldest: 'Oldest first',
+  name: 'Name (A–Z)',
+};
+
+const RECORDED_LABELS: Record<string, string> = { '': 'Everyone', yes: 'Recorded', no: 'Not recorded yet' };
+
+const statusBadge = (person: { has_recording: boolean }): SafeHtml =>
+  person.has_recording ? html`<span class="badge ok">Recorded</span>` : html`<span class="badge wait">Not recorded</span>`;
+
+/** Query string of the people page for these filters (and a cursor and page number). */
+export function peopleQuery(filters: PeopleFilters, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams();
+  if (filters.search !== '') params.set('search', filters.search);
+  if (filters.recorded !== '') params.set('recorded', filters.recorded);
+  if (filters.order !== 'newest') params.set('order', filters.order);
+  for (const [name, value] of Object.entries(extra)) params.set(name, value);
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+function filterForm(collectionId: string, filters: PeopleFilters): SafeHtml {
+  return html`<form method="get" action="/dashboard/collections/${collectionId}" class="filters" role="search" aria-label="People">
+<div class="stack"><label for="search">Search name or e-mail</label>
+<input id="search" name="search" type="search" value="${filters.search}" maxlength="100" autocomplete="off"></div>
+<div class="stack"><label for="recorded">Show</label>
+<select id="recorded" name="recorded">${Object.entries(RECORDED_LABELS).map(
+    ([value, label]) => html`<option value="${value}"${filters.recorded === value ? html` selected` : ''}>${label}</option>`,
+  )}</select></div>
+<div class="stack"><label for="order">Order</label>
+<select id="order" name="order">${Object.entries(ORDER_LABELS).map(
+    ([value, label]) => html`<option value="${value}"${filters.order === value ? html` selected` : ''}>${label}</option>`,
+  )}</select></div>
+<button type="submit">Show</button>
+</form>`;
+}
+
+export function collectionPage(data: {
+  styleUrl: string;
+  viewer: Viewer;
+  collection: CollectionItem;
+  people: PersonItem[];
+  filters: PeopleFilters;
+  page: number;
+  pageSize: number;
+  nextCursor: string | null;
+  notice?: string | null;
+}): SafeHtml {
+  const { collection, filters } = data;
+  const base = `/dashboard/collections/${collection.id}`;
+  const first = (data.page - 1) * data.pageSize + 1;
+  const filtered = filters.search !== '' || filters.recorded !== '';
+  const rows = data.people.map(
+    (p) => html`<tr data-person-id="${p.id}">
+  <td data-label="Name"><a href="${base}/people/${p.id}">${p.display_name}</a>${p.phonetic_spelling ? html`<br><span class="muted phonetic">${p.phonetic_spelling}</span>` : ''}</td>
+  <td data-label="E-mail" class="email">${p.email}</td>
+  <td data-label="Status">${statusBadge(p)}</td>
+  <td data-label="Added">${when(p.created_at)}</td>
+</tr>`,
+  );
+  return layout({
+    title: collection.name,
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'collections',
+    notice: data.notice ?? null,
+    body: html`<p><a href="/dashboard/collections">← Collections</a></p>
+<div class="heading-row"><h1 id="collection-name">${collection.name}</h1>
+<div class="row"><a class="button primary" href="${base}/people/new">Add a person</a><a class="button" href="${base}/reader">Reader view</a></div></div>
+${collection.description ? html`<p class="description">${collection.description}</p>` : ''}
+${progressBar(collection)}
+<p class="row"><a href="${base}/edit">Rename or describe</a><a class="danger-link" href="${base}/archive">Archive…</a></p>
+<h2>People</h2>
+${filterForm(collection.id, filters)}
+${
+  data.people.length === 0
+    ? html`<p class="empty" id="no-people">${
+        filtered || data.page > 1
+          ? 'Nobody here matches.'
+          : html`Nobody in this collection yet. <a href="${base}/people/new">Add a person</a>, or import people with the API.`
+      }</p>`
+    : html`<p class="muted" id="people-range">${filtered ? 'Matches' : 'People'} ${first}–${first + data.people.length - 1}${
+        filtered ? '' : html` of ${collection.member_count}`
+      }</p>
+<table class="list people" id="people">
+<thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Status</th><th scope="col">Added</th></tr></thead>
+<tbody>${rows}</tbody>
+</table>`
+}
+<nav class="pager row" aria-label="Pages">
+${data.page > 1 ? html`<a class="button" href="${base}${peopleQuery(filters)}">← First page</a>` : ''}
+${data.nextCursor ? html`<a class="button" rel="next" href="${base}${peopleQuery(filters, { cursor: data.nextCursor, page: String(data.page + 1) })}">Next ${data.pageSize} →</a>` : ''}
+</nav>`,
+  });
+}
+
+export interface CustomFieldInput {
+  key: string;
+  label: string;
+  type: string;
+  required: boolean;
+  options?: string[];
+}
+
+export interface NewPersonForm {
+  first_name: string;
+  last_name: string;
+  email: string;
+  display_name: string;
+  phonetic_spelling: string;
+  external_id: string;
+  custom: Record<string, string>;
+}
+
+export const emptyPersonForm = (): NewPersonForm => ({
+  first_name: '',
+  last_name: '',
+  email: '',
+  display_name: '',
+  phonetic_spelling: '',
+  external_id: '',
+  custom: {},
+});
+
+const invalid = (error: FormError | null | undefined, param: string): SafeHtml =>
+  error?.param === param ? html` aria-invalid="true" aria-describedby="form-error"` : html``;
+
+function customInput(field: CustomFieldInput, value: string, error: FormError | null | undefined): SafeHtml {
+  const id = `custom-${field.key}`;
+  const name = `custom_${field.key}`;
+  const label = html`<label for="${id}">${field.label}${field.required ? '' : html` <span class="muted">(optional)</span>`}</label>`;
+  const mark = invalid(error, `custom_fields.${field.key}`);
+  if (field.type === 'boolean' || field.type === 'select') {
+    const choices: [string, string][] =
+      field.type === 'boolean'
+        ? [
+            ['true', 'Yes'],
+            ['false', 'No'],
+          ]
+        : (field.options ?? []).map((o) => [o, o]);
+    return html`${label}<select id="${id}" name="${name}"${mark}><option value="">—</option>${choices.map(
+      ([v, text]) => html`<option value="${v}"${value === v ? html` selected` : ''}>${text}</option>`,
+    )}</select>`;
+  }
+  const type = field.type === 'email' ? 'email' : field.type === 'url' ? 'url' : 'text';
+  const inputmode = field.type === 'number' ? html` inputmode="decimal"` : '';
+  return html`${label}<input id="${id}" name="${name}" type="${type}"${inputmode} value="${value}" maxlength="1000" autocomplete="off"${mark}>`;
+}
+
+export function newPersonPage(data: {
+  styleUrl: string;
+  viewer: Viewer;
+  collection: CollectionItem;
+  fields: CustomFieldInput[];
+  form: NewPersonForm;
+  error?: FormError | null;
+}): SafeHtml {
+  const { collection, form, error } = data;
+  return layout({
+    title: 'Add a person',
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'collections',
+    body: html`<p><a href="/dashboard/collections/${collection.id}">← ${collection.name}</a></p>
+<h1>Add a person</h1>
+${formErrorBox(error)}
+<form method="post" action="/dashboard/collections/${collection.id}/people" class="card stack" id="new-person">
+${csrfField(data.viewer.csrfToken)}
+<label for="first-name">First name</label>
+<input id="first-name" name="first_name" value="${form.first_name}" maxlength="100" required autocomplete="off"${invalid(error, 'first_name')}>
+<label for="last-name">Last name</label>
+<input id="last-name" name="last_name" value="${form.last_name}" maxlength="100" autocomplete="off"${invalid(error, 'last_name')}>
+<label for="email">E-mail</label>
+<input id="email" name="email" type="email" value="${form.email}" maxlength="254" required autocomplete="off"${invalid(error, 'email')}>
+<label for="display-name">Display name <span class="muted">(optional; defaults to first and last name)</span></label>
+<input id="display-name" name="display_name" value="${form.display_name}" maxlength="200" autocomplete="off"${invalid(error, 'display_name')}>
+<label for="phonetic">Phonetic spelling <span class="muted">(optional, e.g. shi-VAWN)</span></label>
+<input id="phonetic" name="phonetic_spelling" value="${form.phonetic_spelling}" maxlength="100" autocomplete="off"${invalid(error, 'phonetic_spelling')}>
+<label for="external-id">Your id for this person <span class="muted">(optional)</span></label>
+<input id="external-id" name="external_id" value="${form.external_id}" maxlength="255" autocomplete="off"${invalid(error, 'external_id')}>
+${data.fields.map((field) => customInput(field, form.custom[field.key] ?? '', error))}
+<div class="row"><button type="submit" class="primary">Add person</button><a class="button" href="/dashboard/collections/${collection.id}">Cancel</a></div>
+</form>`,
+  });
+}

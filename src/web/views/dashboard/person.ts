@@ -1,0 +1,139 @@
+/**
+ * One person of a collection: hear the recording, phonetic spelling, the play and record links
+ * (selectable text; a small script adds copy buttons), and the two destructive actions, each
+ * behind its own confirmation page.
+ */
+import { html, type SafeHtml } from '../../html.js';
+import type { CollectionItem } from './collections.js';
+import { actionButton, layout, type Viewer, when } from './layout.js';
+
+export interface PersonDetail {
+  id: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  display_name: string;
+  preferred_name: string | null;
+  pronouns: string | null;
+  phonetic_spelling: string | null;
+  external_id: string | null;
+  has_recording: boolean;
+  record_url: string;
+  created_at: string;
+  custom: { label: string; value: string }[];
+}
+
+export interface PersonRecording {
+  audioUrl: string;
+  playLink: string;
+  durationSeconds: number;
+  recordedAt: string;
+}
+
+/** A link shown as selectable text in a read-only field, with a copy button the script reveals. */
+const copyableLink = (id: string, label: string, value: string): SafeHtml => html`<div class="copyable">
+<label for="${id}">${label}</label>
+<div class="copy-row"><input id="${id}" class="link-text" readonly value="${value}" spellcheck="false">
+<button type="button" data-copy="${id}" hidden>Copy</button></div>
+</div>`;
+
+export function personPage(data: {
+  styleUrl: string;
+  scriptUrl: string;
+  viewer: Viewer;
+  collection: CollectionItem;
+  person: PersonDetail;
+  recording: PersonRecording | null;
+  notice?: string | null;
+}): SafeHtml {
+  const { collection, person, recording } = data;
+  const base = `/dashboard/collections/${collection.id}/people/${person.id}`;
+  return layout({
+    title: person.display_name,
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'collections',
+    notice: data.notice ?? null,
+    scripts: [data.scriptUrl],
+    body: html`<p><a href="/dashboard/collections/${collection.id}">← ${collection.name}</a></p>
+<h1 id="person-name">${person.display_name}</h1>
+<dl class="facts">
+  ${person.preferred_name ? html`<dt>Preferred name</dt><dd>${person.preferred_name}</dd>` : ''}
+  ${person.pronouns ? html`<dt>Pronouns</dt><dd>${person.pronouns}</dd>` : ''}
+  <dt>Phonetic spelling</dt><dd id="phonetic">${person.phonetic_spelling ?? html`<span class="muted">None given</span>`}</dd>
+  <dt>First name</dt><dd>${person.first_name}</dd>
+  <dt>Last name</dt><dd>${person.last_name === '' ? html`<span class="muted">None</span>` : person.last_name}</dd>
+  <dt>E-mail</dt><dd class="email">${person.email}</dd>
+  ${person.external_id ? html`<dt>Your id</dt><dd><code>${person.external_id}</code></dd>` : ''}
+  ${person.custom.map((c) => html`<dt>${c.label}</dt><dd>${c.value}</dd>`)}
+  <dt>Added</dt><dd>${when(person.created_at)}</dd>
+</dl>
+<section class="card" id="recording">
+<h2>Recording</h2>
+${
+  recording
+    ? html`<audio id="audio" controls preload="metadata" src="${recording.audioUrl}"></audio>
+<p class="muted">${recording.durationSeconds} s, recorded ${when(recording.recordedAt)}.</p>
+${copyableLink('play-link', 'Play link', recording.playLink)}`
+    : html`<p id="no-recording"><span class="badge wait">Not recorded</span> ${person.display_name} has not recorded their name yet. Send them their record link.</p>`
+}
+${copyableLink('record-link', 'Record link (anyone with it can record for this person)', person.record_url)}
+</section>
+<section class="card">
+<h2>Remove</h2>
+<p class="row">
+${recording ? html`<a class="button" href="${base}/delete-recording">Delete recording…</a>` : ''}
+<a class="button danger-link" href="${base}/delete">Delete person…</a>
+</p>
+</section>`,
+  });
+}
+
+export function deleteRecordingPage(data: {
+  styleUrl: string;
+  viewer: Viewer;
+  collection: CollectionItem;
+  person: PersonDetail;
+}): SafeHtml {
+  const { collection, person } = data;
+  const base = `/dashboard/collections/${collection.id}/people/${person.id}`;
+  return layout({
+    title: 'Delete recording',
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'collections',
+    body: html`<section class="card narrow">
+<h1>Delete the recording of ${person.display_name}?</h1>
+<p class="warning">The audio is deleted and the play link stops playing until ${person.display_name} records again with their record link (the play link itself stays the same). This cannot be undone.</p>
+<div class="row">
+  ${actionButton(`${base}/delete-recording`, 'Delete recording', data.viewer.csrfToken, 'danger')}
+  <a href="${base}" class="button">Cancel</a>
+</div>
+</section>`,
+  });
+}
+
+export function deletePersonPage(data: {
+  styleUrl: string;
+  viewer: Viewer;
+  collection: CollectionItem;
+  person: PersonDetail;
+}): SafeHtml {
+  const { collection, person } = data;
+  const base = `/dashboard/collections/${collection.id}/people/${person.id}`;
+  return layout({
+    title: 'Delete person',
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'collections',
+    body: html`<section class="card narrow">
+<h1>Delete ${person.display_name}?</h1>
+<p>${person.email}, in ${collection.name}.</p>
+<p class="warning">The person, their recording, play link and record link are deleted. This cannot be undone.</p>
+<div class="row">
+  ${actionButton(`${base}/delete`, 'Delete person', data.viewer.csrfToken, 'danger')}
+  <a href="${base}" class="button">Cancel</a>
+</div>
+</section>`,
+  });
+}

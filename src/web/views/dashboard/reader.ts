@@ -1,0 +1,94 @@
+/**
+ * The ceremony reader: the whole collection as an ordered script. Without a script it is a
+ * list with a link to each recording (and prints as the script). `reader.ts` turns it into
+ * one person at a time in large type, with keyboard, button and swipe navigation, and loads
+ * every recording into the page first so a dropped network does not stop the ceremony.
+ */
+import { html, type SafeHtml } from '../../html.js';
+import type { CollectionItem } from './collections.js';
+import { layout, type Viewer } from './layout.js';
+
+export interface ReaderPerson {
+  id: string;
+  display_name: string;
+  preferred_name: string | null;
+  pronouns: string | null;
+  phonetic_spelling: string | null;
+  /** The ordering custom field's label and value, when the order is by one. */
+  order_value: { label: string; value: string } | null;
+  audioUrl: string | null;
+}
+
+export interface ReaderOrderOption {
+  value: string;
+  label: string;
+}
+
+function entry(person: ReaderPerson, index: number, total: number): SafeHtml {
+  const extra = [
+    person.preferred_name ? html`Preferred name: <strong>${person.preferred_name}</strong>` : null,
+    person.pronouns ? html`Pronouns: <strong>${person.pronouns}</strong>` : null,
+  ].filter((part): part is SafeHtml => part !== null);
+  return html`<li class="person" id="person-${index + 1}" data-person-id="${person.id}"${person.audioUrl ? html` data-audio="${person.audioUrl}"` : ''}>
+<p class="seq">${index + 1} of ${total}${person.order_value ? html` · ${person.order_value.label}: ${person.order_value.value}` : ''}</p>
+<h2 class="name">${person.display_name}</h2>
+${extra.length > 0 ? html`<p class="preferred">${extra.map((part, i) => html`${i > 0 ? ' · ' : ''}${part}`)}</p>` : ''}
+${person.phonetic_spelling ? html`<p class="phonetic">${person.phonetic_spelling}</p>` : html`<p class="phonetic muted">No phonetic spelling</p>`}
+${
+  person.audioUrl
+    ? html`<p class="listen"><a href="${person.audioUrl}">Play the recording</a></p>`
+    : html`<p class="no-recording">No recording</p>`
+}
+</li>`;
+}
+
+export function readerPage(data: {
+  styleUrl: string;
+  readerStyleUrl: string;
+  scriptUrl: string;
+  viewer: Viewer;
+  collection: CollectionItem;
+  orders: ReaderOrderOption[];
+  order: string;
+  people: ReaderPerson[] | null;
+  maxPeople: number;
+}): SafeHtml {
+  const { collection, people } = data;
+  const recorded = people?.filter((p) => p.audioUrl !== null).length ?? 0;
+  return layout({
+    title: `Reader · ${collection.name}`,
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'collections',
+    styles: [data.readerStyleUrl],
+    scripts: people && people.length > 0 ? [data.scriptUrl] : [],
+    bodyClass: 'reader-page',
+    body: html`<div class="reader-bar">
+<p class="back"><a href="/dashboard/collections/${collection.id}">← ${collection.name}</a></p>
+<h1>Reader: ${collection.name}</h1>
+<form method="get" action="/dashboard/collections/${collection.id}/reader" class="row order-form">
+<label for="reader-order">Order</label>
+<select id="reader-order" name="order">${data.orders.map(
+      (o) => html`<option value="${o.value}"${o.value === data.order ? html` selected` : ''}>${o.label}</option>`,
+    )}</select>
+<button type="submit">Apply</button>
+</form>
+</div>
+${
+  people === null
+    ? html`<p class="alert" id="too-many">This collection has more than ${data.maxPeople} people, more than one reader page can hold with its recordings. Split the ceremony into collections of at most ${data.maxPeople}.</p>`
+    : people.length === 0
+      ? html`<p class="empty" id="no-people">Nobody in this collection yet.</p>`
+      : html`<p id="load-status" class="load-status" role="status" aria-live="polite">${people.length} people, ${recorded} with a recording.</p>
+<div id="reader-controls" class="reader-controls" hidden>
+<button type="button" id="prev" class="big" aria-keyshortcuts="ArrowLeft">← Previous</button>
+<p id="position" class="position" aria-live="polite"></p>
+<button type="button" id="play" class="big primary" aria-keyshortcuts="Space">▶ Play</button>
+<button type="button" id="next" class="big" aria-keyshortcuts="ArrowRight">Next →</button>
+<button type="button" id="print">Print script</button>
+</div>
+<p id="reader-help" class="muted reader-help" hidden>Space plays the name; ← and → move (or swipe). The whole list prints as the script.</p>
+<ol id="script" class="script">${people.map((person, i) => entry(person, i, people.length))}</ol>`
+}`,
+  });
+}

@@ -1,0 +1,47 @@
+/**
+ * The dashboard's people table reads every page, in each of its orders and with its filters, as
+ * one index range after the cursor: page 500 costs what page 1 costs, and nothing is sorted.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listPeoplePage, type PeopleFilters, type PeopleOrder } from '../src/features/users/repo.js';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { usingPostgres } from './helpers/database.js';
+import { planOf } from './helpers/query-plan.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const CASES: { order: PeopleOrder; index: string; column: string; comparison: '<' | '>'; value: string }[] = [
+  { order: 'newest', index: 'users_collection_page', column: 'created_at', comparison: '<', value: '2026-01-01T00:00:00.000Z' },
+  { order: 'oldest', index: 'users_collection_page', column: 'created_at', comparison: '>', value: '2026-01-01T00:00:00.000Z' },
+  { order: 'name', index: 'users_collection_name', column: 'display_name', comparison: '>', value: 'Mara Ortiz' },
+];
+const FILTERS: [string, PeopleFilters][] = [
+  ['no filter', {}],
+  ['recorded only', { hasRecording: true }],
+  ['a search', { search: 'ana' }],
+];
+
+describe('people pages are index ranges', () => {
+  for (const { order, index, column, comparison, value } of CASES) {
+    for (const [label, filters] of FILTERS) {
+      it(`${order}, ${label}`, async () => {
+        const after = { value, id: '00000000-0000-4000-8000-000000000000' };
+        const plan = await planOf(t.deps.db.kysely, (db) => listPeoplePage(db, 'c', filters, order, after, 101));
+        if (usingPostgres()) {
+          expect(plan).toContain(`using ${index}`);
+          expect(plan).toMatch(new RegExp(`Index Cond: .*ROW\\(${column}, id\\) \\${comparison} ROW\\(`));
+          expect(plan).not.toMatch(/^\s*(->\s*)?Sort/m);
+        } else {
+          expect(plan).toMatch(
+            new RegExp(`SEARCH users USING (COVERING )?INDEX ${index} \\(.*\\(${column},id\\)\\${comparison}\\(\\?,\\?\\)\\)`),
+          );
+          expect(plan).not.toContain('TEMP B-TREE');
+        }
+      });
+    }
+  }
+});
