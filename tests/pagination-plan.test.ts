@@ -73,6 +73,11 @@ describe('keyset pages are index ranges', () => {
     expectIndexRange(plan, 'users_collection_page');
   });
 
+  it('users of a collection, filtered by recording status', async () => {
+    const plan = await planOf((db) => listUsers(db, 'c', { recordingStatus: 'needs_rerecord' }, cursor, 51));
+    expectIndexRange(plan, 'users_collection_status_page');
+  });
+
   it('collections of an account', async () => {
     expectIndexRange(await planOf((db) => listLiveCollections(db, 'a', cursor, 51)), 'collections_account_page');
   });

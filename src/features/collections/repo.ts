@@ -78,7 +78,8 @@ export async function addToRecordedCount(
   await trx
     .updateTable('collections')
     .set({
-      recorded_count: sql<number>`recorded_count + case when review_required = 1 then ${delta.withReview} else ${delta.withoutReview} end`,
+      // Typed casts: PostgreSQL cannot infer the type of a bare parameter inside CASE.
+      recorded_count: sql<number>`recorded_count + case when review_required = 1 then cast(${delta.withReview} as integer) else cast(${delta.withoutReview} as integer) end`,
     })
     .where('id', '=', collectionId)
     .execute();

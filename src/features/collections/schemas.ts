@@ -36,8 +36,7 @@ export const RecordingStatus = Type.Enum(RECORDING_STATUSES, {
 export type RecordingStatus = Static<typeof RecordingStatus>;
 
 const ReviewRequired = Type.Boolean({
-  description:
-    'When true, a recording counts as recorded (`recorded_count`) only once an organiser approved it. Default false.',
+  description: 'When true, a recording counts as recorded (`recorded_count`) only once an organiser approved it. Default false.',
 });
 
 export const Collection = Type.Object(

@@ -161,10 +161,10 @@ export const usersRoutes =
       {
         schema: {
           tags,
-          summary: "Approve a recording or ask for a new one",
+          summary: 'Approve a recording or ask for a new one',
           description:
             '`{"decision": "approve"}` sets `recording_status` to `approved`; `{"decision": "request_rerecord", "note": "…"}` ' +
-            'sets `needs_rerecord` and shows the note on the person\'s recorder page until their next recording. ' +
+            "sets `needs_rerecord` and shows the note on the person's recorder page until their next recording. " +
             'With `review_required` on the collection, only approved recordings count in `recorded_count`. ' +
             'Returns the user; 409 `no_recording_to_review` when the person has no recording.',
           params: UserParams,
