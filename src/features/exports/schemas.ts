@@ -1,0 +1,18 @@
+import { Type } from 'typebox';
+
+export const ExportParams = Type.Object({ collection_id: Type.String({ maxLength: 64 }) });
+
+export const ExportQuery = Type.Object(
+  {
+    format: Type.Enum(['csv', 'zip'] as const, {
+      description: '`csv`: the people as a spreadsheet; `zip`: their recordings as MP3 files plus that spreadsheet.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** The OpenAPI description of the file answered (the body is a stream, not serialised JSON). */
+export const ExportFile = Type.String({
+  description:
+    '`text/csv; charset=utf-8` (with a byte-order mark) for `csv`, `application/zip` for `zip`; sent as an attachment named after the collection.',
+});
