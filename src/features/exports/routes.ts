@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { accountOf } from '../../http/auth.js';
 import { ErrorResponse } from '../../http/schemas.js';
-import { ExportFile, ExportParams, ExportQuery } from './schemas.js';
+import { ExportCsv, ExportParams, ExportQuery, ExportZip } from './schemas.js';
 import { exportCollection } from './service.js';
 
 export const exportsRoutes =
@@ -26,7 +26,7 @@ export const exportsRoutes =
           response: {
             200: {
               description: 'The file.',
-              content: { 'text/csv': { schema: ExportFile }, 'application/zip': { schema: ExportFile } },
+              content: { 'text/csv': { schema: ExportCsv }, 'application/zip': { schema: ExportZip } },
             },
             400: ErrorResponse,
             401: ErrorResponse,

@@ -11,8 +11,11 @@ export const ExportQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** The OpenAPI description of the file answered (the body is a stream, not serialised JSON). */
-export const ExportFile = Type.String({
-  description:
-    '`text/csv; charset=utf-8` (with a byte-order mark) for `csv`, `application/zip` for `zip`; sent as an attachment named after the collection.',
+/** The OpenAPI description of the files answered (the body is a stream, not serialised JSON). */
+export const ExportCsv = Type.String({
+  description: 'UTF-8 with a byte-order mark (`text/csv; charset=utf-8`), sent as an attachment named after the collection.',
+});
+export const ExportZip = Type.String({
+  format: 'binary',
+  description: 'The MP3 files and `people.csv`, sent as an attachment named after the collection.',
 });
