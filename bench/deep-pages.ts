@@ -63,6 +63,8 @@ for (let from = 0; from < PEOPLE; from += 1000) {
       display_name: `Person ${i}`,
       custom_fields: '{}',
       record_token: `rt${run}${n}`,
+      recording_status: 'none' as const,
+      import_position: i,
       created_at: at,
       updated_at: at,
     });

@@ -97,6 +97,18 @@ export async function bareServer(answer: { status: number; headers: Record<strin
   return { url, close: () => stopProcess(child) };
 }
 
+/** The export benchmark's baseline (bench/blob-stream-server.ts): the files listed in `listFile`, streamed in one response. */
+export async function blobStreamServer(listFile: string) {
+  const port = freePortNumber();
+  const url = `http://127.0.0.1:${port}`;
+  const child = await startProcess(
+    [path.join(BENCH_DIR, 'blob-stream-server.ts')],
+    { PORT: String(port), BLOB_LIST: listFile },
+    `${url}/healthz`,
+  );
+  return { url, pid: child.pid, close: () => stopProcess(child) };
+}
+
 /**
  * The real server in its own process (as `npm start` runs it: SQLite, in-process worker off so
  * only HTTP is measured), on a temporary data directory. `seed` runs first, in this process,

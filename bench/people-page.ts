@@ -16,6 +16,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import type { RecordingStatus } from '../src/db/schema.js';
 import { createDeps } from '../src/deps.js';
 import { createCollection } from '../src/features/collections/service.js';
 import { benchAccount } from './lib.js';
@@ -68,6 +69,8 @@ for (let from = 0; from < PEOPLE; from += 1000) {
       display_name: `${first} ${last}`,
       custom_fields: '{}',
       record_token: `rt${run}${n}`,
+      recording_status: (i % 100 === 0 ? 'recorded' : 'none') as RecordingStatus,
+      import_position: 0,
       created_at: at,
       updated_at: at,
     });

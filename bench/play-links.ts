@@ -108,6 +108,9 @@ async function serveApp(): Promise<void> {
           phonetic_spelling: null,
           custom_fields: '{}',
           record_token: randomToken(12),
+          recording_status: 'recorded' as const,
+          review_note: null,
+          import_position: 0,
           created_at: now,
           updated_at: now,
         });

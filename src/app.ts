@@ -16,6 +16,7 @@ import { recordingsRoutes } from './features/recordings/routes.js';
 import { usersRoutes } from './features/users/routes.js';
 import { webhooksRoutes } from './features/webhooks/routes.js';
 import { entitiesRoutes } from './features/entities/routes.js';
+import { exportsRoutes } from './features/exports/routes.js';
 import { createPlayLinkFastPath } from './features/play-links/fast-path.js';
 import { registerPlayLinkPublicRoutes } from './features/play-links/public-routes.js';
 import { playLinksRoutes } from './features/play-links/routes.js';
@@ -110,6 +111,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       await v1.register(recordingsRoutes(deps));
       await v1.register(webhooksRoutes(deps));
       await v1.register(playLinksRoutes(deps));
+      await v1.register(exportsRoutes(deps));
     },
     { prefix: '/v1' },
   );

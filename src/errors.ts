@@ -30,6 +30,8 @@ const kinds = {
   conflict: { status: 409, type: 'invalid_request_error' },
   /** The account already has WEBHOOK_MAX_PER_ACCOUNT webhooks; deleting one makes room. */
   webhook_limit_reached: { status: 409, type: 'invalid_request_error' },
+  /** A review decision for a person who has no recording. */
+  no_recording_to_review: { status: 409, type: 'invalid_request_error' },
   idempotency_key_reused: { status: 409, type: 'idempotency_error' },
   idempotency_request_in_progress: { status: 409, type: 'idempotency_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },

@@ -8,13 +8,14 @@ import { ConfigError, loadConfig, riskySettings } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { removeStaleAudioTemp } from './audio/pipeline.js';
 import { closeDeps, createDeps, type Deps } from './deps.js';
+import { removeStaleExportTemp } from './features/exports/service.js';
 import { createWorker } from './jobs/registry.js';
 
 const HOUR_MS = 60 * 60_000;
 
-/** Removes what a crashed process left behind: upload temp folders and half-written audio files. */
+/** Removes what a crashed process left behind: upload and export temp folders, half-written audio files. */
 async function removeCrashLeftovers(deps: Deps): Promise<void> {
-  const folders = await removeStaleAudioTemp(HOUR_MS);
+  const folders = (await removeStaleAudioTemp(HOUR_MS)) + (await removeStaleExportTemp(HOUR_MS));
   const files = await deps.blobs.removeStaleTemporaryFiles(HOUR_MS);
   if (folders + files > 0) deps.logger.info({ folders, files }, 'removed leftovers of an earlier crash');
 }

@@ -22,12 +22,23 @@ describe('POST /v1/collections', () => {
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(
-      ['created_at', 'custom_fields', 'description', 'id', 'member_count', 'name', 'recorded_count', 'updated_at'].sort(),
+      [
+        'created_at',
+        'custom_fields',
+        'description',
+        'id',
+        'member_count',
+        'name',
+        'recorded_count',
+        'review_required',
+        'updated_at',
+      ].sort(),
     );
     expect(body).toMatchObject({
       name: 'Class of 2027',
       description: null,
       custom_fields: [],
+      review_required: false,
       member_count: 0,
       recorded_count: 0,
     });

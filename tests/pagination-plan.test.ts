@@ -7,6 +7,7 @@ import { CompiledQuery, type Kysely, type QueryId, type RootOperationNode, sql }
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/schema.js';
 import { listLiveCollections } from '../src/features/collections/repo.js';
+import { listPeopleInImportOrder } from '../src/features/exports/repo.js';
 import { listUsers } from '../src/features/users/repo.js';
 import { listDeliveries, listWebhooks } from '../src/features/webhooks/repo.js';
 import type { PageCursor } from '../src/lib/pagination.js';
@@ -71,6 +72,27 @@ describe('keyset pages are index ranges', () => {
   it('users of a collection, filtered by recording', async () => {
     const plan = await planOf((db) => listUsers(db, 'c', { hasRecording: false }, cursor, 51));
     expectIndexRange(plan, 'users_collection_page');
+  });
+
+  it('users of a collection, filtered by recording status', async () => {
+    const plan = await planOf((db) => listUsers(db, 'c', { recordingStatus: 'needs_rerecord' }, cursor, 51));
+    expectIndexRange(plan, 'users_collection_status_page');
+  });
+
+  it('people of a collection in import order (exports)', async () => {
+    const plan = await planOf((db) =>
+      listPeopleInImportOrder(db, 'c', { createdAt: cursor.createdAt, importPosition: 7, id: cursor.id }, 500),
+    );
+    if (usingPostgres()) {
+      expect(plan).toContain('using users_collection_import_order');
+      expect(plan).toMatch(/Index Cond: .*ROW\(created_at, import_position, id\) > ROW\(/);
+      expect(plan).not.toMatch(/Sort/);
+    } else {
+      expect(plan).toMatch(
+        /SEARCH users USING INDEX users_collection_import_order \(.*\(created_at,import_position,id\)>\(\?,\?,\?\)\)/,
+      );
+      expect(plan).not.toMatch(/TEMP B-TREE/);
+    }
   });
 
   it('collections of an account', async () => {

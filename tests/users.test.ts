@@ -61,12 +61,16 @@ describe('POST …/users', () => {
         'phonetic_spelling',
         'custom_fields',
         'has_recording',
+        'recording_status',
+        'review_note',
         'record_url',
         'created_at',
         'updated_at',
       ].sort(),
     );
     expect(user).toMatchObject({
+      recording_status: 'none',
+      review_note: null,
       collection_id: collectionId,
       email: 'Grace.Hopper@Example.com',
       display_name: 'Grace Hopper',

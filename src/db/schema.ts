@@ -77,6 +77,8 @@ export interface CollectionsTable {
   custom_fields: string;
   member_count: Generated<number>;
   recorded_count: Generated<number>;
+  /** 1 when a recording counts as recorded only once an organiser approved it. */
+  review_required: Generated<number>;
   created_at: string;
   updated_at: string;
   archived_at: string | null;
@@ -97,9 +99,20 @@ export interface UsersTable {
   custom_fields: string;
   /** Capability token of the recorder page `/r/<token>`. */
   record_token: string;
+  /** Kept in step with the `recordings` row and the organiser's review decisions. */
+  recording_status: RecordingStatus;
+  /** The organiser's note with `needs_rerecord`; null otherwise. */
+  review_note: string | null;
+  /**
+   * Position within the request (batch or import) that created the person, 0 for a single
+   * create: rows of one import share `created_at`, so import order is (created_at, this, id).
+   */
+  import_position: number;
   created_at: string;
   updated_at: string;
 }
+
+export type RecordingStatus = 'none' | 'recorded' | 'approved' | 'needs_rerecord';
 
 export interface RecordingsTable {
   /** One current recording per user. */

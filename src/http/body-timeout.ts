@@ -3,7 +3,9 @@
  * the whole server; this gives JSON routes a short budget (REQUEST_TIMEOUT_MS) and routes that
  * take uploads a longer one (their route config `bodyTimeoutMs`, UPLOAD_TIMEOUT_MS), so a client
  * trickling a body cannot hold a connection and a parser for minutes. When the budget runs out
- * the route's own error handler answers 408 and the connection is closed.
+ * the route's own error handler answers 408 and the connection is closed. The budget covers
+ * receiving the request only: once the body is parsed (or there is none, as for a GET) the timer
+ * stops, so a long answer (a streamed export) is not cut off.
  */
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
@@ -15,6 +17,8 @@ declare module 'fastify' {
   }
 }
 
+const timers = new WeakMap<object, NodeJS.Timeout>();
+
 export function registerBodyTimeout(app: FastifyInstance, defaultMs: number): void {
   app.addHook('preParsing', async (request, reply, payload) => {
     const budget = request.routeOptions.config.bodyTimeoutMs ?? defaultMs;
@@ -25,10 +29,15 @@ export function registerBodyTimeout(app: FastifyInstance, defaultMs: number): vo
       reply.send(new AppError('request_timeout', `The request body did not arrive within ${Math.round(budget / 1000)} s.`));
     }, budget);
     timer.unref();
+    timers.set(request, timer);
     const done = () => clearTimeout(timer);
     payload.once('end', done);
     payload.once('close', done);
     payload.once('error', done);
     return payload;
+  });
+  // The body has been read (a bodyless request's stream never ends, so 'end' alone is not enough).
+  app.addHook('preValidation', async (request) => {
+    clearTimeout(timers.get(request));
   });
 }

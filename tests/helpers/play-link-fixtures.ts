@@ -59,6 +59,9 @@ export async function addUser(t: TestApp, collectionId: string, input: UserInput
       phonetic_spelling: input.phoneticSpelling === undefined ? 'shi-VAWN oh-SULL-ih-vun' : input.phoneticSpelling,
       custom_fields: '{}',
       record_token: randomToken(12),
+      recording_status: 'none',
+      review_note: null,
+      import_position: 0,
       created_at: now,
       updated_at: now,
     })
@@ -93,6 +96,7 @@ export async function addRecording(
       recorded_at: recordedAt,
     })
     .execute();
+  await db.updateTable('users').set({ recording_status: 'recorded', review_note: null }).where('id', '=', userId).execute();
   const active = await db
     .selectFrom('play_links')
     .select('token')

@@ -1,11 +1,12 @@
-import type { Kysely } from 'kysely';
-import type { CollectionsTable, Database } from '../../db/schema.js';
+import { type Kysely, sql } from 'kysely';
+import type { CollectionsTable, Database, RecordingStatus } from '../../db/schema.js';
 import { olderThanCursor } from '../../db/keyset.js';
 import type { PageCursor } from '../../lib/pagination.js';
 
-export type CollectionRow = Omit<CollectionsTable, 'member_count' | 'recorded_count'> & {
+export type CollectionRow = Omit<CollectionsTable, 'member_count' | 'recorded_count' | 'review_required'> & {
   member_count: number;
   recorded_count: number;
+  review_required: number;
 };
 
 export const insertCollection = (db: Kysely<Database>, row: CollectionRow) => db.insertInto('collections').values(row).execute();
@@ -33,7 +34,7 @@ export const updateLiveCollection = (
   db: Kysely<Database>,
   accountId: string,
   id: string,
-  changes: Partial<Pick<CollectionRow, 'name' | 'description' | 'updated_at'>>,
+  changes: Partial<Pick<CollectionRow, 'name' | 'description' | 'review_required' | 'updated_at'>>,
 ) =>
   db
     .updateTable('collections')
@@ -55,18 +56,11 @@ export const archiveLiveCollection = async (db: Kysely<Database>, accountId: str
   return Number(result.numUpdatedRows) > 0;
 };
 
-/** Adds to the collection's counters in the caller's transaction (atomic increments). */
-export async function addToCollectionCounts(
-  trx: Kysely<Database>,
-  collectionId: string,
-  delta: { members?: number; recorded?: number },
-): Promise<void> {
+/** Adds to the collection's member counter in the caller's transaction (an atomic increment). */
+export async function addToMemberCount(trx: Kysely<Database>, collectionId: string, delta: number): Promise<void> {
   await trx
     .updateTable('collections')
-    .set((eb) => ({
-      member_count: eb('member_count', '+', delta.members ?? 0),
-      recorded_count: eb('recorded_count', '+', delta.recorded ?? 0),
-    }))
+    .set((eb) => ({ member_count: eb('member_count', '+', delta) }))
     .where('id', '=', collectionId)
     .execute();
 }
@@ -80,3 +74,38 @@ export const countLiveCollections = async (db: Kysely<Database>, accountId: stri
     .executeTakeFirstOrThrow();
   return Number(row.count);
 };
+
+/**
+ * Adds to `recorded_count` the delta that applies under the collection's review setting as it
+ * stands when this statement takes the row's lock, so a change racing a switch of the setting
+ * is counted under the setting it commits after.
+ */
+export async function addToRecordedCount(
+  trx: Kysely<Database>,
+  collectionId: string,
+  delta: { withReview: number; withoutReview: number },
+): Promise<void> {
+  await trx
+    .updateTable('collections')
+    .set({
+      // Typed casts: PostgreSQL cannot infer the type of a bare parameter inside CASE.
+      recorded_count: sql<number>`recorded_count + case when review_required = 1 then cast(${delta.withReview} as integer) else cast(${delta.withoutReview} as integer) end`,
+    })
+    .where('id', '=', collectionId)
+    .execute();
+}
+
+/** Sets `recorded_count` to the number of the collection's people whose status is one of `counted`. */
+export const recountRecorded = (trx: Kysely<Database>, collectionId: string, counted: RecordingStatus[]) =>
+  trx
+    .updateTable('collections')
+    .set((eb) => ({
+      recorded_count: eb
+        .selectFrom('users')
+        .select((inner) => inner.fn.countAll<number>().as('n'))
+        .where('users.collection_id', '=', collectionId)
+        .where('users.recording_status', 'in', counted),
+    }))
+    .where('id', '=', collectionId)
+    .returningAll()
+    .executeTakeFirstOrThrow() as Promise<CollectionRow>;

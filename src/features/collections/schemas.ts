@@ -27,6 +27,18 @@ export const CustomField = Type.Object(
 );
 export type CustomField = Static<typeof CustomField>;
 
+export const RECORDING_STATUSES = ['none', 'recorded', 'approved', 'needs_rerecord'] as const;
+export const RecordingStatus = Type.Enum(RECORDING_STATUSES, {
+  description:
+    '`none`: no recording; `recorded`: a recording awaits review (or needs none); `approved`: an organiser approved it; ' +
+    '`needs_rerecord`: an organiser asked for a new one (see `review_note`).',
+});
+export type RecordingStatus = Static<typeof RecordingStatus>;
+
+const ReviewRequired = Type.Boolean({
+  description: 'When true, a recording counts as recorded (`recorded_count`) only once an organiser approved it. Default false.',
+});
+
 export const Collection = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -34,7 +46,11 @@ export const Collection = Type.Object(
     description: Nullable(Type.String()),
     custom_fields: Type.Array(CustomField),
     member_count: Type.Integer({ minimum: 0 }),
-    recorded_count: Type.Integer({ minimum: 0 }),
+    recorded_count: Type.Integer({
+      minimum: 0,
+      description: 'People with a recording; with `review_required`, people whose recording is approved.',
+    }),
+    review_required: ReviewRequired,
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -50,6 +66,7 @@ export const CreateCollectionBody = Type.Object(
     name: Name,
     description: Type.Optional(Nullable(Description)),
     custom_fields: Type.Optional(Type.Array(CustomField, { maxItems: MAX_CUSTOM_FIELDS })),
+    review_required: Type.Optional(ReviewRequired),
   },
   { additionalProperties: false },
 );
@@ -59,6 +76,7 @@ export const UpdateCollectionBody = Type.Object(
   {
     name: Type.Optional(Name),
     description: Type.Optional(Nullable(Description)),
+    review_required: Type.Optional(ReviewRequired),
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { type TransactionDeps, withTransaction } from '../../db/transaction.js';
 import type { Deps as AppDeps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
 import { type Clock, isoNow, laterThan } from '../../lib/clock.js';
@@ -8,16 +9,18 @@ import { invalidateAllPlayLinks } from '../play-links/invalidation.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import {
-  addToCollectionCounts,
+  addToMemberCount,
+  addToRecordedCount,
   archiveLiveCollection,
   type CollectionRow,
   countLiveCollections,
   findLiveCollection,
   insertCollection,
   listLiveCollections,
+  recountRecorded,
   updateLiveCollection,
 } from './repo.js';
-import type { Collection, CreateCollectionBody, CustomField, UpdateCollectionBody } from './schemas.js';
+import type { Collection, CreateCollectionBody, CustomField, RecordingStatus, UpdateCollectionBody } from './schemas.js';
 
 export type { CollectionRow } from './repo.js';
 
@@ -31,6 +34,7 @@ export function toCollection(row: CollectionRow): Collection {
     custom_fields: JSON.parse(row.custom_fields) as CustomField[],
     member_count: Number(row.member_count),
     recorded_count: Number(row.recorded_count),
+    review_required: Number(row.review_required) === 1,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -85,6 +89,7 @@ export async function createCollection(deps: Deps, accountId: string, input: Cre
     custom_fields: JSON.stringify(checkCustomFields(input.custom_fields ?? [])),
     member_count: 0,
     recorded_count: 0,
+    review_required: input.review_required ? 1 : 0,
     created_at: now,
     updated_at: now,
     archived_at: null,
@@ -115,9 +120,12 @@ export async function listCollections(deps: Deps, accountId: string, query: { li
 export const countCollections = (deps: { db: Db }, accountId: string): Promise<number> =>
   countLiveCollections(deps.db.kysely, accountId);
 
-/** Changes name and/or description; `updated_at` always moves forward. */
+/**
+ * Changes name, description and/or `review_required`; `updated_at` always moves forward.
+ * Switching review on or off recounts `recorded_count` under the new rule in the same transaction.
+ */
 export async function updateCollection(
-  deps: Deps,
+  deps: Deps & TransactionDeps,
   accountId: string,
   id: string,
   input: UpdateCollectionBody,
@@ -127,9 +135,17 @@ export async function updateCollection(
   const changes = {
     ...(input.name === undefined ? {} : { name: checkName(input.name) }),
     ...(input.description === undefined ? {} : { description: input.description }),
+    ...(input.review_required === undefined ? {} : { review_required: input.review_required ? 1 : 0 }),
     updated_at: updatedAt,
   };
-  const row = await updateLiveCollection(deps.db.kysely, accountId, id, changes);
+  const row = await withTransaction(deps, async ({ trx }) => {
+    // This statement takes the collection's row lock: recordings and reviews that change the
+    // count wait for it, and the recount below (a new statement, so a fresh snapshot on
+    // PostgreSQL) sees every one that committed before.
+    const updated = await updateLiveCollection(trx, accountId, id, changes);
+    if (!updated || input.review_required === undefined) return updated;
+    return recountRecorded(trx, id, countedStatuses(input.review_required));
+  });
   if (!row) throw notFound('collection', 'collection_id');
   return toCollection(row);
 }
@@ -145,11 +161,31 @@ export async function archiveCollection(deps: Deps & Pick<AppDeps, 'playLinks'>,
 }
 
 /**
- * Moves the collection's member and recorded counters by `delta`, inside the caller's transaction
- * (the users and recordings features call this in the same transaction as the change counted).
+ * Moves the collection's member counter by `delta`, inside the caller's transaction (the users
+ * feature calls this in the same transaction as the change counted). `recorded_count` moves
+ * with recording statuses: `countRecordingStatusChange`.
  */
-export const adjustCollectionCounts = (
+export const adjustMemberCount = (trx: Kysely<Database>, collectionId: string, delta: number) =>
+  addToMemberCount(trx, collectionId, delta);
+
+/** The recording statuses that count as recorded under a collection's review setting. */
+export const countedStatuses = (reviewRequired: boolean): RecordingStatus[] =>
+  reviewRequired ? ['approved'] : ['recorded', 'approved', 'needs_rerecord'];
+
+const counts = (status: RecordingStatus, reviewRequired: boolean) => (countedStatuses(reviewRequired).includes(status) ? 1 : 0);
+
+/**
+ * Moves `recorded_count` for one person whose recording status goes from `from` to `to`, inside
+ * the caller's transaction (which holds that person's row lock). The delta follows the
+ * collection's review setting as committed when the counter row is locked.
+ */
+export async function countRecordingStatusChange(
   trx: Kysely<Database>,
   collectionId: string,
-  delta: { members?: number; recorded?: number },
-) => addToCollectionCounts(trx, collectionId, delta);
+  from: RecordingStatus,
+  to: RecordingStatus,
+): Promise<void> {
+  const delta = { withReview: counts(to, true) - counts(from, true), withoutReview: counts(to, false) - counts(from, false) };
+  if (delta.withReview === 0 && delta.withoutReview === 0) return;
+  await addToRecordedCount(trx, collectionId, delta);
+}

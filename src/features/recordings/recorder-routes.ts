@@ -63,6 +63,8 @@ export const recorderRoutes =
           displayName: user.display_name,
           phoneticSpelling: user.phonetic_spelling,
           hasRecording: await userHasRecording(deps, user.id),
+          // The organiser's request for a new take, until the next recording answers it.
+          reviewNote: user.recording_status === 'needs_rerecord' ? user.review_note : null,
           uploadUrl: `/r/${user.record_token}/recording`,
           scriptUrl: deps.assets.url('recorder.ts'),
           styleUrl,

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, RecordingsTable } from '../../db/schema.js';
+import type { Database, RecordingStatus, RecordingsTable } from '../../db/schema.js';
 
 export type RecordingRow = RecordingsTable;
 
@@ -73,6 +73,10 @@ export const userIsInCollection = async (db: Kysely<Database>, collectionId: str
 
 export const setPhoneticSpelling = (trx: Kysely<Database>, userId: string, phoneticSpelling: string | null) =>
   trx.updateTable('users').set({ phonetic_spelling: phoneticSpelling }).where('id', '=', userId).execute();
+
+/** Sets the person's recording status and the organiser's note (null clears it). */
+export const setRecordingStatus = (trx: Kysely<Database>, userId: string, status: RecordingStatus, note: string | null) =>
+  trx.updateTable('users').set({ recording_status: status, review_note: note }).where('id', '=', userId).execute();
 
 /** The user behind a recorder-page token, if their collection is live. */
 export const findUserByRecordToken = (db: Kysely<Database>, token: string) =>

@@ -17,7 +17,7 @@ import type { Clock } from '../../lib/clock.js';
 import { WaitCancelledError } from '../../lib/fair-scheduler.js';
 import { isUuid } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
-import { adjustCollectionCounts, requireLiveCollection } from '../collections/service.js';
+import { countRecordingStatusChange, requireLiveCollection } from '../collections/service.js';
 import { recordEvent } from '../events/service.js';
 import { ensureActivePlayLink, invalidatePlayLinksOfUser, type PlayLink, toPlayLink } from '../play-links/index.js';
 import { playLinkUrls } from '../play-links/urls.js';
@@ -32,6 +32,7 @@ import {
   type RecordingRow,
   replaceRecording,
   setPhoneticSpelling,
+  setRecordingStatus,
   userIsInCollection,
 } from './repo.js';
 
@@ -99,8 +100,8 @@ function eventData(baseUrl: string, user: EventUser, token: string | null, recor
 /**
  * Stores `processed` as the user's recording (first or re-recording). In one transaction:
  * the row is upserted, the user gets an active play link if they have none (its token is kept
- * on re-recording), `recorded_count` grows only for a first recording, and
- * `recording.completed` is recorded. The previous audio file is deleted after the commit.
+ * on re-recording), their status becomes `recorded` (clearing a review note), `recorded_count`
+ * follows that status change, and `recording.completed` is recorded. The previous audio file is deleted after the commit.
  */
 async function saveRecording(
   deps: RecordingsDeps,
@@ -130,12 +131,11 @@ async function saveRecording(
         recorded_at: recordedAt,
       };
       const existing = await findRecording(trx, user.id);
-      if (existing) {
-        await replaceRecording(trx, row);
-      } else {
-        await insertRecording(trx, row);
-        await adjustCollectionCounts(trx, user.collection_id, { recorded: 1 });
-      }
+      if (existing) await replaceRecording(trx, row);
+      else await insertRecording(trx, row);
+      // A new take awaits review again, and the organiser's note has been answered.
+      await setRecordingStatus(trx, user.id, 'recorded', null);
+      await countRecordingStatusChange(trx, user.collection_id, user.recording_status, 'recorded');
       // The token is created once and kept on every re-recording.
       const token = await ensureActivePlayLink(trx, user.id, recordedAt);
       await recordEvent(tx, {
@@ -256,7 +256,8 @@ export async function deleteRecording(deps: RecordingsDeps, accountId: string, c
     if (!recording) throw new AppError('resource_missing', 'This user has no recording.', { param: 'user_id' });
     await recordRecordingDeleted(tx, deps, { accountId: collection.account_id, user, at });
     await deleteRecordingRow(tx.trx, user.id);
-    await adjustCollectionCounts(tx.trx, collection.id, { recorded: -1 });
+    await setRecordingStatus(tx.trx, user.id, 'none', null);
+    await countRecordingStatusChange(tx.trx, collection.id, user.recording_status, 'none');
     tx.afterCommit(() => deleteBlobQuietly(deps, recording.blob_key));
   });
   return { deleted: true as const, user_id: userId };

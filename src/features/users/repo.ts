@@ -1,5 +1,5 @@
 import { type Kysely, type SqlBool, sql } from 'kysely';
-import type { Database, UsersTable } from '../../db/schema.js';
+import type { Database, RecordingStatus, UsersTable } from '../../db/schema.js';
 import { olderThanCursor } from '../../db/keyset.js';
 import type { PageCursor } from '../../lib/pagination.js';
 import { isUniqueViolation, uniqueViolationDetail } from '../../db/errors.js';
@@ -9,6 +9,7 @@ export type UserWithRecording = UserRow & { recording_user_id: string | null };
 
 export interface UserFilters {
   hasRecording?: boolean;
+  recordingStatus?: RecordingStatus;
   emailNormalized?: string;
   externalId?: string;
 }
@@ -46,6 +47,7 @@ export function listUsers(
   if (filters.hasRecording !== undefined) {
     query = query.where('recordings.user_id', filters.hasRecording ? 'is not' : 'is', null);
   }
+  if (filters.recordingStatus !== undefined) query = query.where('users.recording_status', '=', filters.recordingStatus);
   if (filters.emailNormalized !== undefined) query = query.where('users.email_normalized', '=', filters.emailNormalized);
   if (filters.externalId !== undefined) query = query.where('users.external_id', '=', filters.externalId);
   if (cursor) {

@@ -13,11 +13,13 @@ import {
   CreateUserBody,
   DeletedUser,
   ListUsersQuery,
+  ReviewBody,
   UpdateUserBody,
   User,
   UserList,
   UserParams,
 } from './schemas.js';
+import { reviewRecording } from './review-service.js';
 import { createUser, createUsers, deleteUser, getUser, listUsers, rotateRecordLink, updateUser } from './service.js';
 
 /** CSV and JSON batches may be larger than ordinary JSON bodies. */
@@ -157,5 +159,26 @@ export const usersRoutes =
         },
       },
       async (request) => rotateRecordLink(deps, accountOf(request), request.params.collection_id, request.params.user_id),
+    );
+
+    app.post(
+      `${base}/:user_id/review`,
+      {
+        config: { audit: 'recording.reviewed' },
+        schema: {
+          tags,
+          summary: 'Approve a recording or ask for a new one',
+          description:
+            '`{"decision": "approve"}` sets `recording_status` to `approved`; `{"decision": "request_rerecord", "note": "…"}` ' +
+            "sets `needs_rerecord` and shows the note on the person's recorder page until their next recording. " +
+            'With `review_required` on the collection, only approved recordings count in `recorded_count`. ' +
+            'Returns the user; 409 `no_recording_to_review` when the person has no recording.',
+          params: UserParams,
+          body: ReviewBody,
+          response: { 200: User, 409: ErrorResponse, ...errors },
+        },
+      },
+      async (request) =>
+        reviewRecording(deps, accountOf(request), request.params.collection_id, request.params.user_id, request.body),
     );
   };

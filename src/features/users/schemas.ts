@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, SafeText } from '../../http/schemas.js';
 import { PageQuery } from '../../lib/pagination.js';
+import { RecordingStatus } from '../collections/schemas.js';
 
 export const MAX_BATCH_USERS = 1000;
 
@@ -43,6 +44,10 @@ export const User = Type.Object(
     phonetic_spelling: Nullable(Type.String()),
     custom_fields: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
     has_recording: Type.Boolean(),
+    recording_status: RecordingStatus,
+    review_note: Nullable(
+      Type.String({ description: "The organiser's note asking for a new recording (with `needs_rerecord`); null otherwise." }),
+    ),
     record_url: Type.String({ description: 'The personal recorder page: `{BASE_URL}/r/<token>`. Anyone with it can record.' }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
@@ -114,6 +119,7 @@ export const ListUsersQuery = Type.Object(
     limit: Type.Optional(PageQuery.limit),
     cursor: Type.Optional(PageQuery.cursor),
     has_recording: Type.Optional(Type.Boolean({ description: 'Only users with (true) or without (false) a recording.' })),
+    recording_status: Type.Optional(RecordingStatus),
     email: Type.Optional(SafeText({ maxLength: 254, description: 'Exact e-mail (case-insensitive).' })),
     external_id: Type.Optional(SafeText({ maxLength: 255, description: 'Exact external_id.' })),
   },
@@ -122,3 +128,26 @@ export const ListUsersQuery = Type.Object(
 export type ListUsersQuery = Static<typeof ListUsersQuery>;
 
 export const DeletedUser = Type.Object({ deleted: Type.Literal(true), id: Type.String() });
+
+export const MAX_REVIEW_NOTE_LENGTH = 500;
+
+export const ReviewBody = Type.Object(
+  {
+    decision: Type.Enum(['approve', 'request_rerecord'] as const, {
+      description: '`approve` the current recording, or `request_rerecord` (ask the person for a new one).',
+    }),
+    note: Type.Optional(
+      Nullable(
+        SafeText({
+          multiline: true,
+          minLength: 1,
+          maxLength: MAX_REVIEW_NOTE_LENGTH,
+          description:
+            'Required with `request_rerecord`: what to change, shown to the person on their recorder page (1 to 500 characters). Not allowed with `approve`.',
+        }),
+      ),
+    ),
+  },
+  { additionalProperties: false, title: 'ReviewDecision' },
+);
+export type ReviewBody = Static<typeof ReviewBody>;

@@ -16,7 +16,12 @@ import { type Clock, laterThan } from '../../lib/clock.js';
 import { isUuid, newId, randomToken } from '../../lib/ids.js';
 import { decodeCursor, toPage } from '../../lib/pagination.js';
 import type { CustomField } from '../collections/schemas.js';
-import { adjustCollectionCounts, type CollectionRow, requireLiveCollection } from '../collections/service.js';
+import {
+  adjustMemberCount,
+  type CollectionRow,
+  countRecordingStatusChange,
+  requireLiveCollection,
+} from '../collections/service.js';
 import { invalidatePlayLinksOfUser } from '../play-links/index.js';
 import { recordingBlobPrefix, recordRecordingDeleted } from '../recordings/service.js';
 import {
@@ -59,6 +64,8 @@ export function toUser(baseUrl: string, row: UserRow, hasRecording: boolean): Us
     phonetic_spelling: row.phonetic_spelling,
     custom_fields: JSON.parse(row.custom_fields) as CustomValues,
     has_recording: hasRecording,
+    recording_status: row.recording_status,
+    review_note: row.review_note,
     record_url: recordUrl(baseUrl, row.record_token),
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -83,6 +90,7 @@ function prepareUser(
   definitions: CustomField[],
   collectionId: string,
   now: string,
+  position: number,
 ): { row: UserRow } | { issues: Issue[] } {
   const shape = shapeIssues(input, (errors) => {
     const error = validationError(errors, 'body');
@@ -114,6 +122,9 @@ function prepareUser(
       phonetic_spelling: body.phonetic_spelling?.trim() || null,
       custom_fields: JSON.stringify(custom.values),
       record_token: newRecordToken(),
+      recording_status: 'none',
+      review_note: null,
+      import_position: position,
       created_at: now,
       updated_at: now,
     },
@@ -139,7 +150,7 @@ export async function createUsers(
   const rows: UserRow[] = [];
   const errors: ItemError[] = [];
   inputs.forEach((input, index) => {
-    const prepared = prepareUser(input, definitions, collection.id, now);
+    const prepared = prepareUser(input, definitions, collection.id, now, index);
     if ('issues' in prepared) errors.push(...prepared.issues.map((issue) => ({ index, ...issue })));
     else rows.push(prepared.row);
   });
@@ -162,7 +173,7 @@ export async function createUsers(
   try {
     await withTransaction(deps, async ({ trx }) => {
       await insertUsers(trx, rows);
-      await adjustCollectionCounts(trx, collection.id, { members: rows.length });
+      await adjustMemberCount(trx, collection.id, rows.length);
     });
   } catch (error) {
     // Another request took the same e-mail or external_id between our check and our insert.
@@ -263,6 +274,7 @@ export async function listUsers(deps: UsersDeps, accountId: string, collectionId
     collection.id,
     {
       ...(query.has_recording === undefined ? {} : { hasRecording: query.has_recording }),
+      ...(query.recording_status === undefined ? {} : { recordingStatus: query.recording_status }),
       ...(emailNormalized === undefined ? {} : { emailNormalized }),
       ...(query.external_id === undefined ? {} : { externalId: query.external_id }),
     },
@@ -352,9 +364,10 @@ export async function deleteUser(deps: UsersDeps, accountId: string, collectionI
     tx.afterCommit(() => invalidatePlayLinksOfUser(deps, userId));
     const user = await lockUser(tx.trx, collection.id, userId, at.toISOString());
     if (!user) throw notFound('user', 'user_id');
-    const hadRecording = await recordRecordingDeleted(tx, deps, { accountId: collection.account_id, user, at });
+    await recordRecordingDeleted(tx, deps, { accountId: collection.account_id, user, at });
     await deleteUserRow(tx.trx, user.id);
-    await adjustCollectionCounts(tx.trx, collection.id, { members: -1, recorded: hadRecording ? -1 : 0 });
+    await adjustMemberCount(tx.trx, collection.id, -1);
+    await countRecordingStatusChange(tx.trx, collection.id, user.recording_status, 'none');
     // Every audio file of this user, including any orphan from an interrupted upload.
     tx.afterCommit(() => deleteBlobsUnder(deps, recordingBlobPrefix(userId)));
   });

@@ -9,6 +9,8 @@ export interface RecorderPageData {
   displayName: string;
   phoneticSpelling: string | null;
   hasRecording: boolean;
+  /** The organiser asked for a new recording with this note (null: no request). */
+  reviewNote: string | null;
   uploadUrl: string;
   scriptUrl: string;
   styleUrl: string;
@@ -40,7 +42,16 @@ export function recorderPage(data: RecorderPageData): SafeHtml {
   data-max-seconds="${data.maxSeconds}" data-max-bytes="${data.maxUploadBytes}">
   <p class="eyebrow">Record how your name is said</p>
   <h1 class="name">${data.displayName}</h1>
-  ${data.hasRecording ? html`<p class="note">You already have a recording. A new one replaces it.</p>` : ''}
+  ${
+    data.reviewNote !== null
+      ? html`<section class="review-request" aria-labelledby="review-request-title">
+    <h2 id="review-request-title">Please record your name again</h2>
+    <p class="review-note">${data.reviewNote}</p>
+  </section>`
+      : data.hasRecording
+        ? html`<p class="note">You already have a recording. A new one replaces it.</p>`
+        : ''
+  }
 
   <label class="field" for="phonetic">Phonetic spelling <span class="optional">(optional)</span>
     <input id="phonetic" name="phonetic_spelling" maxlength="100" autocomplete="off"

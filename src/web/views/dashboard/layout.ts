@@ -7,15 +7,7 @@
  */
 import { html, type SafeHtml } from '../../html.js';
 
-export type Section =
-  | 'overview'
-  | 'collections'
-  | 'api-keys'
-  | 'webhooks'
-  | 'profiles'
-  | 'members'
-  | 'audit'
-  | 'organisations';
+export type Section = 'overview' | 'collections' | 'api-keys' | 'webhooks' | 'profiles' | 'members' | 'audit' | 'organisations';
 
 /** A member's role in the organisation (viewer < admin < owner). */
 export type Role = 'owner' | 'admin' | 'viewer';

@@ -1,0 +1,67 @@
+import { type Kysely, type SqlBool, sql } from 'kysely';
+import type { Database } from '../../db/schema.js';
+
+/** Where the previous page of an export ended, in import order. */
+export interface ImportOrderCursor {
+  createdAt: string;
+  importPosition: number;
+  id: string;
+}
+
+/**
+ * One page of a collection's people in import order (oldest first, then position within their
+ * import), after `cursor`, with their recording's blob key and active play-link token. The
+ * row-value comparison is a range of the `users_collection_import_order` index, so the last
+ * page of 100,000 people costs what the first does.
+ */
+export function listPeopleInImportOrder(
+  db: Kysely<Database>,
+  collectionId: string,
+  cursor: ImportOrderCursor | null,
+  limit: number,
+) {
+  let query = db
+    .selectFrom('users')
+    .leftJoin('recordings', 'recordings.user_id', 'users.id')
+    .select([
+      'users.id',
+      'users.created_at',
+      'users.import_position',
+      'users.email',
+      'users.first_name',
+      'users.last_name',
+      'users.display_name',
+      'users.external_id',
+      'users.phonetic_spelling',
+      'users.custom_fields',
+      'users.record_token',
+      'users.recording_status',
+      'users.review_note',
+      'recordings.blob_key',
+      'recordings.recorded_at',
+    ])
+    // At most one active link per person (a partial unique index says so).
+    .select((eb) =>
+      eb
+        .selectFrom('play_links')
+        .select('play_links.token')
+        .whereRef('play_links.user_id', '=', 'users.id')
+        .where('play_links.status', '=', 'active')
+        .limit(1)
+        .as('play_token'),
+    )
+    .where('users.collection_id', '=', collectionId);
+  if (cursor) {
+    query = query.where(
+      sql<SqlBool>`(users.created_at, users.import_position, users.id) > (${cursor.createdAt}, ${cursor.importPosition}, ${cursor.id})`,
+    );
+  }
+  return query
+    .orderBy('users.created_at', 'asc')
+    .orderBy('users.import_position', 'asc')
+    .orderBy('users.id', 'asc')
+    .limit(limit)
+    .execute();
+}
+
+export type ExportPersonRow = Awaited<ReturnType<typeof listPeopleInImportOrder>>[number];

@@ -1,0 +1,58 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.js';
+import { accountOf } from '../../http/auth.js';
+import { ErrorResponse } from '../../http/schemas.js';
+import { ExportCsv, ExportParams, ExportQuery, ExportZip } from './schemas.js';
+import { exportCollection } from './service.js';
+
+export const exportsRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      '/collections/:collection_id/export',
+      {
+        schema: {
+          tags: ['Collections'],
+          summary: 'Export the people (CSV) or their recordings (ZIP)',
+          description:
+            'CSV: one row per person in import order (display name, first/last name, e-mail, external_id, phonetic spelling, ' +
+            'play link, record link, recording status, review note, then each custom field by key); cells that a spreadsheet ' +
+            "would read as a formula start with `'`. ZIP: `<row>-<display name>.mp3` for every person with a recording (row = " +
+            'their row in the CSV, header = row 1) and `people.csv` with an `audio_file` column. Streamed as it is made, ' +
+            'with no time limit while the client keeps reading.',
+          params: ExportParams,
+          querystring: ExportQuery,
+          produces: ['text/csv', 'application/zip'],
+          response: {
+            200: {
+              description: 'The file.',
+              content: { 'text/csv': { schema: ExportCsv }, 'application/zip': { schema: ExportZip } },
+            },
+            400: ErrorResponse,
+            401: ErrorResponse,
+            404: ErrorResponse,
+          },
+        } as never,
+      },
+      async (request, reply) => {
+        const { collection_id } = request.params as { collection_id: string };
+        const { format } = request.query as { format: 'csv' | 'zip' };
+        const controller = new AbortController();
+        reply.raw.once('close', () => {
+          if (!reply.raw.writableFinished) controller.abort();
+        });
+        const file = await exportCollection(deps, accountOf(request), collection_id, format, { signal: controller.signal });
+        // A client that reads nothing for this long is gone: drop it rather than hold the export open.
+        reply.raw.setTimeout(deps.config.requestTimeoutMs, () => {
+          controller.abort();
+          reply.raw.destroy();
+        });
+        return reply
+          .header('content-type', file.contentType)
+          .header('content-disposition', file.contentDisposition)
+          .header('cache-control', 'no-store')
+          .header('x-content-type-options', 'nosniff')
+          .send(file.stream);
+      },
+    );
+  };

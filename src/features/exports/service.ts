@@ -1,0 +1,269 @@
+/**
+ * Exports of a collection: a CSV of its people (one row each, in import order) and a ZIP of
+ * their recordings plus that CSV. Both are streams made while the client reads them: people are
+ * read in keyset pages, each recording is copied from the blob store into the ZIP one at a time
+ * (the next one is opened while the current one streams), and the ZIP's CSV is written to a
+ * private temporary file meanwhile, so that its rows and the audio file names come from the
+ * same pass over the people. Memory stays flat however large the collection; a client that goes
+ * away stops the work.
+ */
+import { once } from 'node:events';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type Readable, PassThrough } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import type { Logger } from 'pino';
+import { ZipFile } from 'yazl';
+import type { BlobStore } from '../../blobs/index.js';
+import type { Db } from '../../db/index.js';
+import type { CustomField } from '../collections/schemas.js';
+import { requireLiveCollection } from '../collections/service.js';
+import { playLinkUrls } from '../play-links/index.js';
+import { csvLine, UTF8_BOM } from './csv.js';
+import { attachmentDisposition, audioFileName } from './file-names.js';
+import { type ExportPersonRow, type ImportOrderCursor, listPeopleInImportOrder } from './repo.js';
+
+export type ExportFormat = 'csv' | 'zip';
+
+export type ExportsDeps = { db: Db; blobs: BlobStore; logger: Logger; config: { baseUrl: string } };
+
+export interface CollectionExport {
+  contentType: string;
+  /** The `Content-Disposition` header: an attachment named after the collection. */
+  contentDisposition: string;
+  /** The file, produced while it is read; destroying it stops the work. */
+  stream: Readable;
+}
+
+/** People read per query: large enough to make few round trips, small enough to keep memory flat. */
+const PAGE_SIZE = 500;
+const TEMP_PREFIX = 'voicename-export-';
+/** The CSV's name inside the ZIP. */
+export const ZIP_CSV_NAME = 'people.csv';
+
+/**
+ * The export of the account's live collection as `format`. 404 (before any byte is sent) for an
+ * unknown, archived or another account's collection. `signal` aborts the work (pass the
+ * client's disconnection).
+ */
+export async function exportCollection(
+  deps: ExportsDeps,
+  accountId: string,
+  collectionId: string,
+  format: ExportFormat,
+  options: { signal?: AbortSignal } = {},
+): Promise<CollectionExport> {
+  const collection = await requireLiveCollection(deps, accountId, collectionId);
+  const fields = JSON.parse(collection.custom_fields) as CustomField[];
+  const people = () => peopleInImportOrder(deps.db, collection.id);
+  const toCells = cellsOf(deps.config.baseUrl, fields);
+  if (format === 'csv') {
+    return {
+      contentType: 'text/csv; charset=utf-8',
+      contentDisposition: attachmentDisposition(collection.name, 'csv'),
+      stream: csvStream(people, toCells, header(fields), options.signal),
+    };
+  }
+  return {
+    contentType: 'application/zip',
+    contentDisposition: attachmentDisposition(collection.name, 'zip'),
+    stream: zipStream(deps, people, toCells, header(fields), options.signal),
+  };
+}
+
+/** Every person of the collection in import order, a page at a time. */
+async function* peopleInImportOrder(db: Db, collectionId: string): AsyncGenerator<ExportPersonRow> {
+  let cursor: ImportOrderCursor | null = null;
+  for (;;) {
+    const page = await listPeopleInImportOrder(db.kysely, collectionId, cursor, PAGE_SIZE);
+    yield* page;
+    const last = page[page.length - 1];
+    if (page.length < PAGE_SIZE || !last) return;
+    cursor = { createdAt: last.created_at, importPosition: Number(last.import_position), id: last.id };
+  }
+}
+
+const STANDARD_COLUMNS = [
+  'display_name',
+  'first_name',
+  'last_name',
+  'email',
+  'external_id',
+  'phonetic_spelling',
+  'play_link',
+  'record_url',
+  'recording_status',
+  'review_note',
+];
+
+/** Column names as the API names the fields, so the file can be imported again; custom fields by key. */
+const header = (fields: CustomField[]) => [...STANDARD_COLUMNS, ...fields.map((field) => field.key)];
+
+type Cells = (string | number | boolean | null)[];
+
+function cellsOf(baseUrl: string, fields: CustomField[]) {
+  return (person: ExportPersonRow): Cells => {
+    const custom = JSON.parse(person.custom_fields) as Record<string, string | number | boolean>;
+    const playable = person.blob_key !== null && person.play_token !== null;
+    return [
+      person.display_name,
+      person.first_name,
+      person.last_name,
+      person.email,
+      person.external_id,
+      person.phonetic_spelling,
+      playable ? playLinkUrls(baseUrl, person.play_token as string).play_link : null,
+      `${baseUrl}/r/${person.record_token}`,
+      person.recording_status,
+      person.review_note,
+      ...fields.map((field) => custom[field.key] ?? null),
+    ];
+  };
+}
+
+function csvStream(
+  people: () => AsyncGenerator<ExportPersonRow>,
+  toCells: (person: ExportPersonRow) => Cells,
+  columns: string[],
+  signal: AbortSignal | undefined,
+): Readable {
+  async function* lines() {
+    yield UTF8_BOM + csvLine(columns);
+    for await (const person of people()) {
+      signal?.throwIfAborted();
+      yield csvLine(toCells(person));
+    }
+  }
+  return readableFrom(lines());
+}
+
+/** A byte stream of the generator's strings that stops the generator when destroyed. */
+function readableFrom(lines: AsyncGenerator<string>): Readable {
+  const out = new PassThrough();
+  void (async () => {
+    try {
+      for await (const line of lines) {
+        if (out.destroyed) return;
+        if (!out.write(line)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+      }
+      out.end();
+    } catch (err) {
+      out.destroy(err as Error);
+    }
+  })();
+  return out;
+}
+
+/**
+ * The ZIP: `<row>-<display name>.mp3` for each person with a recording (row = their row in the
+ * CSV, header = row 1), stored uncompressed (MP3 does not compress), then `people.csv` with an
+ * extra `audio_file` column naming each person's file.
+ */
+function zipStream(
+  deps: ExportsDeps,
+  people: () => AsyncGenerator<ExportPersonRow>,
+  toCells: (person: ExportPersonRow) => Cells,
+  columns: string[],
+  signal: AbortSignal | undefined,
+): Readable {
+  const zip = new ZipFile();
+  const out = zip.outputStream as PassThrough;
+  const stop = new AbortController();
+  const abort = () => stop.abort();
+  signal?.addEventListener('abort', abort, { once: true });
+  // The reader (the HTTP response) destroyed the stream: the client went away.
+  out.once('close', () => {
+    if (!out.readableEnded) abort();
+  });
+
+  void (async () => {
+    let dir: string | null = null;
+    let csv: WriteStream | null = null;
+    /** The audio stream opened ahead of its turn (at most one besides the current). */
+    let ahead: Promise<Readable | null> | null = null;
+    try {
+      dir = await fs.mkdtemp(path.join(os.tmpdir(), TEMP_PREFIX));
+      const csvPath = path.join(dir, ZIP_CSV_NAME);
+      const file = createWriteStream(csvPath, { mode: 0o600 });
+      csv = file;
+      const writeCsv = async (text: string) => {
+        if (!file.write(text)) await once(file, 'drain');
+      };
+      await writeCsv(UTF8_BOM + csvLine([...columns, 'audio_file']));
+      const open = (person: ExportPersonRow) => (person.blob_key === null ? null : deps.blobs.stream(person.blob_key));
+      const iterator = people()[Symbol.asyncIterator]();
+      let next = await iterator.next();
+      if (!next.done) ahead = open(next.value);
+      let row = 1;
+      while (!next.done) {
+        stop.signal.throwIfAborted();
+        const person = next.value;
+        const audio = await ahead;
+        ahead = null;
+        row++;
+        next = await iterator.next();
+        if (!next.done) ahead = open(next.value);
+        let fileName: string | null = null;
+        if (audio) {
+          fileName = audioFileName(row, person.display_name);
+          const mtime = new Date(person.recorded_at ?? Date.now());
+          zip.addReadStream(audio, fileName, { compress: false, mtime, mode: 0o100644 });
+          await untilConsumed(audio, stop.signal);
+        } else if (person.blob_key !== null) {
+          deps.logger.warn({ user_id: person.id }, 'export: a recording has no audio file; exported without it');
+        }
+        await writeCsv(csvLine([...toCells(person), fileName]));
+      }
+      file.end();
+      await finished(file);
+      stop.signal.throwIfAborted();
+      zip.addFile(csvPath, ZIP_CSV_NAME, { compress: true, mtime: new Date(), mode: 0o100644 });
+      zip.end();
+      // The temporary CSV is removed once the ZIP has read it.
+      await finished(out).catch(() => undefined);
+    } catch (err) {
+      void ahead?.then((stream) => stream?.destroy()).catch(() => undefined);
+      csv?.destroy();
+      if (!stop.signal.aborted) deps.logger.error({ err }, 'export failed');
+      out.destroy(stop.signal.aborted ? undefined : (err as Error));
+    } finally {
+      signal?.removeEventListener('abort', abort);
+      if (dir) await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    }
+  })();
+  return out;
+}
+
+/** Resolves once the ZIP has read the whole audio stream; rejects (and closes it) when aborted. */
+async function untilConsumed(audio: Readable, signal: AbortSignal): Promise<void> {
+  const onAbort = () => audio.destroy(new Error('export aborted'));
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await finished(audio);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+  signal.throwIfAborted();
+}
+
+/**
+ * Removes temporary export folders a crashed process left behind. A live export writes its CSV
+ * as it goes, so a folder whose newest file is older than `olderThanMs` is a leftover.
+ */
+export async function removeStaleExportTemp(olderThanMs: number, tempDir = os.tmpdir()): Promise<number> {
+  const cutoff = Date.now() - olderThanMs;
+  let removed = 0;
+  for (const name of await fs.readdir(tempDir).catch(() => [] as string[])) {
+    if (!name.startsWith(TEMP_PREFIX)) continue;
+    const full = path.join(tempDir, name);
+    const stat = await fs.stat(full).catch(() => null);
+    if (!stat?.isDirectory()) continue;
+    const inside = await fs.stat(path.join(full, ZIP_CSV_NAME)).catch(() => null);
+    if (Math.max(stat.mtimeMs, inside?.mtimeMs ?? 0) >= cutoff) continue;
+    await fs.rm(full, { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
+}
