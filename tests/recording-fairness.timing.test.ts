@@ -14,7 +14,7 @@ const median = (values: number[]) => {
 };
 
 describe('fair sharing of the audio slots', () => {
-  it("keeps another account's uploads within 3x their unloaded time while one account floods the recorder", async () => {
+  it("keeps another account's uploads within 2x their unloaded time while one account floods the recorder", async () => {
     const t = await appWith({ AUDIO_CONCURRENCY: '2' });
     const normal = await accountWithUsers(t, 20);
     const hostile = await accountWithUsers(t, 4);
@@ -57,9 +57,9 @@ describe('fair sharing of the audio slots', () => {
     const figures = { unloadedMedianMs: Math.round(median(unloaded)), loadedMedianMs: Math.round(median(loaded)), hostileRuns };
     console.info('normal uploads, unloaded vs under hostile load:', figures);
     expect(hostileRuns).toBeGreaterThan(0);
-    // The hostile account always keeps one of the two slots, so one core of a 2-core machine is
-    // busy with its decoding: its share of the CPU, not waiting, slows the normal uploads. Without
+    // The hostile account keeps one of the two slots, but with uploads waiting its ffmpeg runs at
+    // background CPU priority, so on a 2-core machine the normal uploads keep their CPU. Without
     // fair sharing they wait behind several hostile runs (about 1 s each) every time.
-    expect(median(loaded)).toBeLessThanOrEqual(3 * median(unloaded));
+    expect(median(loaded)).toBeLessThanOrEqual(2 * median(unloaded));
   }, 90_000);
 });

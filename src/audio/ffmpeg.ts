@@ -12,6 +12,7 @@ import { findOnPath, isExecutable } from '../lib/executables.js';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 
 export class FfmpegTimeoutError extends Error {}
 export class FfmpegOutputTooLargeError extends Error {}
@@ -58,7 +59,15 @@ export interface RunOptions {
   /** Characters of stderr kept (default 16,384): enough for diagnostics, bounded for hostile inputs. */
   maxStderrChars?: number;
   limits?: ResourceLimits;
+  /**
+   * Run at background CPU priority (10 nicer than the server): used for a sender who already has more uploads
+   * waiting, so a flood yields the CPU to everyone else's uploads and costs nothing when idle.
+   */
+  background?: boolean;
 }
+
+/** Niceness added for background runs: about a ninth of a normal run's CPU share when both compete. */
+export const BACKGROUND_NICENESS = 10;
 
 // Out-of-memory as ffmpeg reports it when an allocation fails under the address-space cap.
 const OUT_OF_MEMORY = /Cannot allocate memory|out of memory|ENOMEM|std::bad_alloc/i;
@@ -94,6 +103,13 @@ export function runFfmpeg(binary: string, args: string[], options: RunOptions): 
       stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH ?? '' },
     });
+    if (options.background && child.pid !== undefined) {
+      try {
+        os.setPriority(child.pid, Math.min(19, os.getPriority() + BACKGROUND_NICENESS));
+      } catch {
+        // the process already ended; nothing to lower
+      }
+    }
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = '';

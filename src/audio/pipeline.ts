@@ -77,6 +77,17 @@ export interface AudioProcessor {
   process(upload: Buffer, options?: ProcessOptions): Promise<ProcessedAudio>;
 }
 
+/** The processor behind the fair queue: each upload says how its ffmpeg runs are prioritised. */
+interface PrioritisedProcessor {
+  process(upload: Buffer, priority?: RunPriority): Promise<ProcessedAudio>;
+}
+
+/** How one processing run asks for its CPU priority, decided afresh at each ffmpeg start. */
+interface RunPriority {
+  /** True: run ffmpeg at background priority (the sender has more uploads waiting). */
+  background?: () => boolean;
+}
+
 /** Too many uploads are waiting for an ffmpeg slot; the client should retry later. */
 export class AudioBusyError extends Error {
   constructor(readonly retryAfterSeconds: number) {
@@ -94,16 +105,19 @@ export const BUSY_RETRY_AFTER_SECONDS = 5;
 const DAMAGE =
   /File ended prematurely|Read error|filesize and duration do not match|Packet corrupt|corrupt input packet|moov atom not found|Invalid data found|CRC mismatch|Error while decoding|Truncating packet|EBML header parsing failed|Header missing|invalid frame size/i;
 
-export function createAudioProcessor(options: {
-  ffmpegPath: string;
-  timeoutMs: number;
-  limits?: ResourceLimits;
-}): AudioProcessor {
+export function createAudioProcessor(options: { ffmpegPath: string; timeoutMs: number; limits?: ResourceLimits }): {
+  process(upload: Buffer, priority?: RunPriority): Promise<ProcessedAudio>;
+} {
   const { ffmpegPath } = options;
   // Every run gets the same caps; `limits` is left out entirely when none are given.
-  const run = (args: string[], runOptions: { maxStdoutBytes: number; maxStderrChars?: number; stdin?: Buffer }) =>
+  const run = (
+    args: string[],
+    runOptions: { maxStdoutBytes: number; maxStderrChars?: number; stdin?: Buffer },
+    priority: RunPriority,
+  ) =>
     runFfmpeg(ffmpegPath, args, {
       ...runOptions,
+      background: priority.background?.() ?? false,
       timeoutMs: options.timeoutMs,
       ...(options.limits ? { limits: options.limits } : {}),
     });
@@ -138,19 +152,20 @@ export function createAudioProcessor(options: {
    * ffmpeg's reading of the container: it opens the input, prints the stream dump and stops
    * (no output is given), decoding at most the few packets it needs to know the stream's shape.
    */
-  async function probe(input: string, format: AudioFormat): Promise<DeclaredFormat | null> {
-    const probed = await run(['-v', 'info', ...inputArgs(format, input)], {
-      maxStdoutBytes: 0,
+  async function probe(input: string, format: AudioFormat, priority: RunPriority): Promise<DeclaredFormat | null> {
+    const probed = await run(
+      ['-v', 'info', ...inputArgs(format, input)],
       // Tags are printed before the stream line; room for long ones, so it is not cut off.
-      maxStderrChars: 256 * 1024,
-    }).catch(rethrowAsRejection);
+      { maxStdoutBytes: 0, maxStderrChars: 256 * 1024 },
+      priority,
+    ).catch(rethrowAsRejection);
     return parseStreamInfo(probed.stderr);
   }
 
   /** Refuses absurd declared formats before anything is decoded or resampled. */
-  async function checkDeclaredFormat(upload: Buffer, input: string, format: AudioFormat): Promise<void> {
+  async function checkDeclaredFormat(upload: Buffer, input: string, format: AudioFormat, priority: RunPriority): Promise<void> {
     // A WAV header states its length exactly; other containers' durations may be estimates.
-    const declared = format === 'wav' ? wavFormat(upload) : await probe(input, format);
+    const declared = format === 'wav' ? wavFormat(upload) : await probe(input, format, priority);
     if (declared === null) throw reject('audio_corrupt', `The ${format} file holds no audio stream that can be read.`);
     const problem = 'reason' in declared ? declared : formatProblem(declared, MAX_INPUT_SECONDS * (format === 'wav' ? 1 : 2) + 1);
     if (problem) throw reject(problem.reason, problem.message);
@@ -167,7 +182,7 @@ export function createAudioProcessor(options: {
     throw error;
   }
 
-  async function decode(input: string, format: AudioFormat): Promise<Float32Array> {
+  async function decode(input: string, format: AudioFormat, priority: RunPriority): Promise<Float32Array> {
     const decoded = await run(
       [
         '-v',
@@ -186,6 +201,7 @@ export function createAudioProcessor(options: {
         'pipe:1',
       ],
       { maxStdoutBytes: (MAX_INPUT_SECONDS + 2) * SAMPLE_RATE * 4 },
+      priority,
     ).catch(rethrowAsRejection);
     if (decoded.code !== 0 || DAMAGE.test(decoded.stderr) || decoded.stdout.length < 4) {
       throw reject('audio_corrupt', `The ${format} file is corrupt or truncated and cannot be decoded.`);
@@ -195,7 +211,7 @@ export function createAudioProcessor(options: {
     return new Float32Array(new Uint8Array(bytes).buffer);
   }
 
-  async function encode(samples: Float32Array): Promise<Buffer> {
+  async function encode(samples: Float32Array, priority: RunPriority): Promise<Buffer> {
     const encoded = await run(
       [
         '-v',
@@ -223,6 +239,7 @@ export function createAudioProcessor(options: {
         'pipe:1',
       ],
       { stdin: Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), maxStdoutBytes: 4 * 1024 * 1024 },
+      priority,
     ).catch((error) => {
       if (error instanceof FfmpegTimeoutError) throw reject('audio_processing_timeout', 'Encoding the audio took too long.');
       if (error instanceof FfmpegResourceLimitError) throw tooComplex();
@@ -234,7 +251,7 @@ export function createAudioProcessor(options: {
   }
 
   return {
-    async process(upload) {
+    async process(upload, priority = {}) {
       if (upload.length === 0) throw reject('audio_empty', 'The request body is empty; send the audio file as the body.');
       const format = sniffAudioFormat(upload);
       if (!format) {
@@ -244,8 +261,8 @@ export function createAudioProcessor(options: {
         throw reject('audio_corrupt', 'The wav file is truncated: it holds less audio than its header declares.');
       }
       const samples = await withInputFile(upload, async (input) => {
-        await checkDeclaredFormat(upload, input, format);
-        return decode(input, format);
+        await checkDeclaredFormat(upload, input, format, priority);
+        return decode(input, format, priority);
       });
       if (samples.length > MAX_INPUT_SECONDS * SAMPLE_RATE) {
         throw reject('audio_too_long', `The recording is longer than ${MAX_INPUT_SECONDS} s.`);
@@ -265,7 +282,7 @@ export function createAudioProcessor(options: {
         throw reject('audio_clipped', 'The recording is distorted (clipped); move away from the microphone or speak softer.');
       }
       const clip = applyGain(samples, analysis.clip, analysis.gain);
-      const mp3 = await encode(clip);
+      const mp3 = await encode(clip, priority);
       return { mp3, durationMs: Math.round((clip.length / SAMPLE_RATE) * 1000), inputFormat: format };
     },
   };
@@ -279,7 +296,7 @@ export function createAudioProcessorFromConfig(config: {
   audioQueueMax: number;
   audioMaxMemoryMb: number;
 }): AudioProcessor {
-  let processor: AudioProcessor | undefined;
+  let processor: PrioritisedProcessor | undefined;
   // ffmpeg is CPU-bound: more runs than cores only make every upload slower and use more memory.
   // The slots are shared by every customer, so they are handed out fairly between senders and
   // the waiting line is bounded.
@@ -298,7 +315,13 @@ export function createAudioProcessorFromConfig(config: {
       });
       const current = processor;
       try {
-        return await slots.run(options.sender ?? '', () => current.process(upload), options.signal);
+        // A sender with more uploads waiting runs at background CPU priority: its flood then
+        // yields the CPU to other senders' uploads running beside it, and costs nothing when idle.
+        return await slots.run(
+          options.sender ?? '',
+          (slot) => current.process(upload, { background: () => slot.senderHasBacklog() }),
+          options.signal,
+        );
       } catch (error) {
         if (error instanceof QueueFullError) throw new AudioBusyError(BUSY_RETRY_AFTER_SECONDS);
         throw error;

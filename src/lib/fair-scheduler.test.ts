@@ -129,4 +129,30 @@ describe('FairScheduler', () => {
     expect(await scheduler.run('a', async () => 'next')).toBe('next');
     expect(scheduler.active).toBe(0);
   });
+
+  it('tells a running task whether its sender has more waiting, as that changes', async () => {
+    const scheduler = new FairScheduler({ concurrency: 2, maxQueued: 10 });
+    const seen: boolean[] = [];
+    let finishA1 = () => {};
+    const a1 = scheduler.run(
+      'a',
+      (slot) =>
+        new Promise<void>((resolve) => {
+          seen.push(slot.senderHasBacklog());
+          finishA1 = () => {
+            seen.push(slot.senderHasBacklog());
+            resolve();
+          };
+        }),
+    );
+    await flush();
+    // A second task from the same sender waits (one sender holds at most one of two slots).
+    const a2 = scheduler.run('a', async (slot) => seen.push(slot.senderHasBacklog()));
+    const b1 = scheduler.run('b', async (slot) => seen.push(slot.senderHasBacklog()));
+    await flush();
+    finishA1();
+    await Promise.all([a1, a2, b1]);
+    // a1 starts alone; b1 runs beside it; a1 ends while a2 waits (backlog); a2 runs with none waiting.
+    expect(seen).toEqual([false, false, true, false]);
+  });
 });

@@ -36,6 +36,12 @@ export interface FairSchedulerOptions {
   maxQueuedPerSender?: number;
 }
 
+/** What a running task may ask about its sender while it runs. */
+export interface SlotContext {
+  /** True while the same sender has further tasks waiting: it is sending more than its share. */
+  senderHasBacklog(): boolean;
+}
+
 interface Waiter {
   start(): void;
 }
@@ -69,13 +75,13 @@ export class FairScheduler {
   }
 
   /** Runs `task` in a slot when `sender`'s turn comes; throws QueueFullError or WaitCancelledError instead. */
-  async run<T>(sender: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async run<T>(sender: string, task: (slot: SlotContext) => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) throw new WaitCancelledError();
     const state = this.stateOf(sender);
     if (state.waiting.length === 0 && this.mayStart(state)) this.take(state);
     else await this.wait(sender, state, signal);
     try {
-      return await task();
+      return await task({ senderHasBacklog: () => state.waiting.length > 0 });
     } finally {
       this.runningTotal--;
       state.running--;

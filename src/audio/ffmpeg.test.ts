@@ -1,0 +1,24 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BACKGROUND_NICENESS, runFfmpeg } from './ffmpeg.js';
+
+// A stand-in for the ffmpeg binary that prints the niceness it runs at (coreutils `nice`).
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ffmpeg-priority-'));
+const fakeFfmpeg = path.join(dir, 'ffmpeg');
+fs.writeFileSync(fakeFfmpeg, '#!/bin/sh\nsleep 0.2\nnice\n', { mode: 0o700 });
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const nicenessOf = async (background: boolean) => {
+  const run = await runFfmpeg(fakeFfmpeg, [], { timeoutMs: 5_000, maxStdoutBytes: 100, background });
+  return Number(run.stdout.toString().trim());
+};
+
+describe('ffmpeg run priority', () => {
+  it('runs background work at a lower CPU priority than the server, and normal work at its priority', async () => {
+    const own = os.getPriority();
+    expect(await nicenessOf(false)).toBe(own);
+    expect(await nicenessOf(true)).toBe(Math.min(19, own + BACKGROUND_NICENESS));
+  });
+});
