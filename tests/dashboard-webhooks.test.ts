@@ -79,7 +79,7 @@ describe('registering a webhook', () => {
     expect(secret).toMatch(/^whsec_/);
     expect(res.body).toContain('This is the only time it is shown');
     expect(res.body).toMatch(/<button type="button" data-copy="webhook-secret"[^>]*>Copy<\/button>/);
-    expect(res.body).toMatch(/<script src="\/assets\/copy-button\.[0-9a-f]{10}\.js" defer><\/script>/);
+    expect(res.body).toMatch(/<script src="\/assets\/copy\.[0-9a-f]{10}\.js" defer><\/script>/);
     expect(res.headers['content-security-policy']).toContain("script-src 'self'");
     expect(res.headers['cache-control']).toBe('no-store');
 

@@ -3,7 +3,7 @@
  * index range (`(created_at, id) < (…)` inside the index condition), never as a filter applied
  * to every newer row. Checked with each database's own EXPLAIN of the SQL the repos really run.
  */
-import { CompiledQuery, type Kysely, type QueryId, type RootOperationNode, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/schema.js';
 import { listLiveCollections } from '../src/features/collections/repo.js';
@@ -13,6 +13,7 @@ import { listDeliveries, listWebhooks } from '../src/features/webhooks/repo.js';
 import type { PageCursor } from '../src/lib/pagination.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { usingPostgres } from './helpers/database.js';
+import { planOf as planOfQuery } from './helpers/query-plan.js';
 
 let t: TestApp;
 const cursor: PageCursor = { createdAt: '2026-01-01T00:00:00.000Z', id: '00000000-0000-4000-8000-000000000000' };
@@ -22,36 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** The query plan of the first statement `run` sends, as text (one line per plan node). */
-async function planOf(run: (db: Kysely<Database>) => Promise<unknown>): Promise<string> {
-  const kysely = t.deps.db.kysely;
-  let first: { node: RootOperationNode; queryId: QueryId } | undefined;
-  const capturing = kysely.withPlugin({
-    transformQuery(args) {
-      first ??= args;
-      return args.node;
-    },
-    transformResult: async (args) => args.result,
-  });
-  await run(capturing);
-  if (!first) throw new Error('no query was run');
-  const compiled = kysely.getExecutor().compileQuery(first.node, first.queryId);
-  if (!usingPostgres()) {
-    const plan = await kysely.executeQuery<{ detail: string }>(
-      CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
-    );
-    return plan.rows.map((row) => row.detail).join('\n');
-  }
-  // Tables here are nearly empty, where a sequential scan is cheapest; forbid it so the plan
-  // shows what the index can do for a table of millions.
-  return kysely.transaction().execute(async (trx) => {
-    await sql`set local enable_seqscan = off`.execute(trx);
-    const plan = await trx.executeQuery<{ 'QUERY PLAN': string }>(
-      CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]),
-    );
-    return plan.rows.map((row) => row['QUERY PLAN']).join('\n');
-  });
-}
+const planOf = (run: (db: Kysely<Database>) => Promise<unknown>) => planOfQuery(t.deps.db.kysely, run);
 
 function expectIndexRange(plan: string, index: string): void {
   if (usingPostgres()) {

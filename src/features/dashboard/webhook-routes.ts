@@ -69,7 +69,7 @@ function formErrorOf(error: AppError): FormError {
 export function webhookRoutes(deps: Deps, page: PageContext) {
   return async (app: FastifyInstance) => {
     const { styleUrl } = page;
-    const copyScriptUrl = deps.assets.url('copy-button.ts');
+    const copyScriptUrl = deps.assets.url('copy.ts');
     const viewer = (request: FastifyRequest) => page.viewerOf(request) as Viewer;
     const accountOf = (request: FastifyRequest) => sessionOf(request).account.id;
     const limits = { url: MAX_URL_LENGTH, description: MAX_DESCRIPTION_LENGTH };
