@@ -7,6 +7,7 @@ import * as m0005 from './migrations/0005_play_links.js';
 import * as m0006 from './migrations/0006_webhooks.js';
 import * as m0007 from './migrations/0007_entities.js';
 import * as m0008 from './migrations/0008_dashboard.js';
+import * as m0009 from './migrations/0009_people_names.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0006_webhooks': m0006,
   '0007_entities': m0007,
   '0008_dashboard': m0008,
+  '0009_people_names': m0009,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
