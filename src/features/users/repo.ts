@@ -22,7 +22,7 @@ const usersWithRecording = (db: Kysely<Database>) =>
     .select('recordings.user_id as recording_user_id');
 
 export async function insertUsers(db: Kysely<Database>, rows: UserRow[]): Promise<void> {
-  // Chunks keep each statement under SQLite's bound-parameter limit (13 columns per row).
+  // Chunks keep each statement under SQLite's bound-parameter limit (15 columns per row).
   for (let i = 0; i < rows.length; i += 200)
     await db
       .insertInto('users')
@@ -104,6 +104,57 @@ export async function findTakenIdentifiers(
     for (const row of rows) if (row.external_id !== null) taken.externalIds.add(row.external_id);
   }
   return taken;
+}
+
+/** The collection's users having one of these e-mails or external ids (chunked under parameter limits). */
+export async function findUsersByIdentifiers(
+  db: Kysely<Database>,
+  collectionId: string,
+  emails: string[],
+  externalIds: string[],
+): Promise<UserRow[]> {
+  const found = new Map<string, UserRow>();
+  const lookups: ['email_normalized' | 'external_id', string[]][] = [
+    ['email_normalized', emails],
+    ['external_id', externalIds],
+  ];
+  for (const [column, values] of lookups) {
+    for (let i = 0; i < values.length; i += 500) {
+      const rows = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('collection_id', '=', collectionId)
+        .where(column, 'in', values.slice(i, i + 500))
+        .execute();
+      for (const row of rows) found.set(row.id, row);
+    }
+  }
+  return [...found.values()];
+}
+
+/** Rewrites existing users' editable columns, many per statement (an upsert on the primary key). */
+export async function updateUserRows(trx: Kysely<Database>, rows: UserRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 200) {
+    await trx
+      .insertInto('users')
+      .values(rows.slice(i, i + 200))
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet((eb) => ({
+          email: eb.ref('excluded.email'),
+          email_normalized: eb.ref('excluded.email_normalized'),
+          first_name: eb.ref('excluded.first_name'),
+          last_name: eb.ref('excluded.last_name'),
+          display_name: eb.ref('excluded.display_name'),
+          preferred_name: eb.ref('excluded.preferred_name'),
+          pronouns: eb.ref('excluded.pronouns'),
+          external_id: eb.ref('excluded.external_id'),
+          phonetic_spelling: eb.ref('excluded.phonetic_spelling'),
+          custom_fields: eb.ref('excluded.custom_fields'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .execute();
+  }
 }
 
 /** Which unique rule an insert/update broke, from either database's error. */
