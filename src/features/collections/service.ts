@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { type TransactionDeps, withTransaction } from '../../db/transaction.js';
 import type { Deps as AppDeps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
 import { type Clock, isoNow, laterThan } from '../../lib/clock.js';
@@ -14,6 +15,7 @@ import {
   findLiveCollection,
   insertCollection,
   listLiveCollections,
+  removeCustomFieldValues,
   updateLiveCollection,
 } from './repo.js';
 import type { Collection, CreateCollectionBody, CustomField, UpdateCollectionBody } from './schemas.js';
@@ -110,23 +112,61 @@ export async function listCollections(deps: Deps, accountId: string, query: { li
   return toPage(rows, limit, toCollection);
 }
 
-/** Changes name and/or description; `updated_at` always moves forward. */
+/**
+ * Changes name, description and/or the custom field definitions; `updated_at` always moves
+ * forward. New definitions replace the list: a field that stays keeps its `key` and `type` (a
+ * type change is refused: remove the field and add one with a new key) and its stored values;
+ * the values of removed fields are deleted from every user in the same transaction. Making a
+ * field required does not touch people without a value: their next write must supply it.
+ */
 export async function updateCollection(
-  deps: Deps,
+  deps: Deps & TransactionDeps,
   accountId: string,
   id: string,
   input: UpdateCollectionBody,
 ): Promise<Collection> {
   const current = await requireLiveCollection(deps, accountId, id);
   const updatedAt = laterThan(deps.clock, current.updated_at);
+  const definitions = input.custom_fields === undefined ? undefined : checkDefinitionChanges(current, input.custom_fields);
+  const removed = definitions === undefined ? [] : removedKeys(current, definitions);
   const changes = {
     ...(input.name === undefined ? {} : { name: checkName(input.name) }),
     ...(input.description === undefined ? {} : { description: input.description }),
+    ...(definitions === undefined ? {} : { custom_fields: JSON.stringify(definitions) }),
     updated_at: updatedAt,
   };
-  const row = await updateLiveCollection(deps.db.kysely, accountId, id, changes);
+  const row = await withTransaction(deps, async ({ trx }) => {
+    const updated = await updateLiveCollection(trx, accountId, id, changes);
+    if (updated) await removeCustomFieldValues(trx, deps.db.dialect, id, removed, updatedAt);
+    return updated;
+  });
   if (!row) throw notFound('collection', 'collection_id');
   return toCollection(row);
+}
+
+const definitionsOf = (row: CollectionRow) => JSON.parse(row.custom_fields) as CustomField[];
+
+function checkDefinitionChanges(current: CollectionRow, fields: CustomField[]): CustomField[] {
+  const checked = checkCustomFields(fields);
+  const before = new Map(definitionsOf(current).map((d) => [d.key, d]));
+  checked.forEach((field, index) => {
+    const previous = before.get(field.key);
+    if (previous && previous.type !== field.type) {
+      throw new AppError(
+        'parameter_invalid',
+        `Custom field "${field.key}" is ${previous.type}; its type cannot change. Remove it and add a field with another key.`,
+        { param: `custom_fields[${index}].type` },
+      );
+    }
+  });
+  return checked;
+}
+
+function removedKeys(current: CollectionRow, next: CustomField[]): string[] {
+  const kept = new Set(next.map((d) => d.key));
+  return definitionsOf(current)
+    .map((d) => d.key)
+    .filter((key) => !kept.has(key));
 }
 
 /** Archives (soft-deletes) the collection: data is kept, but it is gone from the API. */
