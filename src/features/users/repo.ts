@@ -172,7 +172,8 @@ export type PeopleOrder = 'newest' | 'oldest' | 'name';
 export interface PeopleFilters {
   /** Lower-case text found anywhere in the display name (the name as shown) or the e-mail. */
   search?: string;
-  hasRecording?: boolean;
+  /** Only people whose `recording_status` is one of these (`users_collection_status_page` for one status). */
+  statuses?: RecordingStatus[];
 }
 
 /** The last row of the previous page, in the page's order: `created_at` or `display_name`, and the id. */
@@ -192,9 +193,10 @@ const likeContaining = (text: string) => `%${text.replace(/[!%_]/g, (c) => `!${c
 
 /**
  * One page of a collection's people in `order`, after `after`. The keyset condition is a row
- * value on the order's own index (`users_collection_page` for dates, `users_collection_name` for
- * names), so page 500 costs what page 1 costs; the search and recording filters are checked on
- * the rows the range yields.
+ * value on an index of the order (`users_collection_page` or, filtered by one status,
+ * `users_collection_status_page` for dates; `users_collection_name` for names), so page 500
+ * costs what page 1 costs; the search, and a status filter the index does not lead with, are
+ * checked on the rows the range yields.
  */
 export function listPeoplePage(
   db: Kysely<Database>,
@@ -203,11 +205,15 @@ export function listPeoplePage(
   order: PeopleOrder,
   after: PeopleKey | null,
   limit: number,
-) {
+): Promise<UserRow[]> {
   const { column, direction } = ORDERS[order];
-  let query = usersWithRecording(db).where('users.collection_id', '=', collectionId);
-  if (filters.hasRecording !== undefined) {
-    query = query.where('recordings.user_id', filters.hasRecording ? 'is not' : 'is', null);
+  let query = db.selectFrom('users').selectAll().where('users.collection_id', '=', collectionId);
+  const statuses = filters.statuses;
+  if (statuses !== undefined) {
+    query =
+      statuses.length === 1
+        ? query.where('users.recording_status', '=', statuses[0] as RecordingStatus)
+        : query.where('users.recording_status', 'in', statuses);
   }
   if (filters.search !== undefined && filters.search !== '') {
     const pattern = likeContaining(filters.search);
@@ -221,5 +227,5 @@ export function listPeoplePage(
     const comparison = sql.raw(direction === 'desc' ? '<' : '>');
     query = query.where(sql<SqlBool>`(${sql.ref(column)}, ${sql.ref('users.id')}) ${comparison} (${after.value}, ${after.id})`);
   }
-  return query.orderBy(column, direction).orderBy('users.id', direction).limit(limit).execute() as Promise<UserWithRecording[]>;
+  return query.orderBy(column, direction).orderBy('users.id', direction).limit(limit).execute();
 }
