@@ -67,6 +67,7 @@ export function personPage(data: {
     scripts: [data.scriptUrl],
     body: html`<p><a href="/dashboard/collections/${collection.id}">← ${collection.name}</a></p>
 <h1 id="person-name">${person.display_name}</h1>
+${recording && admin ? '' : formErrorBox(data.reviewError)}
 <dl class="facts">
   ${person.preferred_name ? html`<dt>Preferred name</dt><dd>${person.preferred_name}</dd>` : ''}
   ${person.pronouns ? html`<dt>Pronouns</dt><dd>${person.pronouns}</dd>` : ''}
