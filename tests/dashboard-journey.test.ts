@@ -107,7 +107,7 @@ describe('review in the dashboard', () => {
   it('switches review on from the edit page, which recounts the progress', async () => {
     const edit = await get(t, owner, `/dashboard/collections/${collectionId}/edit`);
     expect(edit.body).toContain(
-      '<label class="check"><input type="checkbox" id="review-required" name="review_required" value="1">',
+      '<label class="check" for="review-required"><input type="checkbox" id="review-required" name="review_required" value="1">',
     );
     expect((await collectionOf(collectionId)).recorded_count).toBe(2);
     const saved = await post(t, owner, `/dashboard/collections/${collectionId}/edit`, {

@@ -191,7 +191,7 @@ ${csrfField(data.viewer.csrfToken)}
 <input id="collection-name" name="name" value="${form.name}" maxlength="${MAX_COLLECTION_NAME}" required autocomplete="off"${invalidIf(error, 'name')}>
 <label for="collection-description">Description <span class="muted">(optional)</span></label>
 <textarea id="collection-description" name="description" rows="4" maxlength="${MAX_COLLECTION_DESCRIPTION}"${invalidIf(error, 'description')}>${form.description}</textarea>
-<label class="check"><input type="checkbox" id="review-required" name="review_required" value="1"${form.review_required ? html` checked` : ''}> Review required: a recording counts as recorded only once someone approves it</label>
+<label class="check" for="review-required"><input type="checkbox" id="review-required" name="review_required" value="1"${form.review_required ? html` checked` : ''}> Review required: a recording counts as recorded only once someone approves it</label>
 <div class="row"><button type="submit" class="primary">Save</button><a class="button" href="/dashboard/collections/${collection.id}">Cancel</a></div>
 </form>
 <h2 id="fields-heading">Custom fields</h2>
