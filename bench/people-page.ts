@@ -149,7 +149,8 @@ const cases: { name: string; url: string; headers?: Record<string, string> }[] =
   { name: `people page ${DEEP_PAGE}, newest`, url: await pageUrl('', DEEP_PAGE) },
   { name: 'people page 1, by name', url: `${people}?order=name` },
   { name: `people page ${DEEP_PAGE}, by name`, url: await pageUrl('?order=name', DEEP_PAGE) },
-  { name: 'recorded only (1 %), page 1', url: `${people}?recorded=yes` },
+  { name: 'recorded only (1 %), page 1', url: `${people}?status=recorded` },
+  { name: 'recorded only (1 %), page 1, by name', url: `${people}?status=recorded&order=name` },
   { name: 'search "p4242@" (1 match)', url: `${people}?search=${encodeURIComponent('p4242@')}` },
   { name: 'search "nobody" (no match)', url: `${people}?search=nobody` },
 ];

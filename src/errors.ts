@@ -42,6 +42,10 @@ const kinds = {
   external_id_taken: { status: 409, type: 'invalid_request_error' },
   batch_invalid: { status: 400, type: 'invalid_request_error' },
   invalid_csv: { status: 400, type: 'invalid_request_error' },
+  /** An all-or-nothing CSV import with at least one bad row: nothing was written. */
+  import_invalid: { status: 400, type: 'invalid_request_error' },
+  /** A CSV import with more data rows than one request takes. */
+  too_many_rows: { status: 400, type: 'invalid_request_error' },
   audio_empty: { status: 400, type: 'invalid_request_error' },
   audio_too_large: { status: 413, type: 'invalid_request_error' },
   audio_unsupported_format: { status: 415, type: 'invalid_request_error' },
@@ -95,8 +99,10 @@ export interface AppErrorOptions {
   status?: number;
   headers?: Record<string, string>;
   cause?: unknown;
-  /** Per-item problems of a batch request, rendered as `error.errors`. */
-  errors?: ItemError[];
+  /** Per-item problems of a batch request (or per-row ones of a CSV import), rendered as `error.errors`. */
+  errors?: ItemError[] | RowError[];
+  /** What a CSV import ignored (unknown columns), rendered as `error.warnings`. */
+  warnings?: RowError[];
   /**
    * Further fields for a renderer other than the /v1 envelope (which ignores them): the agent
    * API's bodies carry e.g. `missing`/`invalid` or `mpp_instruction`.
@@ -111,13 +117,22 @@ export interface ItemError {
   message: string;
 }
 
+/** A problem of one row of an imported file: `row` as a spreadsheet numbers it (header = 1). */
+export interface RowError {
+  row: number;
+  column: string;
+  code: string;
+  message: string;
+}
+
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly type: ErrorType;
   readonly param: string | undefined;
   readonly headers: Record<string, string>;
-  readonly errors: ItemError[] | undefined;
+  readonly errors: ItemError[] | RowError[] | undefined;
+  readonly warnings: RowError[] | undefined;
   readonly details: Readonly<Record<string, unknown>> | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
@@ -130,6 +145,7 @@ export class AppError extends Error {
     this.param = options.param;
     this.headers = options.headers ?? {};
     this.errors = options.errors;
+    this.warnings = options.warnings;
     this.details = options.details;
   }
 }
@@ -148,7 +164,15 @@ export const invalid = (message: string, param?: string) =>
   new AppError('validation_failed', message, param === undefined ? {} : { param });
 
 export interface ErrorBody {
-  error: { type: ErrorType; code: string; message: string; param?: string; request_id: string; errors?: ItemError[] };
+  error: {
+    type: ErrorType;
+    code: string;
+    message: string;
+    param?: string;
+    request_id: string;
+    errors?: ItemError[] | RowError[];
+    warnings?: RowError[];
+  };
 }
 
 export function errorBody(error: AppError, requestId: string): ErrorBody {
@@ -160,6 +184,7 @@ export function errorBody(error: AppError, requestId: string): ErrorBody {
       ...(error.param === undefined ? {} : { param: error.param }),
       request_id: requestId,
       ...(error.errors === undefined ? {} : { errors: error.errors }),
+      ...(error.warnings === undefined ? {} : { warnings: error.warnings }),
     },
   };
 }

@@ -87,7 +87,17 @@ describe('/v1 bodies never get a 5xx', () => {
   });
 
   it('users, one and batch', { timeout: 120_000 }, async () => {
-    const fields = ['email', 'first_name', 'last_name', 'display_name', 'external_id', 'phonetic_spelling', 'custom_fields'];
+    const fields = [
+      'email',
+      'first_name',
+      'last_name',
+      'display_name',
+      'preferred_name',
+      'pronouns',
+      'external_id',
+      'phonetic_spelling',
+      'custom_fields',
+    ];
     await neverFails('POST', `/v1/collections/${collectionId}/users`, bodyLike(fields), 1200);
     await neverFails('PATCH', `/v1/collections/${collectionId}/users/${userId}`, bodyLike(fields), 600);
     await neverFails(
@@ -143,6 +153,38 @@ describe('other surfaces never get a 5xx', () => {
           payload: text,
         });
         expect(res.statusCode, `${JSON.stringify(text)} → ${res.body}`).toBeLessThan(500);
+      }),
+      { numRuns: 800 },
+    );
+  });
+
+  it('CSV imports: any bytes, any headings, either mode', { timeout: 120_000 }, async () => {
+    const heading = fc.oneof(fc.constantFrom('E-mail', 'First Name', 'surname', 'Seat', 'pronouns', 'external_id', ''), nasty);
+    const cell = nasty.map((s) => s.replace(/[\ud800-\udfff]/g, ''));
+    const file = fc.oneof(
+      fc
+        .tuple(
+          fc.array(heading, { minLength: 1, maxLength: 5 }),
+          fc.array(fc.array(cell, { maxLength: 6 }), { maxLength: 6 }),
+          fc.constantFrom(',', ';', '\t'),
+        )
+        .map(([header, rows, sep]) =>
+          Buffer.from([header, ...rows].map((row) => row.map((c) => JSON.stringify(c)).join(sep)).join('\r\n'), 'utf8'),
+        ),
+      fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
+    );
+    const query = fc.constantFrom('', '?mode=valid_rows', '?dry_run=true', '?mode=valid_rows&dry_run=1', '?mode=x');
+    await fc.assert(
+      fc.asyncProperty(file, query, async (body, q) => {
+        const res = await t.request({
+          method: 'POST',
+          url: `/v1/collections/${collectionId}/users/import${q}`,
+          key,
+          headers: { 'content-type': 'text/csv' },
+          payload: body,
+        });
+        expect(res.statusCode, `${JSON.stringify(body.toString('latin1'))} → ${res.body}`).toBeLessThan(500);
+        if (res.statusCode >= 400) expect(res.json().error.request_id).toBe(res.headers['x-request-id']);
       }),
       { numRuns: 800 },
     );

@@ -189,9 +189,11 @@ describe('GET/PATCH/DELETE /v1/collections/:id', () => {
     const url = `/v1/collections/${created.id}`;
     expect((await t.request({ method: 'PATCH', url, key, json: { name: 'n'.repeat(256) } })).statusCode).toBe(400);
     expect((await t.request({ method: 'PATCH', url, key, json: { name: null } })).statusCode).toBe(400);
-    expect((await t.request({ method: 'PATCH', url, key, json: { custom_fields: [] } })).json().error.code).toBe(
-      'parameter_unknown',
-    );
+    expect((await t.request({ method: 'PATCH', url, key, json: { custom_fields: null } })).json().error).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'custom_fields',
+    });
+    expect((await t.request({ method: 'PATCH', url, key, json: { members: 1 } })).json().error.code).toBe('parameter_unknown');
   });
 
   it.each(['not-a-uuid', '00000000-0000-4000-8000-000000000000', "1' or '1'='1", 'a'.repeat(64)])(
@@ -202,6 +204,97 @@ describe('GET/PATCH/DELETE /v1/collections/:id', () => {
       expect(res.json().error.code).toBe('resource_missing');
     },
   );
+});
+
+describe('editing custom fields after creation (PATCH custom_fields)', () => {
+  const seat = { key: 'seat', label: 'Seat', type: 'number', required: false };
+  const house = { key: 'house', label: 'House', type: 'select', required: false, options: ['Red', 'Blue'] };
+  const diet = { key: 'diet', label: 'Diet', type: 'text', required: false };
+
+  async function setUp() {
+    const collection = (await create({ name: 'Fields', custom_fields: [seat, house, diet] })).json();
+    const users = `/v1/collections/${collection.id}/users`;
+    const person = async (email: string, custom_fields: Record<string, unknown>) =>
+      (await t.request({ method: 'POST', url: users, key, json: { email, first_name: 'P', custom_fields } })).json();
+    const a = await person(`a-${collection.id}@example.com`, { seat: 1, house: 'Red', diet: 'vegan' });
+    const b = await person(`b-${collection.id}@example.com`, { seat: 2 });
+    const patch = (json: unknown) => t.request({ method: 'PATCH', url: `/v1/collections/${collection.id}`, key, json });
+    const user = async (id: string) => (await t.request({ method: 'GET', url: `${users}/${id}`, key })).json();
+    return { collection, users, a, b, patch, user };
+  }
+
+  it('adds, relabels and removes fields: remaining values are kept, removed ones are deleted', async () => {
+    const { collection, a, b, patch, user } = await setUp();
+    const other = await setUp(); // another collection with the same keys is not touched
+    const res = await patch({
+      custom_fields: [
+        { ...seat, label: 'Seat number', required: true },
+        { ...house, options: ['Red', 'Blue', 'Green'] },
+        { key: 'badge', label: 'Badge name', type: 'text' },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().custom_fields).toEqual([
+      { ...seat, label: 'Seat number', required: true },
+      { ...house, options: ['Red', 'Blue', 'Green'] },
+      { key: 'badge', label: 'Badge name', type: 'text', required: false },
+    ]);
+    expect(res.json().updated_at > collection.updated_at).toBe(true);
+    expect((await user(a.id)).custom_fields).toEqual({ seat: 1, house: 'Red' });
+    expect((await user(a.id)).updated_at > a.updated_at).toBe(true);
+    expect((await user(b.id)).custom_fields).toEqual({ seat: 2 });
+    expect((await user(b.id)).updated_at).toBe(b.updated_at);
+    expect((await other.user(other.a.id)).custom_fields).toEqual({ seat: 1, house: 'Red', diet: 'vegan' });
+    // Adding the removed key again does not bring its old values back.
+    expect((await patch({ custom_fields: [seat, house, diet] })).statusCode).toBe(200);
+    expect((await user(a.id)).custom_fields).toEqual({ seat: 1, house: 'Red' });
+    expect((await t.request({ method: 'GET', url: `/v1/collections/${collection.id}`, key })).json().custom_fields).toHaveLength(
+      3,
+    );
+  });
+
+  it('removing every field deletes every value; name and custom_fields change together', async () => {
+    const { a, patch, user } = await setUp();
+    const res = await patch({ name: 'Renamed', custom_fields: [] });
+    expect(res.json()).toMatchObject({ name: 'Renamed', custom_fields: [] });
+    expect((await user(a.id)).custom_fields).toEqual({});
+  });
+
+  it('refuses a type change, duplicate keys, select without options and more than 50 fields, changing nothing', async () => {
+    const { a, patch, user } = await setUp();
+    const typeChange = await patch({ custom_fields: [{ ...seat, type: 'text' }] });
+    expect(typeChange.statusCode).toBe(400);
+    expect(typeChange.json().error).toMatchObject({ code: 'parameter_invalid', param: 'custom_fields[0].type' });
+    expect((await user(a.id)).custom_fields).toEqual({ seat: 1, house: 'Red', diet: 'vegan' });
+    expect((await patch({ custom_fields: [seat, seat] })).json().error.param).toBe('custom_fields[1].key');
+    expect((await patch({ custom_fields: [{ ...house, options: undefined }] })).json().error.param).toBe(
+      'custom_fields[0].options',
+    );
+    const many = Array.from({ length: 51 }, (_, i) => ({ key: `f${i}`, label: `F${i}`, type: 'text' }));
+    expect((await patch({ custom_fields: many })).json().error.param).toBe('custom_fields');
+    expect((await patch({ custom_fields: many.slice(0, 50) })).statusCode).toBe(200);
+    // The 50-field list removed seat, house and diet.
+    expect((await user(a.id)).custom_fields).toEqual({});
+  });
+
+  it('a field made required binds the next write of a person without a value; the import fills it by its new label', async () => {
+    const { users, b, patch } = await setUp();
+    await patch({ custom_fields: [seat, { ...diet, label: 'Dietary needs', required: true }] });
+    const res = await t.request({ method: 'PATCH', url: `${users}/${b.id}`, key, json: { custom_fields: { seat: 3 } } });
+    expect(res.json().error).toMatchObject({ code: 'parameter_missing', param: 'custom_fields.diet' });
+    const imported = await t.request({
+      method: 'POST',
+      url: `${users}/import`,
+      key,
+      headers: { 'content-type': 'text/csv' },
+      payload: `email,first_name,Dietary needs\n${b.email},P,none\n`,
+    });
+    expect(imported.json()).toMatchObject({ updated: 1, failed: 0 });
+    expect((await t.request({ method: 'GET', url: `${users}/${b.id}`, key })).json().custom_fields).toEqual({
+      seat: 2,
+      diet: 'none',
+    });
+  });
 });
 
 describe('authentication', () => {

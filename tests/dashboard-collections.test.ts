@@ -287,15 +287,18 @@ describe('people of a collection', () => {
     expect(none.body).toContain('Nobody here matches.');
   });
 
-  it('filters recorded and not recorded people', async () => {
+  it('filters recorded and not recorded people by their recording status', async () => {
     const [someone] = (await api('GET', `/v1/collections/${collectionId}/users?limit=1`)).json().data;
     await record(collectionId, someone.id);
-    const recorded = await peoplePage('?recorded=yes');
+    const recorded = await peoplePage('?status=recorded');
     expect(rowIds(recorded.body)).toEqual([someone.id]);
     expect(recorded.body).toContain('<span class="badge ok">Recorded</span>');
-    const notYet = await peoplePage('?recorded=no&order=name');
+    const notYet = await peoplePage('?status=not_recorded&order=name');
     expect(rowIds(notYet.body)).not.toContain(someone.id);
     expect(rowIds(notYet.body)).toHaveLength(100);
+    expect(rowIds((await peoplePage('?status=needs_rerecord')).body)).toEqual([]);
+    // Without review there is nothing to await: the filter is not offered.
+    expect(recorded.body).not.toContain('value="awaiting_review"');
   });
 
   it('refuses a search over 100 characters, a bad order, filter or cursor, and a cursor of another order (400)', async () => {
@@ -304,7 +307,7 @@ describe('people of a collection', () => {
     expect(long.statusCode).toBe(400);
     expect(long.body).toContain('at most 100 characters');
     expect((await peoplePage('?order=age')).statusCode).toBe(400);
-    expect((await peoplePage('?recorded=maybe')).statusCode).toBe(400);
+    expect((await peoplePage('?status=maybe')).statusCode).toBe(400);
     expect((await peoplePage('?cursor=!!')).statusCode).toBe(400);
     const newestCursor = new URL(`http://x${nextLink((await peoplePage()).body)}`).searchParams.get('cursor') as string;
     expect((await peoplePage(`?order=name&cursor=${newestCursor}`)).statusCode).toBe(400);

@@ -57,6 +57,8 @@ describe('POST …/users', () => {
         'first_name',
         'last_name',
         'display_name',
+        'preferred_name',
+        'pronouns',
         'external_id',
         'phonetic_spelling',
         'custom_fields',
@@ -74,6 +76,8 @@ describe('POST …/users', () => {
       collection_id: collectionId,
       email: 'Grace.Hopper@Example.com',
       display_name: 'Grace Hopper',
+      preferred_name: null,
+      pronouns: null,
       external_id: null,
       phonetic_spelling: null,
       has_recording: false,
@@ -88,6 +92,8 @@ describe('POST …/users', () => {
     ['first_name', 'f', 100],
     ['last_name', 'l', 100],
     ['display_name', 'd', 200],
+    ['preferred_name', 'p', 100],
+    ['pronouns', 'x', 40],
     ['external_id', 'x', 255],
     ['phonetic_spelling', 'p', 100],
   ])('accepts %s at its limit and refuses one more character', async (field, ch, limit) => {
@@ -108,8 +114,8 @@ describe('POST …/users', () => {
     expect((await create(person({ email: 'not-an-email' }))).json().error).toMatchObject({ param: 'email' });
   });
 
-  it('requires email, first_name and last_name, and refuses blank names', async () => {
-    for (const field of ['email', 'first_name', 'last_name']) {
+  it('requires email and first_name, and refuses a blank first name', async () => {
+    for (const field of ['email', 'first_name']) {
       const body = person();
       delete (body as Record<string, unknown>)[field];
       expect((await create(body)).json().error).toMatchObject({ code: 'parameter_missing', param: field });
@@ -272,7 +278,7 @@ describe('POST …/users/batch', () => {
 
   it.each([
     ['an unknown column', 'email,first_name,last_name,shoe_size\na@x.com,A,B,42\n', 'invalid_csv'],
-    ['a missing required column', 'email,first_name\na@x.com,A\n', 'invalid_csv'],
+    ['a missing required column', 'email,last_name\na@x.com,B\n', 'invalid_csv'],
     ['a ragged row', 'email,first_name,last_name\na@x.com,A\n', 'invalid_csv'],
     ['an unclosed quote', 'email,first_name,last_name\n"a@x.com,A,B\n', 'invalid_csv'],
     ['a header only', 'email,first_name,last_name\n', 'parameter_invalid'],
@@ -357,7 +363,7 @@ describe('GET, PATCH, DELETE …/users/{id}', () => {
       param: 'custom_fields.student_id',
     });
     expect((await t.request({ method: 'PATCH', url, key, json: { email: 'dup@example.com' } })).statusCode).toBe(409);
-    expect((await t.request({ method: 'PATCH', url, key, json: { last_name: '' } })).statusCode).toBe(400);
+    expect((await t.request({ method: 'PATCH', url, key, json: { first_name: ' ' } })).statusCode).toBe(400);
     expect((await t.request({ method: 'PATCH', url, key, json: { record_url: 'x' } })).json().error.code).toBe(
       'parameter_unknown',
     );

@@ -7,6 +7,7 @@ import * as m0005 from './migrations/0005_play_links.js';
 import * as m0006 from './migrations/0006_webhooks.js';
 import * as m0007 from './migrations/0007_entities.js';
 import * as m0008 from './migrations/0008_dashboard.js';
+import * as m0009 from './migrations/0009_people_names.js';
 import * as m0010 from './migrations/0010_review_export.js';
 import * as m0011 from './migrations/0011_organisations.js';
 import * as m0012 from './migrations/0012_users_name_order.js';
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0006_webhooks': m0006,
   '0007_entities': m0007,
   '0008_dashboard': m0008,
+  '0009_people_names': m0009,
   '0010_review_export': m0010,
   '0011_organisations': m0011,
   '0012_users_name_order': m0012,

@@ -91,10 +91,14 @@ export interface UsersTable {
   /** Lower-cased e-mail; unique within the collection. */
   email_normalized: string;
   first_name: string;
+  /** `''` for people with one name (never null, so event payloads keep a string). */
   last_name: string;
   display_name: string;
   external_id: string | null;
   phonetic_spelling: string | null;
+  /** The name the person goes by, when it differs from the first name (0009). */
+  preferred_name: string | null;
+  pronouns: string | null;
   /** JSON object of custom field values keyed by definition key. */
   custom_fields: string;
   /** Capability token of the recorder page `/r/<token>`. */

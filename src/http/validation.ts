@@ -24,6 +24,11 @@ const coercingAjv = makeAjv({ coerceTypes: 'array' });
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema);
 
+const reportAllAjv = makeAjv({ coerceTypes: false, allErrors: true });
+
+/** A strict body validator that reports every problem, not the first: imports list them all per row. */
+export const compileReportingAll = (schema: object) => reportAllAjv.compile(schema);
+
 /** `/custom_fields/0/key` → `custom_fields[0].key` */
 export function fieldPath(instancePath: string, child?: string): string {
   const parts = instancePath.split('/').filter(Boolean);

@@ -10,6 +10,9 @@ export interface ContractRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   url: string;
   json?: unknown;
+  /** A raw body (e.g. a CSV file) with its headers, for routes that take no JSON. */
+  payload?: string;
+  headers?: Record<string, string>;
   /** The route names a resource of the owner: another account's key must get 404. */
   owned?: boolean;
 }
@@ -20,7 +23,8 @@ export function authContract(context: () => { t: TestApp; routes: ContractRoute[
       method: route.method,
       url: route.url,
       ...(route.json === undefined ? {} : { json: route.json }),
-      headers: authorization === undefined ? {} : { authorization },
+      ...(route.payload === undefined ? {} : { payload: route.payload }),
+      headers: { ...route.headers, ...(authorization === undefined ? {} : { authorization }) },
     });
 
   const expectError = (

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import type { Dialect } from '../../db/index.js';
 import type { CollectionsTable, Database, RecordingStatus } from '../../db/schema.js';
 import { olderThanCursor } from '../../db/keyset.js';
 import type { PageCursor } from '../../lib/pagination.js';
@@ -34,7 +35,7 @@ export const updateLiveCollection = (
   db: Kysely<Database>,
   accountId: string,
   id: string,
-  changes: Partial<Pick<CollectionRow, 'name' | 'description' | 'review_required' | 'updated_at'>>,
+  changes: Partial<Pick<CollectionRow, 'name' | 'description' | 'custom_fields' | 'review_required' | 'updated_at'>>,
 ) =>
   db
     .updateTable('collections')
@@ -109,3 +110,40 @@ export const recountRecorded = (trx: Kysely<Database>, collectionId: string, cou
     .where('id', '=', collectionId)
     .returningAll()
     .executeTakeFirstOrThrow() as Promise<CollectionRow>;
+
+/**
+ * Deletes the values of custom fields `keys` from every user of the collection that has one
+ * (the definitions were removed). JSON is text in both databases; each edits it with its own
+ * JSON functions, so no row travels to the service.
+ */
+export async function removeCustomFieldValues(
+  trx: Kysely<Database>,
+  dialect: Dialect,
+  collectionId: string,
+  keys: string[],
+  at: string,
+): Promise<number> {
+  if (keys.length === 0) return 0;
+  const query =
+    dialect === 'postgres'
+      ? trx
+          .updateTable('users')
+          .set({ custom_fields: sql<string>`(custom_fields::jsonb - ${keys}::text[])::text`, updated_at: at })
+          .where('collection_id', '=', collectionId)
+          .where(sql<boolean>`custom_fields::jsonb ?| ${keys}::text[]`)
+      : trx
+          .updateTable('users')
+          .set({
+            custom_fields: sql<string>`json_remove(custom_fields, ${sql.join(keys.map((k) => `$.${k}`))})`,
+            updated_at: at,
+          })
+          .where('collection_id', '=', collectionId)
+          .where(
+            sql<boolean>`(${sql.join(
+              keys.map((k) => sql`json_type(custom_fields, ${`$.${k}`}) is not null`),
+              sql` or `,
+            )})`,
+          );
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -77,6 +77,15 @@ export const UpdateCollectionBody = Type.Object(
     name: Type.Optional(Name),
     description: Type.Optional(Nullable(Description)),
     review_required: Type.Optional(ReviewRequired),
+    custom_fields: Type.Optional(
+      Type.Array(CustomField, {
+        maxItems: MAX_CUSTOM_FIELDS,
+        description:
+          'The full new list of definitions: add fields, change labels, `required` and select `options`, remove fields. ' +
+          'A field keeps its `key` and `type`; the values people have for remaining fields are kept, and the values of a ' +
+          'removed field are deleted.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

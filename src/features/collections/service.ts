@@ -18,6 +18,7 @@ import {
   insertCollection,
   listLiveCollections,
   recountRecorded,
+  removeCustomFieldValues,
   updateLiveCollection,
 } from './repo.js';
 import type { Collection, CreateCollectionBody, CustomField, RecordingStatus, UpdateCollectionBody } from './schemas.js';
@@ -121,8 +122,13 @@ export const countCollections = (deps: { db: Db }, accountId: string): Promise<n
   countLiveCollections(deps.db.kysely, accountId);
 
 /**
- * Changes name, description and/or `review_required`; `updated_at` always moves forward.
- * Switching review on or off recounts `recorded_count` under the new rule in the same transaction.
+ * Changes name, description, `review_required` and/or the custom field definitions;
+ * `updated_at` always moves forward. Switching review on or off recounts `recorded_count` under
+ * the new rule in the same transaction. New definitions replace the list: a field that stays
+ * keeps its `key` and `type` (a type change is refused: remove the field and add one with a new
+ * key) and its stored values; the values of removed fields are deleted from every user in the
+ * same transaction. Making a field required does not touch people without a value: their next
+ * write must supply it.
  */
 export async function updateCollection(
   deps: Deps & TransactionDeps,
@@ -132,10 +138,13 @@ export async function updateCollection(
 ): Promise<Collection> {
   const current = await requireLiveCollection(deps, accountId, id);
   const updatedAt = laterThan(deps.clock, current.updated_at);
+  const definitions = input.custom_fields === undefined ? undefined : checkDefinitionChanges(current, input.custom_fields);
+  const removed = definitions === undefined ? [] : removedKeys(current, definitions);
   const changes = {
     ...(input.name === undefined ? {} : { name: checkName(input.name) }),
     ...(input.description === undefined ? {} : { description: input.description }),
     ...(input.review_required === undefined ? {} : { review_required: input.review_required ? 1 : 0 }),
+    ...(definitions === undefined ? {} : { custom_fields: JSON.stringify(definitions) }),
     updated_at: updatedAt,
   };
   const row = await withTransaction(deps, async ({ trx }) => {
@@ -143,11 +152,38 @@ export async function updateCollection(
     // count wait for it, and the recount below (a new statement, so a fresh snapshot on
     // PostgreSQL) sees every one that committed before.
     const updated = await updateLiveCollection(trx, accountId, id, changes);
-    if (!updated || input.review_required === undefined) return updated;
+    if (!updated) return updated;
+    await removeCustomFieldValues(trx, deps.db.dialect, id, removed, updatedAt);
+    if (input.review_required === undefined) return updated;
     return recountRecorded(trx, id, countedStatuses(input.review_required));
   });
   if (!row) throw notFound('collection', 'collection_id');
   return toCollection(row);
+}
+
+const definitionsOf = (row: CollectionRow) => JSON.parse(row.custom_fields) as CustomField[];
+
+function checkDefinitionChanges(current: CollectionRow, fields: CustomField[]): CustomField[] {
+  const checked = checkCustomFields(fields);
+  const before = new Map(definitionsOf(current).map((d) => [d.key, d]));
+  checked.forEach((field, index) => {
+    const previous = before.get(field.key);
+    if (previous && previous.type !== field.type) {
+      throw new AppError(
+        'parameter_invalid',
+        `Custom field "${field.key}" is ${previous.type}; its type cannot change. Remove it and add a field with another key.`,
+        { param: `custom_fields[${index}].type` },
+      );
+    }
+  });
+  return checked;
+}
+
+function removedKeys(current: CollectionRow, next: CustomField[]): string[] {
+  const kept = new Set(next.map((d) => d.key));
+  return definitionsOf(current)
+    .map((d) => d.key)
+    .filter((key) => !kept.has(key));
 }
 
 /** Archives (soft-deletes) the collection: data is kept, but it is gone from the API. */

@@ -11,7 +11,9 @@ import { AppError } from '../../errors.js';
 import {
   archiveCollectionPage,
   collectionsPage,
+  type EditCollectionForm,
   editCollectionPage,
+  type FieldsForm,
   FIELD_ROWS_START,
   FIELD_ROWS_STEP,
   type FieldRow,
@@ -21,20 +23,36 @@ import {
   type NewCollectionForm,
 } from '../../web/views/dashboard/collections.js';
 import { collectionPage, ORDER_LABELS, type PeopleFilters } from '../../web/views/dashboard/people.js';
-import { CreateCollectionBody, MAX_CUSTOM_FIELDS, UpdateCollectionBody } from '../collections/schemas.js';
+import {
+  type Collection,
+  CreateCollectionBody,
+  type CustomField,
+  MAX_CUSTOM_FIELDS,
+  UpdateCollectionBody,
+} from '../collections/schemas.js';
 import { archiveCollection, createCollection, getCollection, listCollections, updateCollection } from '../collections/service.js';
-import { listPeople, PEOPLE_ORDERS, PEOPLE_PAGE_SIZE, type PeopleOrder } from '../users/people-service.js';
+import {
+  listPeople,
+  PEOPLE_ORDERS,
+  PEOPLE_PAGE_SIZE,
+  PEOPLE_STATUS_FILTERS,
+  type PeopleOrder,
+  type PeopleStatusFilter,
+} from '../users/people-service.js';
 import { checkBody, formErrorOf, queryText, viewerOf } from './forms.js';
 import { formField, redirect, requireSession, sendPage, sessionOf } from './http.js';
 
 /** Success messages after a redirect, chosen by a fixed code in the query (never echoed input). */
 export const COLLECTION_NOTICES: Record<string, string> = {
-  'collection-created': 'The collection is created. Add people one by one here, or import them with the API.',
+  'collection-created': 'The collection is created. Add people one by one, or import a CSV file.',
   'collection-updated': 'The collection is saved.',
   'collection-archived': 'The collection is archived. Its play links and record links no longer work.',
   'person-added': 'The person is added. Send them their record link below.',
   'person-deleted': 'The person, their recording and their links are deleted.',
   'recording-deleted': 'The recording is deleted. The record link still works for a new one.',
+  'recording-approved': 'The recording is approved.',
+  'rerecord-requested': 'A new recording is asked for. The note shows on their record page until they record again.',
+  'fields-updated': 'The custom fields are saved.',
 };
 
 export const noticeOf = (request: FastifyRequest): string | null => {
@@ -42,7 +60,6 @@ export const noticeOf = (request: FastifyRequest): string | null => {
   return code === undefined ? null : (COLLECTION_NOTICES[code] ?? null);
 };
 
-const RECORDED_FILTERS: Record<string, boolean | undefined> = { '': undefined, yes: true, no: false };
 const MAX_PAGE_NUMBER = 1_000_000;
 
 /** A key made from a label: "Seat number" → `seat_number`, "Année" → `annee`. */
@@ -73,20 +90,25 @@ const compactRows = (rows: FieldRow[]): FieldRow[] => {
   return [...filled, ...rows.filter((r) => r.key === '' && r.label === '').map((r) => ({ ...r, type: 'text' }))];
 };
 
-/** The create body of the form, or a form error naming the row. */
-function createBodyOf(form: NewCollectionForm): CreateCollectionBody {
-  const fields = form.fields
+const emptyFieldRow = (): FieldRow => ({ key: '', label: '', type: 'text' });
+
+/**
+ * The filled rows as field definitions (optional, as the form cannot say otherwise), or a form
+ * error naming the row; `offset` fields come before them in the request.
+ */
+function newFieldsOf(rows: FieldRow[], offset = 0, name = 'Field'): CustomField[] {
+  return rows
     .filter((r) => r.key !== '' || r.label !== '')
     .map((row, index) => {
       const key = row.key === '' ? keyFromLabel(row.label) : row.key;
       if (key === '') {
-        throw new AppError('parameter_invalid', `Field ${index + 1}: give it a key of lower-case letters, digits and _.`, {
-          param: `custom_fields[${index}].key`,
+        throw new AppError('parameter_invalid', `${name} ${index + 1}: give it a key of lower-case letters, digits and _.`, {
+          param: `custom_fields[${offset + index}].key`,
         });
       }
       if (!(FORM_FIELD_TYPES as readonly string[]).includes(row.type)) {
-        throw new AppError('parameter_invalid', `Field ${index + 1}: choose one of the listed types.`, {
-          param: `custom_fields[${index}].type`,
+        throw new AppError('parameter_invalid', `${name} ${index + 1}: choose one of the listed types.`, {
+          param: `custom_fields[${offset + index}].type`,
         });
       }
       return {
@@ -96,6 +118,24 @@ function createBodyOf(form: NewCollectionForm): CreateCollectionBody {
         required: false,
       };
     });
+}
+
+/**
+ * The PATCH body of the custom fields form: the fields kept (relabelled; type, `required` and
+ * options unchanged), then the new ones. The service keeps the values of kept fields and deletes
+ * those of removed ones.
+ */
+function fieldsBodyOf(collection: Collection, form: FieldsForm): UpdateCollectionBody {
+  const kept = collection.custom_fields
+    .filter((f) => !form.remove.includes(f.key))
+    .map((f) => ({ ...f, label: form.labels[f.key] ?? f.label }));
+  const added = newFieldsOf(form.added, kept.length, 'New field');
+  return checkBody<UpdateCollectionBody>(UpdateCollectionBody, { custom_fields: [...kept, ...added] });
+}
+
+/** The create body of the form, or a form error naming the row. */
+function createBodyOf(form: NewCollectionForm): CreateCollectionBody {
+  const fields = newFieldsOf(form.fields);
   return checkBody<CreateCollectionBody>(CreateCollectionBody, {
     name: form.name,
     ...(form.description.trim() === '' ? {} : { description: form.description }),
@@ -163,28 +203,31 @@ export function collectionRoutes(deps: Deps, options: { styleUrl: string }) {
 
     app.get<{ Params: { id: string } }>('/collections/:id', { preHandler: requireSession }, async (request, reply) => {
       const order = queryText(request, 'order') ?? 'newest';
-      const recorded = queryText(request, 'recorded') ?? '';
+      const status = queryText(request, 'status') ?? '';
       if (!(PEOPLE_ORDERS as readonly string[]).includes(order)) {
         throw new AppError('parameter_invalid', `Choose an order: ${Object.values(ORDER_LABELS).join(', ')}.`, {
           param: 'order',
         });
       }
-      if (!(recorded in RECORDED_FILTERS)) {
-        throw new AppError('parameter_invalid', 'Show everyone, recorded people or people not recorded yet.', {
-          param: 'recorded',
-        });
+      if (status !== '' && !(PEOPLE_STATUS_FILTERS as readonly string[]).includes(status)) {
+        throw new AppError(
+          'parameter_invalid',
+          'Show everyone, or people recorded, not recorded, to re-record or awaiting review.',
+          {
+            param: 'status',
+          },
+        );
       }
       const search = queryText(request, 'search') ?? '';
       const cursor = queryText(request, 'cursor');
       const pageNumber = Number(queryText(request, 'page') ?? '1');
-      const hasRecording = RECORDED_FILTERS[recorded];
       const page = await listPeople(deps, accountOf(request), request.params.id, {
         search,
         order: order as PeopleOrder,
-        ...(hasRecording === undefined ? {} : { hasRecording }),
+        ...(status === '' ? {} : { status: status as PeopleStatusFilter }),
         ...(cursor ? { cursor } : {}),
       });
-      const filters: PeopleFilters = { search: search.trim(), recorded, order };
+      const filters: PeopleFilters = { search: search.trim(), status, order };
       return sendPage(
         reply,
         collectionPage({
@@ -202,17 +245,30 @@ export function collectionRoutes(deps: Deps, options: { styleUrl: string }) {
       );
     });
 
+    const emptyFieldsForm = (): FieldsForm => ({ labels: {}, remove: [], added: [emptyFieldRow()] });
+    const renderEdit = (
+      request: FastifyRequest,
+      collection: Collection,
+      forms: { form?: EditCollectionForm; fields?: FieldsForm; error?: FormError; fieldsError?: FormError } = {},
+    ) =>
+      editCollectionPage({
+        styleUrl,
+        viewer: viewerOf(request),
+        collection,
+        form: forms.form ?? {
+          name: collection.name,
+          description: collection.description ?? '',
+          review_required: collection.review_required,
+        },
+        fields: forms.fields ?? emptyFieldsForm(),
+        maxFields: MAX_CUSTOM_FIELDS,
+        error: forms.error ?? null,
+        fieldsError: forms.fieldsError ?? null,
+      });
+
     app.get<{ Params: { id: string } }>('/collections/:id/edit', { preHandler: requireSession }, async (request, reply) => {
       const collection = await getCollection(deps, accountOf(request), request.params.id);
-      return sendPage(
-        reply,
-        editCollectionPage({
-          styleUrl,
-          viewer: viewerOf(request),
-          collection,
-          form: { name: collection.name, description: collection.description ?? '' },
-        }),
-      );
+      return sendPage(reply, renderEdit(request, collection));
     });
 
     app.post<{ Params: { id: string } }>(
@@ -221,23 +277,56 @@ export function collectionRoutes(deps: Deps, options: { styleUrl: string }) {
       async (request, reply) => {
         const accountId = accountOf(request);
         const collection = await getCollection(deps, accountId, request.params.id);
-        const form = { name: (formField(request, 'name') ?? '').trim(), description: formField(request, 'description') ?? '' };
+        const form: EditCollectionForm = {
+          name: (formField(request, 'name') ?? '').trim(),
+          description: formField(request, 'description') ?? '',
+          review_required: formField(request, 'review_required') !== undefined,
+        };
         try {
           const body = checkBody<UpdateCollectionBody>(UpdateCollectionBody, {
             name: form.name,
             description: form.description.trim() === '' ? null : form.description,
+            // Only a change: switching review recounts the collection's recordings.
+            ...(form.review_required === collection.review_required ? {} : { review_required: form.review_required }),
           });
           await updateCollection(deps, accountId, collection.id, body);
         } catch (error) {
           const refused = formErrorOf(error);
           if (!refused) throw error;
-          return sendPage(
-            reply,
-            editCollectionPage({ styleUrl, viewer: viewerOf(request), collection, form, error: refused }),
-            refused.status,
-          );
+          return sendPage(reply, renderEdit(request, collection, { form, error: refused }), refused.status);
         }
         return redirect(reply, `/dashboard/collections/${collection.id}?notice=collection-updated`);
+      },
+    );
+
+    app.post<{ Params: { id: string } }>(
+      '/collections/:id/fields',
+      { preHandler: requireSession, config: { audit: 'collection.fields_changed' } },
+      async (request, reply) => {
+        const accountId = accountOf(request);
+        const collection = await getCollection(deps, accountId, request.params.id);
+        const fields: FieldsForm = {
+          labels: Object.fromEntries(
+            collection.custom_fields.map((f) => [f.key, (formField(request, `label_${f.key}`) ?? f.label).trim()]),
+          ),
+          remove: collection.custom_fields.filter((f) => formField(request, `remove_${f.key}`) !== undefined).map((f) => f.key),
+          added: compactRows(fieldRowsOf(request)),
+        };
+        if (formField(request, 'more_fields') !== undefined) {
+          const room = MAX_CUSTOM_FIELDS - collection.custom_fields.length;
+          const more = Math.max(0, Math.min(room, fields.added.length + FIELD_ROWS_STEP) - fields.added.length);
+          fields.added.push(...Array.from({ length: more }, emptyFieldRow));
+          auditNothing(request);
+          return sendPage(reply, renderEdit(request, collection, { fields }));
+        }
+        try {
+          await updateCollection(deps, accountId, collection.id, fieldsBodyOf(collection, fields));
+        } catch (error) {
+          const refused = formErrorOf(error);
+          if (!refused) throw error;
+          return sendPage(reply, renderEdit(request, collection, { fields, fieldsError: refused }), refused.status);
+        }
+        return redirect(reply, `/dashboard/collections/${collection.id}?notice=fields-updated`);
       },
     );
 

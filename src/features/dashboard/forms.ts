@@ -9,7 +9,7 @@ import { AppError } from '../../errors.js';
 import { validationError, validatorCompiler } from '../../http/validation.js';
 import type { FormError } from '../../web/views/dashboard/collections.js';
 import type { Viewer } from '../../web/views/dashboard/layout.js';
-import { sessionOf } from './http.js';
+import { sessionOf, viewerOf as frameViewerOf } from './http.js';
 
 /** One query parameter as text: the first value when repeated, undefined when absent. */
 export function queryText(request: FastifyRequest, name: string): string | undefined {
@@ -38,7 +38,8 @@ export function formErrorOf(error: unknown): (FormError & { status: number }) | 
   return { message: error.message, param: error.param ?? null, status: error.status };
 }
 
+/** The signed-in member with their organisation and role (pages behind a role always have one). */
 export function viewerOf(request: FastifyRequest): Viewer {
-  const session = sessionOf(request);
-  return { email: session.account.email, csrfToken: session.csrfToken };
+  sessionOf(request);
+  return frameViewerOf(request) as Viewer;
 }

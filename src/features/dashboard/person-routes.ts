@@ -14,10 +14,11 @@ import { getCollection } from '../collections/service.js';
 import { getPlayLink } from '../play-links/service.js';
 import { openRecordingAudio } from '../recordings/audio-service.js';
 import { deleteRecording } from '../recordings/service.js';
-import type { CreateUserBody, User } from '../users/schemas.js';
+import { reviewRecording } from '../users/review-service.js';
+import { type CreateUserBody, ReviewBody, type User } from '../users/schemas.js';
 import { createUser, deleteUser, getUser } from '../users/service.js';
 import { noticeOf } from './collection-routes.js';
-import { formErrorOf, viewerOf } from './forms.js';
+import { checkBody, formErrorOf, viewerOf } from './forms.js';
 import { formField, redirect, requireSession, sendMediaPage, sendPage, sessionOf } from './http.js';
 
 type PersonParams = { Params: { id: string; userId: string } };
@@ -64,8 +65,10 @@ function createBodyOf(form: NewPersonForm, fields: CustomField[]): CreateUserBod
   return {
     email: form.email,
     first_name: form.first_name,
-    last_name: form.last_name,
+    ...(form.last_name === '' ? {} : { last_name: form.last_name }),
     ...(form.display_name === '' ? {} : { display_name: form.display_name }),
+    ...(form.preferred_name === '' ? {} : { preferred_name: form.preferred_name }),
+    ...(form.pronouns === '' ? {} : { pronouns: form.pronouns }),
     ...(form.phonetic_spelling === '' ? {} : { phonetic_spelling: form.phonetic_spelling }),
     ...(form.external_id === '' ? {} : { external_id: form.external_id }),
     ...(Object.keys(custom).length === 0 ? {} : { custom_fields: custom }),
@@ -115,6 +118,8 @@ export function personRoutes(deps: Deps, options: { styleUrl: string }) {
           last_name: text('last_name'),
           email: text('email'),
           display_name: text('display_name'),
+          preferred_name: text('preferred_name'),
+          pronouns: text('pronouns'),
           phonetic_spelling: text('phonetic_spelling'),
           external_id: text('external_id'),
           custom: Object.fromEntries(collection.custom_fields.map((f) => [f.key, formField(request, `custom_${f.key}`) ?? ''])),
@@ -131,29 +136,59 @@ export function personRoutes(deps: Deps, options: { styleUrl: string }) {
       },
     );
 
-    app.get<PersonParams>('/collections/:id/people/:userId', { preHandler: requireSession }, async (request, reply) => {
-      const { accountId, collection, user, person } = await load(request);
+    const renderPerson = async (
+      request: FastifyRequest<PersonParams>,
+      loaded: Awaited<ReturnType<typeof load>>,
+      review: { error: FormError; noteDraft: string } | null = null,
+    ) => {
+      const { accountId, collection, user, person } = loaded;
       const link = user.has_recording ? await getPlayLink(deps, accountId, collection.id, user.id) : null;
-      return sendMediaPage(
-        reply,
-        personPage({
-          styleUrl,
-          scriptUrl: copyScriptUrl,
-          viewer: viewerOf(request),
-          collection,
-          person,
-          recording: link
-            ? {
-                audioUrl: `/dashboard/collections/${collection.id}/people/${user.id}/audio`,
-                playLink: link.play_link,
-                durationSeconds: link.duration_seconds,
-                recordedAt: link.recorded_at,
-              }
-            : null,
-          notice: noticeOf(request),
-        }),
-      );
-    });
+      return personPage({
+        styleUrl,
+        scriptUrl: copyScriptUrl,
+        viewer: viewerOf(request),
+        collection,
+        person,
+        recording: link
+          ? {
+              audioUrl: `/dashboard/collections/${collection.id}/people/${user.id}/audio`,
+              playLink: link.play_link,
+              durationSeconds: link.duration_seconds,
+              recordedAt: link.recorded_at,
+            }
+          : null,
+        notice: noticeOf(request),
+        reviewError: review?.error ?? null,
+        noteDraft: review?.noteDraft ?? '',
+      });
+    };
+
+    app.get<PersonParams>('/collections/:id/people/:userId', { preHandler: requireSession }, async (request, reply) =>
+      sendMediaPage(reply, await renderPerson(request, await load(request))),
+    );
+
+    app.post<PersonParams>(
+      '/collections/:id/people/:userId/review',
+      { preHandler: requireSession, config: { audit: 'recording.reviewed' } },
+      async (request, reply) => {
+        const loaded = await load(request);
+        const decision = formField(request, 'decision') ?? '';
+        const note = (formField(request, 'note') ?? '').trim();
+        try {
+          const body = checkBody<ReviewBody>(ReviewBody, {
+            decision,
+            ...(decision === 'request_rerecord' && note !== '' ? { note } : {}),
+          });
+          await reviewRecording(deps, loaded.accountId, loaded.collection.id, loaded.user.id, body);
+        } catch (error) {
+          const refused = formErrorOf(error);
+          if (!refused) throw error;
+          return sendMediaPage(reply, await renderPerson(request, loaded, { error: refused, noteDraft: note }), refused.status);
+        }
+        const notice = decision === 'approve' ? 'recording-approved' : 'rerecord-requested';
+        return redirect(reply, `/dashboard/collections/${loaded.collection.id}/people/${loaded.user.id}?notice=${notice}`);
+      },
+    );
 
     app.get<PersonParams>('/collections/:id/people/:userId/audio', { preHandler: requireSession }, async (request, reply) => {
       const audio = await openRecordingAudio(deps, accountOf(request), request.params.id, request.params.userId);

@@ -27,6 +27,7 @@ import { listWebhookHealth } from '../webhooks/service.js';
 import { enforceAccess } from './access.js';
 import { auditRoutes } from './audit-routes.js';
 import { authRoutes } from './auth-routes.js';
+import { collectionFileRoutes } from './collection-file-routes.js';
 import { collectionRoutes } from './collection-routes.js';
 import {
   formField,
@@ -107,7 +108,8 @@ export function dashboardRoutes(deps: Deps) {
     await app.register(authRoutes(deps, { styleUrl, secure }));
     await app.register(membersRoutes(deps, { styleUrl, secure }));
     await app.register(auditRoutes(deps, { styleUrl }));
-    for (const pages of [collectionRoutes, personRoutes, readerRoutes]) await app.register(pages(deps, { styleUrl }));
+    for (const pages of [collectionRoutes, collectionFileRoutes, personRoutes, readerRoutes])
+      await app.register(pages(deps, { styleUrl }));
 
     app.get('/', { preHandler: requireSession }, async (request, reply) => {
       const session = sessionOf(request);

@@ -6,6 +6,8 @@ const link = (token: string, userId = 'u1'): ResolvedPlayLink => ({
   userId,
   collectionId: 'c1',
   displayName: 'A',
+  preferredName: null,
+  pronouns: null,
   phoneticSpelling: null,
   blobKey: 'recordings/u1/x.mp3',
   mimeType: 'audio/mpeg',

@@ -15,6 +15,9 @@ export interface ResolvedPlayLink {
   userId: string;
   collectionId: string;
   displayName: string;
+  /** The name the person goes by and their pronouns, shown on the player page when set. */
+  preferredName: string | null;
+  pronouns: string | null;
   phoneticSpelling: string | null;
   blobKey: string;
   mimeType: string;

@@ -107,6 +107,8 @@ export function metaOf(deps: Deps, link: ResolvedPlayLink) {
   return {
     ...toPlayLink(base, link),
     token: link.token,
+    preferred_name: link.preferredName,
+    pronouns: link.pronouns,
     phonetic_spelling: link.phoneticSpelling,
     audio_mime_type: link.mimeType,
     embed_url: urls.embed_url,
@@ -156,6 +158,8 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
     const urls = playLinkUrls(baseUrl, link.token);
     const page = playerPage({
       displayName: link.displayName,
+      preferredName: link.preferredName,
+      pronouns: link.pronouns,
       phoneticSpelling: link.phoneticSpelling,
       durationSeconds: durationSeconds(link.durationMs),
       playLink: urls.play_link,

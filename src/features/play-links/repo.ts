@@ -11,6 +11,8 @@ export interface ResolvedLinkRow {
   user_id: string;
   collection_id: string;
   display_name: string;
+  preferred_name: string | null;
+  pronouns: string | null;
   phonetic_spelling: string | null;
   blob_key: string;
   mime_type: string;
@@ -58,6 +60,8 @@ const resolvableLinkQuery = (db: Executor, tokenList: ReturnType<typeof sql<bool
       'u.id as user_id',
       'u.collection_id',
       'u.display_name',
+      'u.preferred_name',
+      'u.pronouns',
       'u.phonetic_spelling',
       'r.blob_key',
       'r.mime_type',

@@ -288,6 +288,8 @@ async function toResolved(deps: Deps, row: ResolvedLinkRow): Promise<ResolvedPla
     userId: row.user_id,
     collectionId: row.collection_id,
     displayName: row.display_name,
+    preferredName: row.preferred_name,
+    pronouns: row.pronouns,
     phoneticSpelling: row.phonetic_spelling,
     blobKey: row.blob_key,
     mimeType: row.mime_type,

@@ -1,67 +1,54 @@
 /**
- * CSV import: a header row names the columns; each data row becomes the same object a JSON
- * batch would carry, so both go through the same checks. Empty cells mean "not given".
+ * CSV for the batch endpoint: a header row names the columns (matched like the import's, see
+ * csv-columns.ts); each data row becomes the same object a JSON batch would carry, so both go
+ * through the same checks. Stricter than the import: an unknown column or a ragged row refuses
+ * the file. Empty cells mean "not given".
  */
-import { parse } from 'csv-parse/sync';
 import { AppError } from '../../errors.js';
 import type { CustomField } from '../collections/schemas.js';
+import { customCellValue, planColumns } from './csv-columns.js';
+import { readCsvTable } from './csv-file.js';
+import { MAX_BATCH_USERS } from './schemas.js';
 
-const STANDARD = ['email', 'first_name', 'last_name', 'display_name', 'external_id', 'phonetic_spelling'];
-const REQUIRED = ['email', 'first_name', 'last_name'];
-
-export function parseUsersCsv(text: string, definitions: CustomField[]): Record<string, unknown>[] {
-  let records: string[][];
-  try {
-    records = parse(text.replace(/^\uFEFF/, ''), {
-      skip_empty_lines: true,
-      relax_column_count: false,
-      trim: false,
-    });
-  } catch (error) {
-    throw new AppError('invalid_csv', `The CSV cannot be parsed: ${(error as Error).message}`);
+export function parseUsersCsv(bytes: Uint8Array, definitions: CustomField[]): Record<string, unknown>[] {
+  const table = readCsvTable(bytes);
+  const plan = planColumns(table.header, definitions);
+  const [problem] = plan.problems;
+  if (problem) throw new AppError('invalid_csv', problem.message, { param: problem.column });
+  const [unknown] = plan.unknown;
+  if (unknown) {
+    throw new AppError(
+      'invalid_csv',
+      `Unknown CSV column "${unknown.header}"; use email, first_name, last_name, display_name, preferred_name, pronouns, external_id, phonetic_spelling or a custom field key.`,
+      { param: unknown.header },
+    );
   }
-  const [header, ...rows] = records;
-  if (!header) throw new AppError('invalid_csv', 'The CSV is empty; it needs a header row and at least one user.');
-  const columns = header.map((name) => name.trim());
-  const byKey = new Map(definitions.map((d) => [d.key, d]));
-  for (const name of columns) {
-    if (!STANDARD.includes(name) && !byKey.has(name)) {
-      throw new AppError('invalid_csv', `Unknown CSV column "${name}"; use ${STANDARD.join(', ')} or a custom field key.`, {
-        param: name,
-      });
-    }
+  const ragged = table.rows.find((r) => r.cells.length !== table.header.length);
+  if (ragged) {
+    throw new AppError(
+      'invalid_csv',
+      `Row ${ragged.row} has ${ragged.cells.length} cells but the header has ${table.header.length} columns.`,
+    );
   }
-  if (new Set(columns).size !== columns.length) throw new AppError('invalid_csv', 'The CSV header names a column twice.');
-  for (const name of REQUIRED) {
-    if (!columns.includes(name)) throw new AppError('invalid_csv', `The CSV header needs a "${name}" column.`, { param: name });
+  if (table.rows.length > MAX_BATCH_USERS) {
+    throw new AppError(
+      'parameter_invalid',
+      `A batch holds at most ${MAX_BATCH_USERS} users; this CSV has ${table.rows.length}.`,
+      {
+        param: 'users',
+      },
+    );
   }
-  if (rows.length > 1000) {
-    throw new AppError('parameter_invalid', `A batch holds at most 1000 users; this CSV has ${rows.length}.`, { param: 'users' });
-  }
-  return rows.map((row) => {
+  return table.rows.map(({ cells }) => {
     const user: Record<string, unknown> = {};
     const custom: Record<string, unknown> = {};
-    columns.forEach((name, i) => {
-      const cell = row[i] ?? '';
-      if (cell === '') return;
-      const definition = byKey.get(name);
-      if (definition) custom[name] = cellValue(definition, cell);
-      else user[name] = cell;
-    });
+    for (const column of plan.columns) {
+      const cell = cells[column.index] ?? '';
+      if (cell === '') continue;
+      if (column.target.kind === 'custom') custom[column.target.definition.key] = customCellValue(column.target.definition, cell);
+      else user[column.target.field] = cell;
+    }
     if (Object.keys(custom).length > 0) user.custom_fields = custom;
     return user;
   });
-}
-
-/** Numbers and booleans arrive as text; anything unreadable stays text and fails the type check. */
-function cellValue(definition: CustomField, cell: string): unknown {
-  if (definition.type === 'number') {
-    const value = Number(cell.trim());
-    return cell.trim() !== '' && Number.isFinite(value) ? value : cell;
-  }
-  if (definition.type === 'boolean') {
-    if (/^(true|yes|1)$/i.test(cell.trim())) return true;
-    if (/^(false|no|0)$/i.test(cell.trim())) return false;
-  }
-  return cell;
 }

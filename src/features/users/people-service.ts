@@ -6,8 +6,9 @@
 import { AppError } from '../../errors.js';
 import { unsafeTextReason } from '../../lib/text.js';
 import type { Collection, CustomField } from '../collections/schemas.js';
-import { getCollection } from '../collections/service.js';
-import { listPeoplePage, type PeopleKey, type PeopleOrder, type UserWithRecording } from './repo.js';
+import { countedStatuses, getCollection } from '../collections/service.js';
+import type { RecordingStatus } from '../collections/schemas.js';
+import { listPeoplePage, type PeopleKey, type PeopleOrder, type UserRow } from './repo.js';
 import type { User } from './schemas.js';
 import { toUser, type UsersDeps } from './service.js';
 
@@ -19,9 +20,33 @@ export const MAX_PEOPLE_SEARCH = 100;
 /** The reader loads every recording into the page; beyond this a browser would hold too much audio. */
 export const READER_MAX_PEOPLE = 5000;
 
+/**
+ * The people table's status filters. `recorded` is who counts in `recorded_count` (with review
+ * on: approved only); `awaiting_review` (recorded, not yet reviewed) only means something with
+ * review on.
+ */
+export const PEOPLE_STATUS_FILTERS = ['recorded', 'not_recorded', 'needs_rerecord', 'awaiting_review'] as const;
+export type PeopleStatusFilter = (typeof PEOPLE_STATUS_FILTERS)[number];
+
+function statusesOf(filter: PeopleStatusFilter, reviewRequired: boolean): RecordingStatus[] {
+  switch (filter) {
+    case 'recorded':
+      return countedStatuses(reviewRequired);
+    case 'not_recorded':
+      return ['none'];
+    case 'needs_rerecord':
+      return ['needs_rerecord'];
+    case 'awaiting_review':
+      return ['recorded'];
+  }
+}
+
+/** A person row as the dashboard's User: a status other than `none` means a recording exists. */
+const userOf = (baseUrl: string, row: UserRow): User => toUser(baseUrl, row, row.recording_status !== 'none');
+
 export interface PeopleQuery {
   search?: string;
-  hasRecording?: boolean;
+  status?: PeopleStatusFilter;
   order?: PeopleOrder;
   cursor?: string;
 }
@@ -66,14 +91,14 @@ function checkSearch(search: string | undefined): string | undefined {
   return text.normalize('NFC').toLowerCase();
 }
 
-const keyOf = (order: PeopleOrder, row: UserWithRecording): PeopleKey => ({
+const keyOf = (order: PeopleOrder, row: UserRow): PeopleKey => ({
   value: order === 'name' ? row.display_name : row.created_at,
   id: row.id,
 });
 
 /**
  * One page (100) of the collection's people: search (case-insensitive, anywhere in the names
- * or the e-mail, at most 100 characters), recorded or not, newest / oldest / by display name.
+ * or the e-mail, at most 100 characters), a status filter, newest / oldest / by display name.
  * 404 for a collection that is not the account's live one; 400 for a bad search or cursor.
  */
 export async function listPeople(
@@ -91,7 +116,7 @@ export async function listPeople(
     collection.id,
     {
       ...(search === undefined ? {} : { search }),
-      ...(query.hasRecording === undefined ? {} : { hasRecording: query.hasRecording }),
+      ...(query.status === undefined ? {} : { statuses: statusesOf(query.status, collection.review_required) }),
     },
     order,
     after,
@@ -101,7 +126,7 @@ export async function listPeople(
   const last = page.at(-1);
   return {
     collection,
-    data: page.map((row) => toUser(deps.config.baseUrl, row, row.recording_user_id !== null)),
+    data: page.map((row) => userOf(deps.config.baseUrl, row)),
     next_cursor: rows.length > PEOPLE_PAGE_SIZE && last ? encodePeopleCursor(order, keyOf(order, last)) : null,
   };
 }
@@ -159,7 +184,7 @@ export async function listPeopleForReader(
   let after: PeopleKey | null = null;
   for (;;) {
     const rows = await listPeoplePage(deps.db.kysely, collection.id, {}, 'oldest', after, 1000);
-    for (const row of rows) people.push(toUser(deps.config.baseUrl, row, row.recording_user_id !== null));
+    for (const row of rows) people.push(userOf(deps.config.baseUrl, row));
     const last = rows.at(-1);
     if (rows.length < 1000 || !last) break;
     after = keyOf('oldest', last);

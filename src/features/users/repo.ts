@@ -22,7 +22,7 @@ const usersWithRecording = (db: Kysely<Database>) =>
     .select('recordings.user_id as recording_user_id');
 
 export async function insertUsers(db: Kysely<Database>, rows: UserRow[]): Promise<void> {
-  // Chunks keep each statement under SQLite's bound-parameter limit (13 columns per row).
+  // Chunks keep each statement under SQLite's bound-parameter limit (15 columns per row).
   for (let i = 0; i < rows.length; i += 200)
     await db
       .insertInto('users')
@@ -106,6 +106,57 @@ export async function findTakenIdentifiers(
   return taken;
 }
 
+/** The collection's users having one of these e-mails or external ids (chunked under parameter limits). */
+export async function findUsersByIdentifiers(
+  db: Kysely<Database>,
+  collectionId: string,
+  emails: string[],
+  externalIds: string[],
+): Promise<UserRow[]> {
+  const found = new Map<string, UserRow>();
+  const lookups: ['email_normalized' | 'external_id', string[]][] = [
+    ['email_normalized', emails],
+    ['external_id', externalIds],
+  ];
+  for (const [column, values] of lookups) {
+    for (let i = 0; i < values.length; i += 500) {
+      const rows = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('collection_id', '=', collectionId)
+        .where(column, 'in', values.slice(i, i + 500))
+        .execute();
+      for (const row of rows) found.set(row.id, row);
+    }
+  }
+  return [...found.values()];
+}
+
+/** Rewrites existing users' editable columns, many per statement (an upsert on the primary key). */
+export async function updateUserRows(trx: Kysely<Database>, rows: UserRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 200) {
+    await trx
+      .insertInto('users')
+      .values(rows.slice(i, i + 200))
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet((eb) => ({
+          email: eb.ref('excluded.email'),
+          email_normalized: eb.ref('excluded.email_normalized'),
+          first_name: eb.ref('excluded.first_name'),
+          last_name: eb.ref('excluded.last_name'),
+          display_name: eb.ref('excluded.display_name'),
+          preferred_name: eb.ref('excluded.preferred_name'),
+          pronouns: eb.ref('excluded.pronouns'),
+          external_id: eb.ref('excluded.external_id'),
+          phonetic_spelling: eb.ref('excluded.phonetic_spelling'),
+          custom_fields: eb.ref('excluded.custom_fields'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .execute();
+  }
+}
+
 /** Which unique rule an insert/update broke, from either database's error. */
 export function uniqueViolation(error: unknown): 'email' | 'external_id' | null {
   if (!isUniqueViolation(error)) return null;
@@ -121,7 +172,8 @@ export type PeopleOrder = 'newest' | 'oldest' | 'name';
 export interface PeopleFilters {
   /** Lower-case text found anywhere in the display name (the name as shown) or the e-mail. */
   search?: string;
-  hasRecording?: boolean;
+  /** Only people whose `recording_status` is one of these (`users_collection_status_page` for one status). */
+  statuses?: RecordingStatus[];
 }
 
 /** The last row of the previous page, in the page's order: `created_at` or `display_name`, and the id. */
@@ -141,9 +193,10 @@ const likeContaining = (text: string) => `%${text.replace(/[!%_]/g, (c) => `!${c
 
 /**
  * One page of a collection's people in `order`, after `after`. The keyset condition is a row
- * value on the order's own index (`users_collection_page` for dates, `users_collection_name` for
- * names), so page 500 costs what page 1 costs; the search and recording filters are checked on
- * the rows the range yields.
+ * value on an index of the order (`users_collection_page` or, filtered by one status,
+ * `users_collection_status_page` for dates; `users_collection_name` for names), so page 500
+ * costs what page 1 costs; the search, and a status filter the index does not lead with, are
+ * checked on the rows the range yields.
  */
 export function listPeoplePage(
   db: Kysely<Database>,
@@ -152,11 +205,15 @@ export function listPeoplePage(
   order: PeopleOrder,
   after: PeopleKey | null,
   limit: number,
-) {
+): Promise<UserRow[]> {
   const { column, direction } = ORDERS[order];
-  let query = usersWithRecording(db).where('users.collection_id', '=', collectionId);
-  if (filters.hasRecording !== undefined) {
-    query = query.where('recordings.user_id', filters.hasRecording ? 'is not' : 'is', null);
+  let query = db.selectFrom('users').selectAll().where('users.collection_id', '=', collectionId);
+  const statuses = filters.statuses;
+  if (statuses !== undefined) {
+    query =
+      statuses.length === 1
+        ? query.where('users.recording_status', '=', statuses[0] as RecordingStatus)
+        : query.where('users.recording_status', 'in', statuses);
   }
   if (filters.search !== undefined && filters.search !== '') {
     const pattern = likeContaining(filters.search);
@@ -170,5 +227,5 @@ export function listPeoplePage(
     const comparison = sql.raw(direction === 'desc' ? '<' : '>');
     query = query.where(sql<SqlBool>`(${sql.ref(column)}, ${sql.ref('users.id')}) ${comparison} (${after.value}, ${after.id})`);
   }
-  return query.orderBy(column, direction).orderBy('users.id', direction).limit(limit).execute() as Promise<UserWithRecording[]>;
+  return query.orderBy(column, direction).orderBy('users.id', direction).limit(limit).execute();
 }

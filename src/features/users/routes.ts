@@ -2,17 +2,23 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
+import { auditNothing } from '../../http/audit.js';
 import { accountOf } from '../../http/auth.js';
 import { ErrorResponse } from '../../http/schemas.js';
 import { requireLiveCollection } from '../collections/service.js';
 import { parseUsersCsv } from './csv.js';
+import { importUsersCsv } from './import-service.js';
 import {
   BatchUsersBody,
   BatchUsersResponse,
   CollectionParams,
   CreateUserBody,
   DeletedUser,
+  ImportErrorResponse,
+  ImportQuery,
+  ImportReport,
   ListUsersQuery,
+  MAX_IMPORT_BYTES,
   ReviewBody,
   UpdateUserBody,
   User,
@@ -21,6 +27,12 @@ import {
 } from './schemas.js';
 import { reviewRecording } from './review-service.js';
 import { createUser, createUsers, deleteUser, getUser, listUsers, rotateRecordLink, updateUser } from './service.js';
+
+/**
+ * A CSV body arrives as raw bytes (its encoding is found from them), so its schema only
+ * documents it: a `type` would make the validator refuse the bytes.
+ */
+const CsvFile = (description: string) => Type.Unsafe<Buffer>({ description, contentMediaType: 'text/csv' });
 
 /** CSV and JSON batches may be larger than ordinary JSON bodies. */
 const BATCH_BODY_LIMIT = 5 * 1024 * 1024;
@@ -63,7 +75,7 @@ export const usersRoutes =
     );
 
     await app.register(async (batch) => {
-      batch.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: BATCH_BODY_LIMIT }, (_request, body, done) =>
+      batch.addContentTypeParser('text/csv', { parseAs: 'buffer', bodyLimit: BATCH_BODY_LIMIT }, (_request, body, done) =>
         done(null, body),
       );
       batch.post(
@@ -76,13 +88,14 @@ export const usersRoutes =
             summary: 'Create up to 1,000 users at once (JSON or CSV)',
             description:
               'All or nothing. Send `{"users": [...]}` as JSON, or a CSV file (`Content-Type: text/csv`) with a header row: ' +
-              '`email,first_name,last_name` and optionally `display_name,external_id,phonetic_spelling` and custom field keys. ' +
-              'On any problem nothing is created and the error lists every `{index, field, code, message}`.',
+              '`email,first_name` and optionally `last_name,display_name,preferred_name,pronouns,external_id,phonetic_spelling` and custom field keys ' +
+              "(headings matched like the import's). On any problem nothing is created and the error lists every `{index, field, code, message}`. " +
+              'For spreadsheets (unknown columns ignored, updates on re-import, up to 10,000 rows) use `POST …/users/import`.',
             params: CollectionParams,
             body: {
               content: {
                 'application/json': { schema: BatchUsersBody },
-                'text/csv': { schema: Type.String({ description: 'CSV with a header row.' }) },
+                'text/csv': { schema: CsvFile('CSV with a header row.') },
               },
             } as never,
             response: { 201: BatchUsersResponse, 409: ErrorResponse, 413: ErrorResponse, ...errors },
@@ -92,7 +105,7 @@ export const usersRoutes =
           const accountId = accountOf(request);
           const { collection_id } = request.params as { collection_id: string };
           let users: unknown[];
-          if (typeof request.body === 'string') {
+          if (Buffer.isBuffer(request.body)) {
             const collection = await requireLiveCollection(deps, accountId, collection_id);
             users = parseUsersCsv(request.body, JSON.parse(collection.custom_fields));
           } else {
@@ -105,6 +118,59 @@ export const usersRoutes =
             });
           }
           return reply.code(201).send({ data: await createUsers(deps, accountId, collection_id, users) });
+        },
+      );
+    });
+
+    await app.register(async (files) => {
+      files.addContentTypeParser('text/csv', { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES }, (_request, body, done) =>
+        done(null, body),
+      );
+      files.post(
+        `${base}/import`,
+        {
+          config: { audit: 'users.imported' },
+          bodyLimit: MAX_IMPORT_BYTES,
+          schema: {
+            tags,
+            summary: 'Import people from a CSV file',
+            description:
+              'The raw file as a spreadsheet saved it (`Content-Type: text/csv`): UTF-8 with or without BOM, or Windows-1252; ' +
+              'comma, semicolon or tab separated (told by the header row). Up to 10,000 people and 5 MB. Headings are matched ' +
+              'without case, spaces, underscores or hyphens (`First Name`, `E-mail`, `Surname`…), and custom fields by key or label; ' +
+              'unknown columns are ignored and listed in `warnings`. A row updates the person with its `external_id`, else its e-mail, ' +
+              'and creates one otherwise. Every problem of every row is reported as `{row, column, code, message}` (header = row 1). ' +
+              '`mode=all_or_nothing` (default) writes nothing when any row is wrong (400 `import_invalid`); `mode=valid_rows` writes ' +
+              'the good rows. `dry_run=true` writes nothing and previews the first rows.',
+            params: CollectionParams,
+            querystring: ImportQuery,
+            body: {
+              content: { 'text/csv': { schema: CsvFile('The CSV file, header row first.') } },
+            } as never,
+            response: {
+              200: ImportReport,
+              400: ImportErrorResponse,
+              401: ErrorResponse,
+              404: ErrorResponse,
+              409: ErrorResponse,
+              413: ErrorResponse,
+              415: ErrorResponse,
+            },
+          },
+        },
+        async (request) => {
+          const { collection_id } = request.params as { collection_id: string };
+          const query = request.query as ImportQuery;
+          // The JSON parser is inherited from the app: a JSON body is the wrong kind of request here.
+          if (!Buffer.isBuffer(request.body)) {
+            throw new AppError('unsupported_media_type', 'Send the file itself with Content-Type: text/csv.');
+          }
+          // A dry run writes nothing, so it leaves no entry in the audit log.
+          if (query.dry_run) auditNothing(request);
+          return importUsersCsv(deps, accountOf(request), collection_id, request.body, {
+            ...(query.mode === undefined ? {} : { mode: query.mode }),
+            ...(query.dry_run === undefined ? {} : { dryRun: query.dry_run }),
+          });
         },
       );
     });

@@ -11,13 +11,24 @@ const Email = Type.String({
   maxLength: 254,
   description: 'Unique within the collection (case-insensitive).',
 });
-const PersonName = SafeText({ name: true, minLength: 1, maxLength: 100, description: '1 to 100 characters, not blank.' });
+const FirstName = SafeText({ name: true, minLength: 1, maxLength: 100, description: '1 to 100 characters, not blank.' });
+const LastName = SafeText({
+  name: true,
+  maxLength: 100,
+  description: 'At most 100 characters. Optional: people with one name leave it out (or send null or ""); it reads back as "".',
+});
 const DisplayName = SafeText({
   name: true,
   minLength: 1,
   maxLength: 200,
-  description: 'Defaults to first_name + " " + last_name.',
+  description: 'How the name is shown. Defaults to first_name + " " + last_name, or first_name alone when there is no last name.',
 });
+const PreferredName = SafeText({
+  name: true,
+  maxLength: 100,
+  description: 'The name the person goes by, when it differs (e.g. "Bob" for Robert). At most 100 characters.',
+});
+const Pronouns = SafeText({ maxLength: 40, description: 'e.g. "she/her", "they/them". At most 40 characters.' });
 const ExternalId = SafeText({
   minLength: 1,
   maxLength: 255,
@@ -38,8 +49,10 @@ export const User = Type.Object(
     collection_id: Type.String({ format: 'uuid' }),
     email: Type.String(),
     first_name: Type.String(),
-    last_name: Type.String(),
+    last_name: Type.String({ description: '"" for people with one name.' }),
     display_name: Type.String(),
+    preferred_name: Nullable(Type.String(), { description: 'The name the person goes by; null when not given.' }),
+    pronouns: Nullable(Type.String(), { description: 'null when not given.' }),
     external_id: Nullable(Type.String()),
     phonetic_spelling: Nullable(Type.String()),
     custom_fields: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
@@ -59,9 +72,11 @@ export type User = Static<typeof User>;
 export const CreateUserBody = Type.Object(
   {
     email: Email,
-    first_name: PersonName,
-    last_name: PersonName,
+    first_name: FirstName,
+    last_name: Type.Optional(Nullable(LastName)),
     display_name: Type.Optional(DisplayName),
+    preferred_name: Type.Optional(Nullable(PreferredName)),
+    pronouns: Type.Optional(Nullable(Pronouns)),
     external_id: Type.Optional(Nullable(ExternalId)),
     phonetic_spelling: Type.Optional(Nullable(Phonetic)),
     custom_fields: Type.Optional(CustomFieldValues),
@@ -73,9 +88,11 @@ export type CreateUserBody = Static<typeof CreateUserBody>;
 export const UpdateUserBody = Type.Object(
   {
     email: Type.Optional(Email),
-    first_name: Type.Optional(PersonName),
-    last_name: Type.Optional(PersonName),
-    display_name: Type.Optional(Nullable(DisplayName, { description: 'null resets it to first + last name.' })),
+    first_name: Type.Optional(FirstName),
+    last_name: Type.Optional(Nullable(LastName, { description: 'null or "" removes it (the person has one name).' })),
+    display_name: Type.Optional(Nullable(DisplayName, { description: 'null resets it to the default (first + last name).' })),
+    preferred_name: Type.Optional(Nullable(PreferredName, { description: 'null or "" removes it.' })),
+    pronouns: Type.Optional(Nullable(Pronouns, { description: 'null or "" removes them.' })),
     external_id: Type.Optional(Nullable(ExternalId)),
     phonetic_spelling: Type.Optional(Nullable(Phonetic)),
     custom_fields: Type.Optional(
@@ -151,3 +168,96 @@ export const ReviewBody = Type.Object(
   { additionalProperties: false, title: 'ReviewDecision' },
 );
 export type ReviewBody = Static<typeof ReviewBody>;
+
+// ---- CSV import ----
+
+export const MAX_IMPORT_ROWS = 10_000;
+export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
+export const IMPORT_PREVIEW_ROWS = 20;
+export const IMPORT_MODES = ['all_or_nothing', 'valid_rows'] as const;
+export type ImportMode = (typeof IMPORT_MODES)[number];
+
+export const ImportQuery = Type.Object(
+  {
+    mode: Type.Optional(
+      Type.Enum(IMPORT_MODES, {
+        description:
+          '`all_or_nothing` (default): any bad row and nothing is written (400 `import_invalid`). `valid_rows`: the good rows are written, the bad ones reported.',
+      }),
+    ),
+    dry_run: Type.Optional(
+      Type.Boolean({
+        description: 'Check the file and report what would happen (with a preview of the first rows); write nothing.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ImportQuery = Static<typeof ImportQuery>;
+
+export const RowIssue = Type.Object(
+  {
+    row: Type.Integer({ description: 'Spreadsheet row number: the header is row 1, the first person row 2.' }),
+    column: Type.String({ description: 'The column heading as written in the file (the field name when no column has it).' }),
+    code: Type.String(),
+    message: Type.String(),
+  },
+  { title: 'ImportRowIssue' },
+);
+
+const PreviewValue = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
+export const ImportPreviewRow = Type.Object(
+  {
+    row: Type.Integer(),
+    action: Type.Enum(['create', 'update', 'unchanged', 'error'] as const),
+    email: Nullable(Type.String()),
+    first_name: Nullable(Type.String()),
+    last_name: Nullable(Type.String()),
+    display_name: Nullable(Type.String()),
+    preferred_name: Nullable(Type.String()),
+    pronouns: Nullable(Type.String()),
+    external_id: Nullable(Type.String()),
+    phonetic_spelling: Nullable(Type.String()),
+    custom_fields: Type.Record(Type.String(), PreviewValue),
+  },
+  {
+    title: 'ImportPreviewRow',
+    description: 'A row as it will be stored; for a row with errors, its cells as read.',
+  },
+);
+export type ImportPreviewRow = Static<typeof ImportPreviewRow>;
+
+export const ImportReport = Type.Object(
+  {
+    mode: Type.Enum(IMPORT_MODES),
+    dry_run: Type.Boolean(),
+    rows: Type.Integer({ description: 'People rows in the file (blank rows are skipped).' }),
+    created: Type.Integer(),
+    updated: Type.Integer(),
+    unchanged: Type.Integer(),
+    failed: Type.Integer({ description: 'Rows with at least one error (not written).' }),
+    errors: Type.Array(RowIssue, { description: 'Every problem of every row.' }),
+    warnings: Type.Array(RowIssue, { description: 'What was ignored, e.g. unknown columns (row 1).' }),
+    preview: Type.Optional(
+      Type.Array(ImportPreviewRow, { description: `Dry runs only: the first ${IMPORT_PREVIEW_ROWS} rows.` }),
+    ),
+  },
+  { title: 'ImportReport', additionalProperties: false },
+);
+export type ImportReport = Static<typeof ImportReport>;
+
+/** The error envelope of an import: per-row `errors` and `warnings` instead of batch items. */
+export const ImportErrorResponse = Type.Object(
+  {
+    error: Type.Object({
+      type: Type.String(),
+      code: Type.String(),
+      message: Type.String(),
+      param: Type.Optional(Type.String()),
+      request_id: Type.String(),
+      errors: Type.Optional(Type.Array(RowIssue)),
+      warnings: Type.Optional(Type.Array(RowIssue)),
+    }),
+  },
+  { title: 'ImportError' },
+);

@@ -60,6 +60,8 @@ export function toUser(baseUrl: string, row: UserRow, hasRecording: boolean): Us
     first_name: row.first_name,
     last_name: row.last_name,
     display_name: row.display_name,
+    preferred_name: row.preferred_name,
+    pronouns: row.pronouns,
     external_id: row.external_id,
     phonetic_spelling: row.phonetic_spelling,
     custom_fields: JSON.parse(row.custom_fields) as CustomValues,
@@ -74,7 +76,11 @@ export function toUser(baseUrl: string, row: UserRow, hasRecording: boolean): Us
 
 const withRecording = (baseUrl: string) => (row: UserWithRecording) => toUser(baseUrl, row, row.recording_user_id !== null);
 const definitionsOf = (collection: CollectionRow) => JSON.parse(collection.custom_fields) as CustomField[];
-const defaultDisplayName = (first: string, last: string) => `${first.trim()} ${last.trim()}`.slice(0, 200);
+/** First + last name, or the first name alone for people with one name. */
+export const defaultDisplayName = (first: string, last: string) =>
+  (last.trim() === '' ? first.trim() : `${first.trim()} ${last.trim()}`).slice(0, 200);
+/** Optional text: trimmed, and null when absent or blank. */
+export const optionalText = (value: string | null | undefined) => value?.trim() || null;
 
 function conflictError(kind: 'email' | 'external_id', value: string | null): AppError {
   return kind === 'email'
@@ -101,7 +107,7 @@ function prepareUser(
   const issues: Issue[] = [];
   const email = normalizeUserEmail(body.email);
   if ('issue' in email) issues.push(email.issue);
-  for (const field of ['first_name', 'last_name', 'display_name'] as const) {
+  for (const field of ['first_name', 'display_name'] as const) {
     const value = body[field];
     const blank = value === undefined ? null : notBlank(value, field);
     if (blank) issues.push(blank);
@@ -116,10 +122,12 @@ function prepareUser(
       email: body.email.trim(),
       email_normalized: email.ok,
       first_name: body.first_name.trim(),
-      last_name: body.last_name.trim(),
-      display_name: body.display_name?.trim() ?? defaultDisplayName(body.first_name, body.last_name),
+      last_name: body.last_name?.trim() ?? '',
+      display_name: body.display_name?.trim() ?? defaultDisplayName(body.first_name, body.last_name ?? ''),
+      preferred_name: optionalText(body.preferred_name),
+      pronouns: optionalText(body.pronouns),
       external_id: body.external_id ?? null,
-      phonetic_spelling: body.phonetic_spelling?.trim() || null,
+      phonetic_spelling: optionalText(body.phonetic_spelling),
       custom_fields: JSON.stringify(custom.values),
       record_token: newRecordToken(),
       recording_status: 'none',
@@ -304,13 +312,12 @@ export async function updateUser(
     if ('issue' in email) throw fail(email.issue);
     Object.assign(changes, { email: input.email.trim(), email_normalized: email.ok });
   }
-  for (const field of ['first_name', 'last_name'] as const) {
-    const value = input[field];
-    if (value === undefined) continue;
-    const blank = notBlank(value, field);
+  if (input.first_name !== undefined) {
+    const blank = notBlank(input.first_name, 'first_name');
     if (blank) throw fail(blank);
-    changes[field] = value.trim();
+    changes.first_name = input.first_name.trim();
   }
+  if (input.last_name !== undefined) changes.last_name = input.last_name?.trim() ?? '';
   const first = changes.first_name ?? current.first_name;
   const last = changes.last_name ?? current.last_name;
   if (input.display_name === null) changes.display_name = defaultDisplayName(first, last);
@@ -322,7 +329,9 @@ export async function updateUser(
     changes.display_name = defaultDisplayName(first, last);
   }
   if (input.external_id !== undefined) changes.external_id = input.external_id;
-  if (input.phonetic_spelling !== undefined) changes.phonetic_spelling = input.phonetic_spelling?.trim() || null;
+  if (input.phonetic_spelling !== undefined) changes.phonetic_spelling = optionalText(input.phonetic_spelling);
+  if (input.preferred_name !== undefined) changes.preferred_name = optionalText(input.preferred_name);
+  if (input.pronouns !== undefined) changes.pronouns = optionalText(input.pronouns);
   if (input.custom_fields !== undefined) {
     const custom = checkCustomValues(definitionsOf(collection), JSON.parse(current.custom_fields), input.custom_fields);
     if (custom.issues[0]) throw fail(custom.issues[0]);
@@ -331,7 +340,7 @@ export async function updateUser(
   changes.updated_at = laterThan(deps.clock, current.updated_at);
   try {
     const row = await updateUserRow(deps.db.kysely, current.id, changes);
-    // The player page shows the display name and phonetic spelling from the cached link.
+    // The player page shows the names, pronouns and phonetic spelling from the cached link.
     invalidatePlayLinksOfUser(deps, current.id);
     return toUser(deps.config.baseUrl, row, current.recording_user_id !== null);
   } catch (error) {

@@ -8,6 +8,8 @@ import { html, type SafeHtml } from '../html.js';
 
 export interface PlayerPageData {
   displayName: string;
+  preferredName: string | null;
+  pronouns: string | null;
   phoneticSpelling: string | null;
   durationSeconds: number;
   playLink: string;
@@ -23,6 +25,16 @@ export interface PlayerPageData {
 }
 
 const secs = (n: number) => `${n} second${n === 1 ? '' : 's'}`;
+
+/** "Goes by Bob · Pronouns: he/him", either part alone, or nothing (a preferred name equal to the shown name adds nothing). */
+function personDetails(d: PlayerPageData): SafeHtml | '' {
+  const preferred =
+    d.preferredName && d.preferredName.toLocaleLowerCase() !== d.displayName.toLocaleLowerCase() ? d.preferredName : null;
+  if (!preferred && !d.pronouns) return '';
+  return html`<p class="person-details">${preferred ? html`<span class="preferred">Goes by <strong>${preferred}</strong></span>` : ''}${
+    preferred && d.pronouns ? html`<span aria-hidden="true"> · </span>` : ''
+  }${d.pronouns ? html`<span class="pronouns">Pronouns: ${d.pronouns}</span>` : ''}</p>`;
+}
 
 export function playerPage(d: PlayerPageData): SafeHtml {
   const title = `How to say ${d.displayName}`;
@@ -62,6 +74,7 @@ ${d.playUrl.startsWith('https:') ? html`<meta property="og:audio:secure_url" con
 <main class="card">
 <p class="eyebrow">How to say</p>
 <h1 id="name">${d.displayName}</h1>
+${personDetails(d)}
 ${d.phoneticSpelling ? html`<p class="phonetic" aria-label="Phonetic spelling">${d.phoneticSpelling}</p>` : ''}
 <div class="controls" id="controls" hidden>
 <button type="button" class="play" id="play" aria-label="${`Play ${d.displayName}`}" data-label-play="${`Play ${d.displayName}`}" data-label-pause="Pause"><span aria-hidden="true" class="icon">&#9654;</span></button>

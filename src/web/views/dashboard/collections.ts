@@ -13,6 +13,7 @@ export interface CollectionItem {
   recorded_count: number;
   created_at: string;
   custom_fields: { key: string; label: string; type: string }[];
+  review_required?: boolean;
 }
 
 /** A form's error: the message and the field it is about (`param` of the service's error). */
@@ -91,11 +92,12 @@ const invalidIf = (error: FormError | null | undefined, ...params: string[]): Sa
 export const formErrorBox = (error: FormError | null | undefined): SafeHtml =>
   error ? html`<p class="alert" role="alert" id="form-error">${error.message}</p>` : html``;
 
-function fieldRow(row: FieldRow, index: number, error: FormError | null | undefined): SafeHtml {
+/** A row for a new field; `offset` = fields listed before it in the request (their errors are `custom_fields[offset + index]`). */
+function fieldRow(row: FieldRow, index: number, error: FormError | null | undefined, offset = 0): SafeHtml {
   const n = index + 1;
-  const param = `custom_fields[${index}]`;
+  const param = `custom_fields[${offset + index}]`;
   return html`<fieldset class="field-row">
-<legend>Field ${n}</legend>
+<legend>${offset > 0 ? 'New field' : 'Field'} ${n}</legend>
 <label for="field-label-${n}">Label</label>
 <input id="field-label-${n}" name="field_label_${index}" value="${row.label}" maxlength="100" autocomplete="off"${invalidIf(error, `${param}.label`)}>
 <label for="field-key-${n}">Key <span class="muted">(optional)</span></label>
@@ -130,7 +132,7 @@ ${csrfField(data.viewer.csrfToken)}
 <label for="collection-description">Description <span class="muted">(optional)</span></label>
 <textarea id="collection-description" name="description" rows="3" maxlength="${MAX_COLLECTION_DESCRIPTION}"${invalidIf(error, 'description')}>${form.description}</textarea>
 <h2>Custom fields <span class="muted">(optional)</span></h2>
-<p class="muted" id="field-key-hint">Extra facts about each person, such as a seat number or a student id. The key is how the API and CSV files name the field (lower-case letters, digits and <code>_</code>); left empty, it is made from the label. Fields cannot be changed after creation here.</p>
+<p class="muted" id="field-key-hint">Extra facts about each person, such as a seat number or a student id. The key is how the API and CSV files name the field (lower-case letters, digits and <code>_</code>); left empty, it is made from the label. Fields can be added, relabelled and removed later on the collection's edit page.</p>
 <input type="hidden" name="field_rows" value="${form.fields.length}">
 ${form.fields.map((row, i) => fieldRow(row, i, error))}
 <div class="row">
@@ -141,14 +143,40 @@ ${form.fields.length < data.maxFields ? html`<button type="submit" name="more_fi
   });
 }
 
+export interface EditCollectionForm {
+  name: string;
+  description: string;
+  review_required: boolean;
+}
+
+/** The custom fields form as shown: each existing field's label and whether to remove it, then rows for new fields. */
+export interface FieldsForm {
+  labels: Record<string, string>;
+  remove: string[];
+  added: FieldRow[];
+}
+
 export function editCollectionPage(data: {
   styleUrl: string;
   viewer: Viewer;
-  collection: CollectionItem;
-  form: { name: string; description: string };
+  collection: CollectionItem & { custom_fields: { key: string; label: string; type: string }[] };
+  form: EditCollectionForm;
+  fields: FieldsForm;
+  maxFields: number;
   error?: FormError | null;
+  fieldsError?: FormError | null;
 }): SafeHtml {
-  const { collection, form, error } = data;
+  const { collection, form, error, fields } = data;
+  const fieldsError = data.fieldsError ?? null;
+  const existing = collection.custom_fields.map(
+    (field, i) => html`<fieldset class="field-row" data-field-key="${field.key}">
+<legend><code>${field.key}</code> <span class="muted">(${field.type})</span></legend>
+<label for="existing-label-${i + 1}">Label</label>
+<input id="existing-label-${i + 1}" name="label_${field.key}" value="${fields.labels[field.key] ?? field.label}" maxlength="100" required autocomplete="off"${invalidIf(fieldsError, `custom_fields[${i}].label`)}>
+<label class="check"><input type="checkbox" name="remove_${field.key}" value="1"${fields.remove.includes(field.key) ? html` checked` : ''}> Remove this field and delete its values</label>
+</fieldset>`,
+  );
+  const room = data.maxFields - collection.custom_fields.length;
   return layout({
     title: 'Edit collection',
     styleUrl: data.styleUrl,
@@ -157,13 +185,27 @@ export function editCollectionPage(data: {
     body: html`<p><a href="/dashboard/collections/${collection.id}">← ${collection.name}</a></p>
 <h1>Edit collection</h1>
 ${formErrorBox(error)}
-<form method="post" action="/dashboard/collections/${collection.id}/edit" class="card stack">
+<form method="post" action="/dashboard/collections/${collection.id}/edit" class="card stack" id="edit-collection">
 ${csrfField(data.viewer.csrfToken)}
 <label for="collection-name">Name</label>
 <input id="collection-name" name="name" value="${form.name}" maxlength="${MAX_COLLECTION_NAME}" required autocomplete="off"${invalidIf(error, 'name')}>
 <label for="collection-description">Description <span class="muted">(optional)</span></label>
 <textarea id="collection-description" name="description" rows="4" maxlength="${MAX_COLLECTION_DESCRIPTION}"${invalidIf(error, 'description')}>${form.description}</textarea>
+<label class="check" for="review-required"><input type="checkbox" id="review-required" name="review_required" value="1"${form.review_required ? html` checked` : ''}> Review required: a recording counts as recorded only once someone approves it</label>
 <div class="row"><button type="submit" class="primary">Save</button><a class="button" href="/dashboard/collections/${collection.id}">Cancel</a></div>
+</form>
+<h2 id="fields-heading">Custom fields</h2>
+${fieldsError ? html`<p class="alert" role="alert" id="fields-error">${fieldsError.message}</p>` : ''}
+<form method="post" action="/dashboard/collections/${collection.id}/fields" class="card stack" id="edit-fields" aria-labelledby="fields-heading">
+${csrfField(data.viewer.csrfToken)}
+<p class="muted" id="field-key-hint">A field keeps its key and type; values people already have stay when you relabel it. Removing a field deletes its values from everyone. New fields: the key is made from the label when left empty.</p>
+${existing.length === 0 ? html`<p class="muted" id="no-fields">No custom fields yet.</p>` : existing}
+<input type="hidden" name="field_rows" value="${fields.added.length}">
+${fields.added.map((row, i) => fieldRow(row, i, fieldsError, collection.custom_fields.length))}
+<div class="row">
+${fields.added.length < room ? html`<button type="submit" name="more_fields" value="1">More field rows</button>` : ''}
+<button type="submit" class="primary">Save fields</button>
+</div>
 </form>`,
   });
 }

@@ -4,7 +4,9 @@
  */
 import { html, type SafeHtml } from '../../html.js';
 import { type CollectionItem, type FormError, formErrorBox, progressBar } from './collections.js';
-import { csrfField, layout, type Viewer, when } from './layout.js';
+import { canChange, csrfField, layout, type Viewer, when } from './layout.js';
+
+export type RecordingStatus = 'none' | 'recorded' | 'approved' | 'needs_rerecord';
 
 export interface PersonItem {
   id: string;
@@ -12,15 +14,17 @@ export interface PersonItem {
   first_name: string;
   last_name: string;
   display_name: string;
+  preferred_name: string | null;
+  pronouns: string | null;
   phonetic_spelling: string | null;
-  has_recording: boolean;
+  recording_status: RecordingStatus;
   created_at: string;
 }
 
 export interface PeopleFilters {
   search: string;
-  /** '' (everyone), 'yes' or 'no'. */
-  recorded: string;
+  /** '' (everyone) or one of the status filters (`STATUS_FILTER_LABELS`). */
+  status: string;
   order: string;
 }
 
@@ -30,29 +34,59 @@ export const ORDER_LABELS: Record<string, string> = {
   name: 'Name (A–Z)',
 };
 
-const RECORDED_LABELS: Record<string, string> = { '': 'Everyone', yes: 'Recorded', no: 'Not recorded yet' };
+/** The status filters the table offers; `awaiting_review` only where review is on. */
+export function statusFilterLabels(reviewRequired: boolean): Record<string, string> {
+  return {
+    '': 'Everyone',
+    recorded: reviewRequired ? 'Recorded (approved)' : 'Recorded',
+    not_recorded: 'Not recorded yet',
+    needs_rerecord: 'Needs re-record',
+    ...(reviewRequired ? { awaiting_review: 'Awaiting review' } : {}),
+  };
+}
 
-const statusBadge = (person: { has_recording: boolean }): SafeHtml =>
-  person.has_recording ? html`<span class="badge ok">Recorded</span>` : html`<span class="badge wait">Not recorded</span>`;
+/** A person's recording status as a badge; with review on, a recording not yet reviewed awaits review. */
+export function statusBadge(status: RecordingStatus, reviewRequired: boolean): SafeHtml {
+  switch (status) {
+    case 'none':
+      return html`<span class="badge wait">Not recorded</span>`;
+    case 'recorded':
+      return reviewRequired
+        ? html`<span class="badge wait">Awaiting review</span>`
+        : html`<span class="badge ok">Recorded</span>`;
+    case 'approved':
+      return html`<span class="badge ok">Approved</span>`;
+    case 'needs_rerecord':
+      return html`<span class="badge off">Needs re-record</span>`;
+  }
+}
+
+/** "goes by Sam · they/them" under a name, when either is set. */
+export function preferredLine(person: { preferred_name: string | null; pronouns: string | null }): SafeHtml {
+  const parts = [person.preferred_name ? `goes by ${person.preferred_name}` : null, person.pronouns].filter(
+    (part): part is string => part !== null && part !== '',
+  );
+  return parts.length === 0 ? html`` : html`<br><span class="muted preferred">${parts.join(' · ')}</span>`;
+}
 
 /** Query string of the people page for these filters (and a cursor and page number). */
 export function peopleQuery(filters: PeopleFilters, extra: Record<string, string> = {}): string {
   const params = new URLSearchParams();
   if (filters.search !== '') params.set('search', filters.search);
-  if (filters.recorded !== '') params.set('recorded', filters.recorded);
+  if (filters.status !== '') params.set('status', filters.status);
   if (filters.order !== 'newest') params.set('order', filters.order);
   for (const [name, value] of Object.entries(extra)) params.set(name, value);
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
 }
 
-function filterForm(collectionId: string, filters: PeopleFilters): SafeHtml {
+function filterForm(collectionId: string, filters: PeopleFilters, reviewRequired: boolean): SafeHtml {
   return html`<form method="get" action="/dashboard/collections/${collectionId}" class="filters" role="search" aria-label="People">
 <div class="stack"><label for="search">Search name or e-mail</label>
 <input id="search" name="search" type="search" value="${filters.search}" maxlength="100" autocomplete="off"></div>
-<div class="stack"><label for="recorded">Show</label>
-<select id="recorded" name="recorded">${Object.entries(RECORDED_LABELS).map(
-    ([value, label]) => html`<option value="${value}"${filters.recorded === value ? html` selected` : ''}>${label}</option>`,
+<div class="stack"><label for="status">Show</label>
+<select id="status" name="status">${Object.entries(statusFilterLabels(reviewRequired)).map(
+    ([value, label]) => html`<option value="${value}"${filters.status === value ? html` selected` : ''}>${label}</option>`,
   )}</select></div>
 <div class="stack"><label for="order">Order</label>
 <select id="order" name="order">${Object.entries(ORDER_LABELS).map(
@@ -65,7 +99,7 @@ function filterForm(collectionId: string, filters: PeopleFilters): SafeHtml {
 export function collectionPage(data: {
   styleUrl: string;
   viewer: Viewer;
-  collection: CollectionItem;
+  collection: CollectionItem & { review_required: boolean };
   people: PersonItem[];
   filters: PeopleFilters;
   page: number;
@@ -76,12 +110,14 @@ export function collectionPage(data: {
   const { collection, filters } = data;
   const base = `/dashboard/collections/${collection.id}`;
   const first = (data.page - 1) * data.pageSize + 1;
-  const filtered = filters.search !== '' || filters.recorded !== '';
+  const filtered = filters.search !== '' || filters.status !== '';
+  const review = collection.review_required;
+  const admin = canChange(data.viewer);
   const rows = data.people.map(
     (p) => html`<tr data-person-id="${p.id}">
-  <td data-label="Name"><a href="${base}/people/${p.id}">${p.display_name}</a>${p.phonetic_spelling ? html`<br><span class="muted phonetic">${p.phonetic_spelling}</span>` : ''}</td>
+  <td data-label="Name"><a href="${base}/people/${p.id}">${p.display_name}</a>${preferredLine(p)}${p.phonetic_spelling ? html`<br><span class="muted phonetic">${p.phonetic_spelling}</span>` : ''}</td>
   <td data-label="E-mail" class="email">${p.email}</td>
-  <td data-label="Status">${statusBadge(p)}</td>
+  <td data-label="Status">${statusBadge(p.recording_status, review)}</td>
   <td data-label="Added">${when(p.created_at)}</td>
 </tr>`,
   );
@@ -93,18 +129,22 @@ export function collectionPage(data: {
     notice: data.notice ?? null,
     body: html`<p><a href="/dashboard/collections">← Collections</a></p>
 <div class="heading-row"><h1 id="collection-name">${collection.name}</h1>
-<div class="row"><a class="button primary" href="${base}/people/new">Add a person</a><a class="button" href="${base}/reader">Reader view</a></div></div>
+<div class="row">${admin ? html`<a class="button primary" href="${base}/people/new">Add a person</a><a class="button" href="${base}/import">Import a CSV file</a>` : ''}<a class="button" href="${base}/reader">Reader view</a></div></div>
 ${collection.description ? html`<p class="description">${collection.description}</p>` : ''}
 ${progressBar(collection)}
-<p class="row"><a href="${base}/edit">Rename or describe</a><a class="danger-link" href="${base}/archive">Archive…</a></p>
+${review ? html`<p class="muted" id="review-on">Review is on: a recording counts as recorded once it is approved.</p>` : ''}
+<p class="row" id="downloads"><a href="${base}/export?format=csv" download>Download CSV</a><a href="${base}/export?format=zip" download>Download ZIP (recordings and CSV)</a></p>
+${admin ? html`<p class="row"><a href="${base}/edit">Edit collection and fields</a><a class="danger-link" href="${base}/archive">Archive…</a></p>` : ''}
 <h2>People</h2>
-${filterForm(collection.id, filters)}
+${filterForm(collection.id, filters, review)}
 ${
   data.people.length === 0
     ? html`<p class="empty" id="no-people">${
         filtered || data.page > 1
           ? 'Nobody here matches.'
-          : html`Nobody in this collection yet. <a href="${base}/people/new">Add a person</a>, or import people with the API.`
+          : admin
+            ? html`Nobody in this collection yet. <a href="${base}/people/new">Add a person</a> or <a href="${base}/import">import a CSV file</a>.`
+            : 'Nobody in this collection yet.'
       }</p>`
     : html`<p class="muted" id="people-range">${filtered ? 'Matches' : 'People'} ${first}–${first + data.people.length - 1}${
         filtered ? '' : html` of ${collection.member_count}`
@@ -134,6 +174,8 @@ export interface NewPersonForm {
   last_name: string;
   email: string;
   display_name: string;
+  preferred_name: string;
+  pronouns: string;
   phonetic_spelling: string;
   external_id: string;
   custom: Record<string, string>;
@@ -144,6 +186,8 @@ export const emptyPersonForm = (): NewPersonForm => ({
   last_name: '',
   email: '',
   display_name: '',
+  preferred_name: '',
+  pronouns: '',
   phonetic_spelling: '',
   external_id: '',
   custom: {},
@@ -195,12 +239,16 @@ ${formErrorBox(error)}
 ${csrfField(data.viewer.csrfToken)}
 <label for="first-name">First name</label>
 <input id="first-name" name="first_name" value="${form.first_name}" maxlength="100" required autocomplete="off"${invalid(error, 'first_name')}>
-<label for="last-name">Last name</label>
+<label for="last-name">Last name <span class="muted">(optional: some people have one name)</span></label>
 <input id="last-name" name="last_name" value="${form.last_name}" maxlength="100" autocomplete="off"${invalid(error, 'last_name')}>
 <label for="email">E-mail</label>
 <input id="email" name="email" type="email" value="${form.email}" maxlength="254" required autocomplete="off"${invalid(error, 'email')}>
-<label for="display-name">Display name <span class="muted">(optional; defaults to first and last name)</span></label>
+<label for="display-name">Display name <span class="muted">(optional; defaults to first and last name; write it family name first if that is how it is said)</span></label>
 <input id="display-name" name="display_name" value="${form.display_name}" maxlength="200" autocomplete="off"${invalid(error, 'display_name')}>
+<label for="preferred-name">Preferred name <span class="muted">(optional: the name they go by)</span></label>
+<input id="preferred-name" name="preferred_name" value="${form.preferred_name}" maxlength="100" autocomplete="off"${invalid(error, 'preferred_name')}>
+<label for="pronouns">Pronouns <span class="muted">(optional, e.g. she/her)</span></label>
+<input id="pronouns" name="pronouns" value="${form.pronouns}" maxlength="40" autocomplete="off"${invalid(error, 'pronouns')}>
 <label for="phonetic">Phonetic spelling <span class="muted">(optional, e.g. shi-VAWN)</span></label>
 <input id="phonetic" name="phonetic_spelling" value="${form.phonetic_spelling}" maxlength="100" autocomplete="off"${invalid(error, 'phonetic_spelling')}>
 <label for="external-id">Your id for this person <span class="muted">(optional)</span></label>

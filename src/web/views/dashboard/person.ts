@@ -4,8 +4,12 @@
  * behind its own confirmation page.
  */
 import { html, type SafeHtml } from '../../html.js';
-import type { CollectionItem } from './collections.js';
-import { actionButton, layout, type Viewer, when } from './layout.js';
+import { type CollectionItem, type FormError, formErrorBox } from './collections.js';
+import { actionButton, canChange, csrfField, layout, type Viewer, when } from './layout.js';
+import { type RecordingStatus, statusBadge } from './people.js';
+
+/** The longest review note (the API's limit). */
+export const MAX_REVIEW_NOTE = 500;
 
 export interface PersonDetail {
   id: string;
@@ -18,6 +22,8 @@ export interface PersonDetail {
   phonetic_spelling: string | null;
   external_id: string | null;
   has_recording: boolean;
+  recording_status: RecordingStatus;
+  review_note: string | null;
   record_url: string;
   created_at: string;
   custom: { label: string; value: string }[];
@@ -41,12 +47,16 @@ export function personPage(data: {
   styleUrl: string;
   scriptUrl: string;
   viewer: Viewer;
-  collection: CollectionItem;
+  collection: CollectionItem & { review_required: boolean };
   person: PersonDetail;
   recording: PersonRecording | null;
   notice?: string | null;
+  /** A refused review, with the note as typed. */
+  reviewError?: FormError | null;
+  noteDraft?: string;
 }): SafeHtml {
   const { collection, person, recording } = data;
+  const admin = canChange(data.viewer);
   const base = `/dashboard/collections/${collection.id}/people/${person.id}`;
   return layout({
     title: person.display_name,
@@ -57,6 +67,7 @@ export function personPage(data: {
     scripts: [data.scriptUrl],
     body: html`<p><a href="/dashboard/collections/${collection.id}">← ${collection.name}</a></p>
 <h1 id="person-name">${person.display_name}</h1>
+${recording && admin ? '' : formErrorBox(data.reviewError)}
 <dl class="facts">
   ${person.preferred_name ? html`<dt>Preferred name</dt><dd>${person.preferred_name}</dd>` : ''}
   ${person.pronouns ? html`<dt>Pronouns</dt><dd>${person.pronouns}</dd>` : ''}
@@ -72,21 +83,49 @@ export function personPage(data: {
 <h2>Recording</h2>
 ${
   recording
-    ? html`<audio id="audio" controls preload="metadata" src="${recording.audioUrl}"></audio>
+    ? html`<p id="recording-status">${statusBadge(person.recording_status, collection.review_required)}</p>
+${person.recording_status === 'needs_rerecord' && person.review_note ? html`<p id="review-note">Asked for a new recording: <q>${person.review_note}</q> <span class="muted">(shown on their record page)</span></p>` : ''}
+<audio id="audio" controls preload="metadata" src="${recording.audioUrl}"></audio>
 <p class="muted">${recording.durationSeconds} s, recorded ${when(recording.recordedAt)}.</p>
 ${copyableLink('play-link', 'Play link', recording.playLink)}`
     : html`<p id="no-recording"><span class="badge wait">Not recorded</span> ${person.display_name} has not recorded their name yet. Send them their record link.</p>`
 }
 ${copyableLink('record-link', 'Record link (anyone with it can record for this person)', person.record_url)}
 </section>
-<section class="card">
+${recording && admin ? reviewSection(base, person, data.viewer.csrfToken, data.reviewError ?? null, data.noteDraft ?? '') : ''}
+${
+  admin
+    ? html`<section class="card">
 <h2>Remove</h2>
 <p class="row">
 ${recording ? html`<a class="button" href="${base}/delete-recording">Delete recording…</a>` : ''}
 <a class="button danger-link" href="${base}/delete">Delete person…</a>
 </p>
-</section>`,
+</section>`
+    : ''
+}`,
   });
+}
+
+/** Approve the recording, or ask for a new one with a note the person reads on their record page. */
+function reviewSection(base: string, person: PersonDetail, csrfToken: string, error: FormError | null, draft: string): SafeHtml {
+  const noteInvalid = error?.param === 'note' ? html` aria-invalid="true" aria-describedby="form-error"` : html``;
+  return html`<section class="card" id="review">
+<h2>Review</h2>
+${formErrorBox(error)}
+${
+  person.recording_status === 'approved'
+    ? html`<p>This recording is approved.</p>`
+    : html`<form method="post" action="${base}/review" class="inline">${csrfField(csrfToken)}<input type="hidden" name="decision" value="approve"><button type="submit" class="primary">Approve recording</button></form>`
+}
+<form method="post" action="${base}/review" class="stack" id="rerecord-form">
+${csrfField(csrfToken)}
+<input type="hidden" name="decision" value="request_rerecord">
+<label for="review-note-input">Ask for a new recording: what should change? <span class="muted">(up to ${MAX_REVIEW_NOTE} characters; ${person.display_name} sees it on their record page)</span></label>
+<textarea id="review-note-input" name="note" rows="3" maxlength="${MAX_REVIEW_NOTE}" required${noteInvalid}>${draft}</textarea>
+<div class="row"><button type="submit">Ask for a new recording</button></div>
+</form>
+</section>`;
 }
 
 export function deleteRecordingPage(data: {
