@@ -1,5 +1,6 @@
 /**
- * The public play-link pages in real Chromium: playback to the end, the slow toggle, the embed
+ * The public play-link pages in real Chromium: playback to the end, the slow toggle, a one-name
+ * person with preferred name and pronouns at phone width, the embed
  * inside an iframe on another origin, the page without JavaScript, and the QR code.
  */
 import http from 'node:http';
@@ -21,6 +22,7 @@ let host: http.Server;
 let hostUrl = '';
 let token = '';
 let embedHtml = '';
+let oneNameToken = '';
 
 beforeAll(async () => {
   [t, browser] = await Promise.all([startTestServer(), launchBrowser()]);
@@ -30,6 +32,19 @@ beforeAll(async () => {
   token = user.token;
   const link = await t.request({ method: 'GET', url: `/v1/collections/${collectionId}/users/${user.userId}/play-link`, key });
   embedHtml = link.json().embed_html;
+  // A one-name person who goes by another name, with long pronouns text.
+  const oneName = await addRecordedUser(t, collectionId, {
+    firstName: 'Oluwaseunfunmilayo',
+    lastName: '',
+    displayName: 'Oluwaseunfunmilayo',
+  });
+  oneNameToken = oneName.token;
+  await t.request({
+    method: 'PATCH',
+    url: `/v1/collections/${collectionId}/users/${oneName.userId}`,
+    key,
+    json: { preferred_name: 'Seunfunmilayo-Adebayo', pronouns: 'she/her or they/them' },
+  });
   // A customer's page on another origin (localhost vs 127.0.0.1, another port) embedding the widget.
   host = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -71,6 +86,23 @@ describe('player page in Chromium', () => {
     expect(errors).toEqual([]);
     await expect(page.context().cookies()).resolves.toEqual([]);
     await page.context().close();
+  });
+
+  it('shows a one-name person with their preferred name and pronouns, readable at 390 px without sideways scrolling', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(`${t.url}/p/${oneNameToken}`);
+    expect(await page.locator('h1').innerText()).toBe('Oluwaseunfunmilayo');
+    expect(await page.locator('.person-details').innerText()).toBe(
+      'Goes by Seunfunmilayo-Adebayo · Pronouns: she/her or they/them',
+    );
+    expect(await page.locator('.person-details').isVisible()).toBe(true);
+    const widths = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      client: document.documentElement.clientWidth,
+    }));
+    expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+    await context.close();
   });
 
   it('slows playback to 0.75x with the toggle, and back', async () => {

@@ -235,7 +235,7 @@ describe('unknown and removed tokens', () => {
 });
 
 describe('/p/<token>/meta', () => {
-  it('has the play-link fields plus token, phonetic spelling, mime type, embed and oEmbed URLs and play count; CORS open', async () => {
+  it('has the play-link fields plus token, names, phonetic spelling, mime type, embed and oEmbed URLs and play count; CORS open', async () => {
     const { token, userId } = await addRecordedUser(t, collectionId, {
       displayName: 'Aoife Ní Bhriain',
       phoneticSpelling: 'EE-fa',
@@ -250,6 +250,8 @@ describe('/p/<token>/meta', () => {
     expect(res.json()).toEqual({
       ...api,
       token,
+      preferred_name: null,
+      pronouns: null,
       phonetic_spelling: 'EE-fa',
       audio_mime_type: 'audio/mpeg',
       embed_url: `${link}/embed`,

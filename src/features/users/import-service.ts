@@ -16,7 +16,7 @@ import { withTransaction } from '../../db/transaction.js';
 import type { CustomField } from '../collections/schemas.js';
 import { adjustMemberCount, requireLiveCollection } from '../collections/service.js';
 import { invalidateAllPlayLinks, invalidatePlayLinksOfUser } from '../play-links/index.js';
-import { type ColumnPlan, customCellValue, planColumns, type StandardField } from './csv-columns.js';
+import { type ColumnPlan, customCellValue, planColumns, STANDARD_FIELDS, type StandardField } from './csv-columns.js';
 import { readCsvTable } from './csv-file.js';
 import { findUsersByIdentifiers, insertUsers, uniqueViolation, updateUserRows, type UserRow } from './repo.js';
 import {
@@ -290,16 +290,7 @@ function buildUser(
   const { fields } = read;
   const given = (field: StandardField) => (fields[field] === undefined || fields[field] === '' ? undefined : fields[field]);
   const shape: Record<string, unknown> = {};
-  for (const field of [
-    'email',
-    'first_name',
-    'last_name',
-    'display_name',
-    'preferred_name',
-    'pronouns',
-    'external_id',
-    'phonetic_spelling',
-  ] as const) {
+  for (const field of STANDARD_FIELDS) {
     const value = given(field);
     if (value !== undefined) shape[field] = value;
   }
@@ -384,20 +375,9 @@ function buildUser(
 /** `now`, or a millisecond after `previous` when the clock has not passed it (updated_at always moves forward). */
 const later = (now: string, previous: string) => (now > previous ? now : new Date(Date.parse(previous) + 1).toISOString());
 
-const EDITABLE = [
-  'email',
-  'first_name',
-  'last_name',
-  'display_name',
-  'preferred_name',
-  'pronouns',
-  'external_id',
-  'phonetic_spelling',
-] as const;
-
 function sameUser(stored: UserRow, next: UserRow): boolean {
   return (
-    EDITABLE.every((field) => stored[field] === next[field]) &&
+    STANDARD_FIELDS.every((field) => stored[field] === next[field]) &&
     canonicalJson(JSON.parse(stored.custom_fields)) === canonicalJson(JSON.parse(next.custom_fields))
   );
 }
