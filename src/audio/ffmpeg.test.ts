@@ -4,10 +4,13 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BACKGROUND_NICENESS, runFfmpeg } from './ffmpeg.js';
 
-// A stand-in for the ffmpeg binary that prints the niceness it runs at (coreutils `nice`).
+// A stand-in for the ffmpeg binary that prints the niceness it runs at, a moment after its start
+// (the priority is set just after spawning). Node itself, by absolute path: CI hides system tools.
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ffmpeg-priority-'));
 const fakeFfmpeg = path.join(dir, 'ffmpeg');
-fs.writeFileSync(fakeFfmpeg, '#!/bin/sh\nsleep 0.2\nnice\n', { mode: 0o700 });
+fs.writeFileSync(fakeFfmpeg, `#!${process.execPath}\nsetTimeout(() => console.log(require('node:os').getPriority()), 200);\n`, {
+  mode: 0o700,
+});
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const nicenessOf = async (background: boolean) => {
