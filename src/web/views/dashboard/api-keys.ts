@@ -1,6 +1,6 @@
 /** API key pages: the list with the create form, the one-time reveal, and the revoke confirmation. */
 import { html, type SafeHtml } from '../../html.js';
-import { actionButton, csrfField, layout, type Viewer, when } from './layout.js';
+import { confirmationPage, csrfField, layout, type Viewer, when } from './layout.js';
 
 export interface KeyItem {
   id: string;
@@ -91,19 +91,17 @@ export function apiKeyCreatedPage(data: {
 }
 
 export function revokeKeyPage(data: { styleUrl: string; viewer: Viewer; key: KeyItem }): SafeHtml {
-  return layout({
-    title: 'Revoke API key',
+  return confirmationPage({
     styleUrl: data.styleUrl,
     viewer: data.viewer,
     section: 'api-keys',
-    body: html`<section class="card narrow">
-<h1>Revoke ${data.key.name ?? 'this key'}?</h1>
-<p>Key <code>${data.key.prefix}…</code>, last used ${when(data.key.last_used_at)}.</p>
-<p class="warning">Requests with this key fail with 401 from the moment you revoke it. This cannot be undone.</p>
-<div class="row">
-  ${actionButton(`/dashboard/api-keys/${data.key.id}/revoke`, 'Revoke key', data.viewer.csrfToken, 'danger')}
-  <a href="/dashboard/api-keys" class="button">Cancel</a>
-</div>
-</section>`,
+    title: 'Revoke API key',
+    heading: html`Revoke ${data.key.name ?? 'this key'}?`,
+    details: html`<p>Key <code>${data.key.prefix}…</code>, last used ${when(data.key.last_used_at)}.</p>
+<p class="warning">Requests with this key fail with 401 from the moment you revoke it. This cannot be undone.</p>`,
+    action: `/dashboard/api-keys/${data.key.id}/revoke`,
+    actionLabel: 'Revoke key',
+    tone: 'danger',
+    cancelHref: '/dashboard/api-keys',
   });
 }

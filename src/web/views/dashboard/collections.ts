@@ -3,7 +3,7 @@
  * that grow without a script), the edit form and the archive confirmation.
  */
 import { html, type SafeHtml } from '../../html.js';
-import { actionButton, csrfField, layout, type Viewer, when } from './layout.js';
+import { confirmationPage, csrfField, layout, type Viewer, when } from './layout.js';
 
 export interface CollectionItem {
   id: string;
@@ -212,19 +212,17 @@ ${fields.added.length < room ? html`<button type="submit" name="more_fields" val
 
 export function archiveCollectionPage(data: { styleUrl: string; viewer: Viewer; collection: CollectionItem }): SafeHtml {
   const { collection } = data;
-  return layout({
-    title: 'Archive collection',
+  return confirmationPage({
     styleUrl: data.styleUrl,
     viewer: data.viewer,
     section: 'collections',
-    body: html`<section class="card narrow">
-<h1>Archive ${collection.name}?</h1>
-<p>${collection.member_count} ${collection.member_count === 1 ? 'person' : 'people'}, ${collection.recorded_count} recorded.</p>
-<p class="warning">The collection disappears from the dashboard and the API, and its play links and recording links stop working at once. The data is kept, but there is no way back from here.</p>
-<div class="row">
-  ${actionButton(`/dashboard/collections/${collection.id}/archive`, 'Archive collection', data.viewer.csrfToken, 'danger')}
-  <a href="/dashboard/collections/${collection.id}" class="button">Cancel</a>
-</div>
-</section>`,
+    title: 'Archive collection',
+    heading: html`Archive ${collection.name}?`,
+    details: html`<p>${collection.member_count} ${collection.member_count === 1 ? 'person' : 'people'}, ${collection.recorded_count} recorded.</p>
+<p class="warning">The collection disappears from the dashboard and the API, and its play links and recording links stop working at once. The data is kept, but there is no way back from here.</p>`,
+    action: `/dashboard/collections/${collection.id}/archive`,
+    actionLabel: 'Archive collection',
+    tone: 'danger',
+    cancelHref: `/dashboard/collections/${collection.id}`,
   });
 }

@@ -127,3 +127,40 @@ ${data.next ?? html`<p><a href="/dashboard">Back to the dashboard</a></p>`}
 </section>`,
   });
 }
+
+/**
+ * The page in front of every destructive or weighty form: what will happen, one button that
+ * posts the form (with the form token), and a way back. Every confirmation in the dashboard
+ * goes through here, so they read and behave alike.
+ */
+export function confirmationPage(data: {
+  styleUrl: string;
+  viewer: Viewer;
+  section: Section;
+  title: string;
+  heading: SafeHtml;
+  /** The facts and the consequence, as paragraphs. */
+  details: SafeHtml;
+  action: string;
+  actionLabel: string;
+  /** `danger` for what cannot be undone. */
+  tone: 'danger' | 'primary';
+  cancelHref: string;
+  /** Extra class of the card (e.g. `webhook`, which lets long URLs wrap). */
+  cardClass?: string;
+}): SafeHtml {
+  return layout({
+    title: data.title,
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: data.section,
+    body: html`<section class="card narrow${data.cardClass ? html` ${data.cardClass}` : ''}">
+<h1>${data.heading}</h1>
+${data.details}
+<div class="row">
+  ${actionButton(data.action, data.actionLabel, data.viewer.csrfToken, data.tone)}
+  <a href="${data.cancelHref}" class="button">Cancel</a>
+</div>
+</section>`,
+  });
+}

@@ -5,7 +5,7 @@
  */
 import { html, type SafeHtml } from '../../html.js';
 import { type CollectionItem, type FormError, formErrorBox } from './collections.js';
-import { actionButton, canChange, csrfField, layout, type Viewer, when } from './layout.js';
+import { canChange, confirmationPage, csrfField, layout, type Viewer, when } from './layout.js';
 import { type RecordingStatus, statusBadge } from './people.js';
 
 /** The longest review note (the API's limit). */
@@ -136,19 +136,17 @@ export function deleteRecordingPage(data: {
 }): SafeHtml {
   const { collection, person } = data;
   const base = `/dashboard/collections/${collection.id}/people/${person.id}`;
-  return layout({
-    title: 'Delete recording',
+  return confirmationPage({
     styleUrl: data.styleUrl,
     viewer: data.viewer,
     section: 'collections',
-    body: html`<section class="card narrow">
-<h1>Delete the recording of ${person.display_name}?</h1>
-<p class="warning">The audio is deleted and the play link stops playing until ${person.display_name} records again with their record link (the play link itself stays the same). This cannot be undone.</p>
-<div class="row">
-  ${actionButton(`${base}/delete-recording`, 'Delete recording', data.viewer.csrfToken, 'danger')}
-  <a href="${base}" class="button">Cancel</a>
-</div>
-</section>`,
+    title: 'Delete recording',
+    heading: html`Delete the recording of ${person.display_name}?`,
+    details: html`<p class="warning">The audio is deleted and the play link stops playing until ${person.display_name} records again with their record link (the play link itself stays the same). This cannot be undone.</p>`,
+    action: `${base}/delete-recording`,
+    actionLabel: 'Delete recording',
+    tone: 'danger',
+    cancelHref: base,
   });
 }
 
@@ -160,19 +158,17 @@ export function deletePersonPage(data: {
 }): SafeHtml {
   const { collection, person } = data;
   const base = `/dashboard/collections/${collection.id}/people/${person.id}`;
-  return layout({
-    title: 'Delete person',
+  return confirmationPage({
     styleUrl: data.styleUrl,
     viewer: data.viewer,
     section: 'collections',
-    body: html`<section class="card narrow">
-<h1>Delete ${person.display_name}?</h1>
-<p>${person.email}, in ${collection.name}.</p>
-<p class="warning">The person, their recording, play link and record link are deleted. This cannot be undone.</p>
-<div class="row">
-  ${actionButton(`${base}/delete`, 'Delete person', data.viewer.csrfToken, 'danger')}
-  <a href="${base}" class="button">Cancel</a>
-</div>
-</section>`,
+    title: 'Delete person',
+    heading: html`Delete ${person.display_name}?`,
+    details: html`<p>${person.email}, in ${collection.name}.</p>
+<p class="warning">The person, their recording, play link and record link are deleted. This cannot be undone.</p>`,
+    action: `${base}/delete`,
+    actionLabel: 'Delete person',
+    tone: 'danger',
+    cancelHref: base,
   });
 }

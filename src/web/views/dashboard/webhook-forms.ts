@@ -3,7 +3,7 @@
  * registering and after a rotation, with a copy button), and the delete and rotate confirmations.
  */
 import { html, type SafeHtml } from '../../html.js';
-import { actionButton, csrfField, layout, type Viewer } from './layout.js';
+import { confirmationPage, csrfField, layout, type Viewer } from './layout.js';
 
 export interface WebhookInput {
   url: string;
@@ -116,35 +116,33 @@ ${
 }
 
 export function deleteWebhookPage(data: { styleUrl: string; viewer: Viewer; webhook: { id: string; url: string } }): SafeHtml {
-  return layout({
-    title: 'Delete webhook',
+  return confirmationPage({
     styleUrl: data.styleUrl,
     viewer: data.viewer,
     section: 'webhooks',
-    body: html`<section class="card narrow webhook">
-<h1>Delete the webhook <code>${data.webhook.url}</code>?</h1>
-<p class="warning">Nothing more is sent to it, including deliveries still waiting for a retry, and its delivery log is deleted. This cannot be undone.</p>
-<div class="row">
-  ${actionButton(`/dashboard/webhooks/${data.webhook.id}/delete`, 'Delete webhook', data.viewer.csrfToken, 'danger')}
-  <a href="/dashboard/webhooks/${data.webhook.id}" class="button">Cancel</a>
-</div>
-</section>`,
+    title: 'Delete webhook',
+    heading: html`Delete the webhook <code>${data.webhook.url}</code>?`,
+    details: html`<p class="warning">Nothing more is sent to it, including deliveries still waiting for a retry, and its delivery log is deleted. This cannot be undone.</p>`,
+    action: `/dashboard/webhooks/${data.webhook.id}/delete`,
+    actionLabel: 'Delete webhook',
+    tone: 'danger',
+    cancelHref: `/dashboard/webhooks/${data.webhook.id}`,
+    cardClass: 'webhook',
   });
 }
 
 export function rotateSecretPage(data: { styleUrl: string; viewer: Viewer; webhook: { id: string; url: string } }): SafeHtml {
-  return layout({
-    title: 'Rotate signing secret',
+  return confirmationPage({
     styleUrl: data.styleUrl,
     viewer: data.viewer,
     section: 'webhooks',
-    body: html`<section class="card narrow webhook">
-<h1>Rotate the signing secret of <code>${data.webhook.url}</code>?</h1>
-<p>A new secret is made and shown once. The current one keeps signing next to it for 24 hours, so update your receiver within that time.</p>
-<div class="row">
-  ${actionButton(`/dashboard/webhooks/${data.webhook.id}/rotate-secret`, 'Rotate secret', data.viewer.csrfToken, 'primary')}
-  <a href="/dashboard/webhooks/${data.webhook.id}" class="button">Cancel</a>
-</div>
-</section>`,
+    title: 'Rotate signing secret',
+    heading: html`Rotate the signing secret of <code>${data.webhook.url}</code>?`,
+    details: html`<p>A new secret is made and shown once. The current one keeps signing next to it for 24 hours, so update your receiver within that time.</p>`,
+    action: `/dashboard/webhooks/${data.webhook.id}/rotate-secret`,
+    actionLabel: 'Rotate secret',
+    tone: 'primary',
+    cancelHref: `/dashboard/webhooks/${data.webhook.id}`,
+    cardClass: 'webhook',
   });
 }
