@@ -36,7 +36,7 @@ module.exports = {
       severity: 'error',
       comment:
         'Shared code and adapters know nothing of features. Glue may: app.ts, deps.ts, the jobs registry, and the Fastify plugins in src/http.',
-      from: { path: ['^src/lib/', '^src/web/', '^src/jobs/', ADAPTERS], pathNot: '^src/jobs/registry\\.ts$' },
+      from: { path: ['^src/lib/', '^src/i18n/', '^src/web/', '^src/jobs/', ADAPTERS], pathNot: '^src/jobs/registry\\.ts$' },
       to: { path: '^src/features/' },
     },
   ],

@@ -1,0 +1,15 @@
+/**
+ * Every namespace's catalogues, by locale. A new surface adds its folder under `messages/` and
+ * one line here; `src/i18n/catalogues.test.ts` checks every language has every English key.
+ */
+import type { Locale } from './locales.js';
+import { common } from './messages/common/index.js';
+
+/** A catalogue: message key → text with `{{variable}}` placeholders. */
+export type Catalogue = Readonly<Record<string, string>>;
+
+export const CATALOGUES = {
+  common,
+} satisfies Record<string, Record<Locale, Catalogue>>;
+
+export type Namespace = keyof typeof CATALOGUES;
