@@ -32,6 +32,11 @@ describe('POST /v1/collections', () => {
         'recorded_count',
         'review_required',
         'updated_at',
+        'deadline',
+        'language',
+        'self_edit',
+        'branding',
+        'invitation_settings',
       ].sort(),
     );
     expect(body).toMatchObject({

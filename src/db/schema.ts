@@ -82,6 +82,23 @@ export interface CollectionsTable {
   created_at: string;
   updated_at: string;
   archived_at: string | null;
+  /** `YYYY-MM-DD`: the last day to record; null without a deadline. */
+  deadline: string | null;
+  /** Default language of the record page, player page and mail (a locale of src/i18n). */
+  language: Generated<string>;
+  /** 1 when people may correct their display name, preferred name, pronouns and phonetic spelling. */
+  self_edit: Generated<number>;
+  organisation_name: string | null;
+  intro: string | null;
+  privacy_note: string | null;
+  /** Blob key of the re-encoded PNG logo. */
+  logo_key: string | null;
+  /** JSON array of whole days before the deadline on which reminders go out. */
+  reminder_days: Generated<string>;
+  sender_name: string | null;
+  reply_to: string | null;
+  /** Invitation text template (`{{first_name}}` …); null: the default text of the language. */
+  invitation_message: string | null;
 }
 
 export interface UsersTable {

@@ -4,10 +4,16 @@ import type { CollectionsTable, Database, RecordingStatus } from '../../db/schem
 import { olderThanCursor } from '../../db/keyset.js';
 import type { PageCursor } from '../../lib/pagination.js';
 
-export type CollectionRow = Omit<CollectionsTable, 'member_count' | 'recorded_count' | 'review_required'> & {
+export type CollectionRow = Omit<
+  CollectionsTable,
+  'member_count' | 'recorded_count' | 'review_required' | 'language' | 'self_edit' | 'reminder_days'
+> & {
   member_count: number;
   recorded_count: number;
   review_required: number;
+  language: string;
+  self_edit: number;
+  reminder_days: string;
 };
 
 export const insertCollection = (db: Kysely<Database>, row: CollectionRow) => db.insertInto('collections').values(row).execute();
@@ -35,7 +41,7 @@ export const updateLiveCollection = (
   db: Kysely<Database>,
   accountId: string,
   id: string,
-  changes: Partial<Pick<CollectionRow, 'name' | 'description' | 'custom_fields' | 'review_required' | 'updated_at'>>,
+  changes: Partial<Omit<CollectionRow, 'id' | 'account_id' | 'created_at' | 'archived_at' | 'member_count' | 'recorded_count'>>,
 ) =>
   db
     .updateTable('collections')

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, SafeText } from '../../http/schemas.js';
+import { LOCALES } from '../../i18n/index.js';
 import { PageQuery } from '../../lib/pagination.js';
 
 export const CUSTOM_FIELD_TYPES = ['text', 'email', 'url', 'number', 'boolean', 'select'] as const;
@@ -39,6 +40,107 @@ const ReviewRequired = Type.Boolean({
   description: 'When true, a recording counts as recorded (`recorded_count`) only once an organiser approved it. Default false.',
 });
 
+export const MAX_REMINDERS = 5;
+/** The placeholders an invitation message may use; anything else in `{{ }}` is refused. */
+export const INVITATION_PLACEHOLDERS = ['first_name', 'display_name', 'collection', 'deadline', 'record_url'] as const;
+
+const Deadline = Type.String({
+  format: 'date',
+  description:
+    'The last day people can record (`YYYY-MM-DD`), shown on the record page and in mail; reminders count back from it.',
+});
+const Language = Type.Enum(LOCALES, {
+  description:
+    "Default language of the record page, player page and mail; a person's browser language (`Accept-Language`) wins when it is one of these.",
+});
+const SelfEdit = Type.Boolean({
+  description:
+    'When true (the default), people may correct their display name, preferred name, pronouns and phonetic spelling on their record page.',
+});
+
+const BrandingText = {
+  organisation_name: SafeText({
+    name: true,
+    maxLength: 100,
+    description: 'Shown on the record page, the player page and in mail.',
+  }),
+  intro: SafeText({
+    multiline: true,
+    maxLength: 1000,
+    description: 'A few words to the people invited: why you ask, who will hear it.',
+  }),
+  privacy_note: SafeText({
+    multiline: true,
+    maxLength: 1000,
+    description: 'Who can hear the recording. Without one, the record page says anyone with the play link can.',
+  }),
+};
+
+export const Branding = Type.Object(
+  {
+    organisation_name: Nullable(Type.String()),
+    intro: Nullable(Type.String()),
+    privacy_note: Nullable(Type.String()),
+    logo_url: Nullable(
+      Type.String({ format: 'uri', description: 'The logo, re-encoded as PNG; set it with `PUT /v1/collections/{id}/logo`.' }),
+    ),
+  },
+  { title: 'Branding', additionalProperties: false },
+);
+
+const BrandingInput = Type.Object(
+  {
+    organisation_name: Type.Optional(Nullable(BrandingText.organisation_name)),
+    intro: Type.Optional(Nullable(BrandingText.intro)),
+    privacy_note: Type.Optional(Nullable(BrandingText.privacy_note)),
+  },
+  { additionalProperties: false, description: 'Fields to change; null clears one.' },
+);
+
+const InvitationText = {
+  reminders: Type.Array(Type.Integer({ minimum: 1, maximum: 365 }), {
+    maxItems: MAX_REMINDERS,
+    uniqueItems: true,
+    description:
+      'Whole days before the deadline on which people who have not recorded get a reminder, e.g. [7, 2]. Needs a deadline.',
+  }),
+  sender_name: SafeText({
+    name: true,
+    maxLength: 100,
+    description: 'The name the mail comes from (the address is the service’s).',
+  }),
+  reply_to: Type.String({ format: 'email', maxLength: 254, description: 'Where replies to the mail go.' }),
+  message: SafeText({
+    multiline: true,
+    maxLength: 5000,
+    description:
+      'The invitation text, with placeholders `{{first_name}}`, `{{display_name}}`, `{{collection}}`, `{{deadline}}` and `{{record_url}}` ' +
+      '(escaped in the HTML part). Null: the default text in the collection’s language.',
+  }),
+};
+
+export const InvitationSettings = Type.Object(
+  {
+    reminders: Type.Array(Type.Integer()),
+    sender_name: Nullable(Type.String()),
+    reply_to: Nullable(Type.String()),
+    message: Nullable(Type.String()),
+  },
+  { title: 'InvitationSettings', additionalProperties: false },
+);
+
+const InvitationSettingsInput = Type.Object(
+  {
+    reminders: Type.Optional(InvitationText.reminders),
+    sender_name: Type.Optional(Nullable(InvitationText.sender_name)),
+    reply_to: Type.Optional(Nullable(InvitationText.reply_to)),
+    message: Type.Optional(Nullable(InvitationText.message)),
+  },
+  { additionalProperties: false, description: 'Fields to change; null clears one.' },
+);
+export type InvitationSettingsInput = Static<typeof InvitationSettingsInput>;
+export type BrandingInput = Static<typeof BrandingInput>;
+
 export const Collection = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -51,6 +153,11 @@ export const Collection = Type.Object(
       description: 'People with a recording; with `review_required`, people whose recording is approved.',
     }),
     review_required: ReviewRequired,
+    deadline: Nullable(Type.String({ format: 'date' })),
+    language: Type.Enum(LOCALES),
+    self_edit: Type.Boolean(),
+    branding: Branding,
+    invitation_settings: InvitationSettings,
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -67,6 +174,11 @@ export const CreateCollectionBody = Type.Object(
     description: Type.Optional(Nullable(Description)),
     custom_fields: Type.Optional(Type.Array(CustomField, { maxItems: MAX_CUSTOM_FIELDS })),
     review_required: Type.Optional(ReviewRequired),
+    deadline: Type.Optional(Nullable(Deadline)),
+    language: Type.Optional(Language),
+    self_edit: Type.Optional(SelfEdit),
+    branding: Type.Optional(BrandingInput),
+    invitation_settings: Type.Optional(InvitationSettingsInput),
   },
   { additionalProperties: false },
 );
@@ -77,6 +189,11 @@ export const UpdateCollectionBody = Type.Object(
     name: Type.Optional(Name),
     description: Type.Optional(Nullable(Description)),
     review_required: Type.Optional(ReviewRequired),
+    deadline: Type.Optional(Nullable(Deadline)),
+    language: Type.Optional(Language),
+    self_edit: Type.Optional(SelfEdit),
+    branding: Type.Optional(BrandingInput),
+    invitation_settings: Type.Optional(InvitationSettingsInput),
     custom_fields: Type.Optional(
       Type.Array(CustomField, {
         maxItems: MAX_CUSTOM_FIELDS,

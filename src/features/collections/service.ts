@@ -1,9 +1,11 @@
 import type { Db } from '../../db/index.js';
 import { type TransactionDeps, withTransaction } from '../../db/transaction.js';
+import type { Config } from '../../config.js';
 import type { Deps as AppDeps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
 import { type Clock, isoNow, laterThan } from '../../lib/clock.js';
 import { isUuid, newId } from '../../lib/ids.js';
+import { DEFAULT_LOCALE, isLocale } from '../../i18n/index.js';
 import { decodeCursor, toPage } from '../../lib/pagination.js';
 import { invalidateAllPlayLinks } from '../play-links/invalidation.js';
 import type { Kysely } from 'kysely';
@@ -21,13 +23,24 @@ import {
   removeCustomFieldValues,
   updateLiveCollection,
 } from './repo.js';
-import type { Collection, CreateCollectionBody, CustomField, RecordingStatus, UpdateCollectionBody } from './schemas.js';
+import {
+  type Collection,
+  type CreateCollectionBody,
+  type CustomField,
+  INVITATION_PLACEHOLDERS,
+  type RecordingStatus,
+  type UpdateCollectionBody,
+} from './schemas.js';
 
 export type { CollectionRow } from './repo.js';
 
-type Deps = { db: Db; clock: Clock };
+type Deps = { db: Db; clock: Clock; config: Pick<Config, 'baseUrl'> };
 
-export function toCollection(row: CollectionRow): Collection {
+/** The public URL of a collection's logo: content-addressed, so it can be cached for ever. */
+export const logoUrl = (baseUrl: string, logoKey: string | null): string | null =>
+  logoKey === null ? null : `${baseUrl}/${logoKey}`;
+
+export function toCollection(row: CollectionRow, baseUrl: string): Collection {
   return {
     id: row.id,
     name: row.name,
@@ -36,9 +49,98 @@ export function toCollection(row: CollectionRow): Collection {
     member_count: Number(row.member_count),
     recorded_count: Number(row.recorded_count),
     review_required: Number(row.review_required) === 1,
+    deadline: row.deadline,
+    language: isLocale(row.language) ? row.language : DEFAULT_LOCALE,
+    self_edit: Number(row.self_edit) === 1,
+    branding: {
+      organisation_name: row.organisation_name,
+      intro: row.intro,
+      privacy_note: row.privacy_note,
+      logo_url: logoUrl(baseUrl, row.logo_key),
+    },
+    invitation_settings: {
+      reminders: JSON.parse(row.reminder_days) as number[],
+      sender_name: row.sender_name,
+      reply_to: row.reply_to,
+      message: row.invitation_message,
+    },
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+type SettingsInput = Pick<CreateCollectionBody, 'deadline' | 'language' | 'self_edit' | 'branding' | 'invitation_settings'>;
+type SettingsColumns = Partial<
+  Pick<
+    CollectionRow,
+    | 'deadline'
+    | 'language'
+    | 'self_edit'
+    | 'organisation_name'
+    | 'intro'
+    | 'privacy_note'
+    | 'reminder_days'
+    | 'sender_name'
+    | 'reply_to'
+    | 'invitation_message'
+  >
+>;
+
+const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+
+/** The placeholders a message uses that are not ours (a typo would otherwise reach every inbox as text). */
+export const unknownPlaceholders = (message: string): string[] =>
+  [...message.matchAll(PLACEHOLDER)]
+    .map((m) => m[1] ?? '')
+    .filter((name) => !(INVITATION_PLACEHOLDERS as readonly string[]).includes(name));
+
+/**
+ * The settings columns a create or update writes, checked beyond the schema: a real calendar
+ * date, reminders only with a deadline, known placeholders only. `current` is the row being
+ * updated (undefined on create), so a change is checked against what it leaves.
+ */
+function settingsColumns(input: SettingsInput, current?: CollectionRow): SettingsColumns {
+  if (input.deadline) checkCalendarDate(input.deadline);
+  const message = input.invitation_settings?.message;
+  if (message) {
+    const unknown = unknownPlaceholders(message);
+    if (unknown.length > 0) {
+      throw new AppError(
+        'parameter_invalid',
+        `Unknown placeholder {{${unknown[0]}}} in the invitation message. Use ${INVITATION_PLACEHOLDERS.map((p) => `{{${p}}}`).join(', ')}.`,
+        { param: 'invitation_settings.message' },
+      );
+    }
+  }
+  const reminders = input.invitation_settings?.reminders;
+  const deadline = input.deadline === undefined ? (current?.deadline ?? null) : input.deadline;
+  const remindersAfter = reminders ?? (current ? (JSON.parse(current.reminder_days) as number[]) : []);
+  if (remindersAfter.length > 0 && deadline === null) {
+    throw new AppError('parameter_invalid', 'Reminders count back from the deadline: set "deadline" too, or no reminders.', {
+      param: reminders ? 'invitation_settings.reminders' : 'deadline',
+    });
+  }
+  const { branding, invitation_settings: mail } = input;
+  const columns: SettingsColumns = {
+    deadline: input.deadline,
+    language: input.language,
+    self_edit: input.self_edit === undefined ? undefined : input.self_edit ? 1 : 0,
+    organisation_name: branding?.organisation_name,
+    intro: branding?.intro,
+    privacy_note: branding?.privacy_note,
+    reminder_days: reminders === undefined ? undefined : JSON.stringify([...reminders].sort((a, b) => b - a)),
+    sender_name: mail?.sender_name,
+    reply_to: mail?.reply_to,
+    invitation_message: mail?.message,
+  };
+  return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined));
+}
+
+function checkCalendarDate(date: string): void {
+  const parsed = new Date(`${date}T00:00:00Z`);
+  if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== date) {
+    throw new AppError('parameter_invalid', `Invalid field "deadline": ${date} is not a calendar date.`, { param: 'deadline' });
+  }
 }
 
 /** Rules the JSON schema cannot say: unique keys, and options exactly for `select` fields. */
@@ -94,14 +196,26 @@ export async function createCollection(deps: Deps, accountId: string, input: Cre
     created_at: now,
     updated_at: now,
     archived_at: null,
+    deadline: null,
+    language: DEFAULT_LOCALE,
+    self_edit: 1,
+    organisation_name: null,
+    intro: null,
+    privacy_note: null,
+    logo_key: null,
+    reminder_days: '[]',
+    sender_name: null,
+    reply_to: null,
+    invitation_message: null,
+    ...settingsColumns(input),
   };
   await insertCollection(deps.db.kysely, row);
-  return toCollection(row);
+  return toCollection(row, deps.config.baseUrl);
 }
 
 /** The account's live collection, or 404 (also for archived ones, other accounts' and malformed ids). */
 export async function getCollection(deps: Deps, accountId: string, id: string): Promise<Collection> {
-  return toCollection(await requireLiveCollection(deps, accountId, id));
+  return toCollection(await requireLiveCollection(deps, accountId, id), deps.config.baseUrl);
 }
 
 export async function requireLiveCollection(deps: { db: Db }, accountId: string, id: string): Promise<CollectionRow> {
@@ -114,7 +228,7 @@ export async function requireLiveCollection(deps: { db: Db }, accountId: string,
 export async function listCollections(deps: Deps, accountId: string, query: { limit?: number; cursor?: string }) {
   const limit = query.limit ?? 50;
   const rows = await listLiveCollections(deps.db.kysely, accountId, decodeCursor(query.cursor), limit + 1);
-  return toPage(rows, limit, toCollection);
+  return toPage(rows, limit, (row) => toCollection(row, deps.config.baseUrl));
 }
 
 /** How many live collections the account has (the dashboard's overview). */
@@ -145,6 +259,7 @@ export async function updateCollection(
     ...(input.description === undefined ? {} : { description: input.description }),
     ...(input.review_required === undefined ? {} : { review_required: input.review_required ? 1 : 0 }),
     ...(definitions === undefined ? {} : { custom_fields: JSON.stringify(definitions) }),
+    ...settingsColumns(input, current),
     updated_at: updatedAt,
   };
   const row = await withTransaction(deps, async ({ trx }) => {
@@ -158,7 +273,7 @@ export async function updateCollection(
     return recountRecorded(trx, id, countedStatuses(input.review_required));
   });
   if (!row) throw notFound('collection', 'collection_id');
-  return toCollection(row);
+  return toCollection(row, deps.config.baseUrl);
 }
 
 const definitionsOf = (row: CollectionRow) => JSON.parse(row.custom_fields) as CustomField[];

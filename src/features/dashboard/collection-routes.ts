@@ -53,6 +53,7 @@ export const COLLECTION_NOTICES: Record<string, string> = {
   'recording-approved': 'The recording is approved.',
   'rerecord-requested': 'A new recording is asked for. The note shows on their record page until they record again.',
   'fields-updated': 'The custom fields are saved.',
+  'settings-updated': 'The invitation and branding settings are saved.',
 };
 
 export const noticeOf = (request: FastifyRequest): string | null => {

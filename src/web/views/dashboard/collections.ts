@@ -84,7 +84,7 @@ export interface NewCollectionForm {
   fields: FieldRow[];
 }
 
-const invalidIf = (error: FormError | null | undefined, ...params: string[]): SafeHtml =>
+export const invalidIf = (error: FormError | null | undefined, ...params: string[]): SafeHtml =>
   error?.param && params.some((p) => error.param === p || error.param?.startsWith(`${p}.`) || error.param?.startsWith(`${p}[`))
     ? html` aria-invalid="true" aria-describedby="form-error"`
     : html``;

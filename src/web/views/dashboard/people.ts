@@ -134,7 +134,7 @@ ${collection.description ? html`<p class="description">${collection.description}
 ${progressBar(collection)}
 ${review ? html`<p class="muted" id="review-on">Review is on: a recording counts as recorded once it is approved.</p>` : ''}
 <p class="row" id="downloads"><a href="${base}/export?format=csv" download>Download CSV</a><a href="${base}/export?format=zip" download>Download ZIP (recordings and CSV)</a></p>
-${admin ? html`<p class="row"><a href="${base}/edit">Edit collection and fields</a><a class="danger-link" href="${base}/archive">Archive…</a></p>` : ''}
+${admin ? html`<p class="row"><a href="${base}/edit">Edit collection and fields</a><a href="${base}/settings">Invitations and branding</a><a class="danger-link" href="${base}/archive">Archive…</a></p>` : ''}
 <h2>People</h2>
 ${filterForm(collection.id, filters, review)}
 ${

@@ -1,0 +1,80 @@
+/**
+ * A collection's settings for the people it invites: deadline, language, self-editing, the
+ * organisation's branding, and the invitation mail (sender, reply-to, reminders, message).
+ */
+import { LOCALE_NAMES, LOCALES } from '../../../i18n/index.js';
+import { html, type SafeHtml } from '../../html.js';
+import { type FormError, formErrorBox, invalidIf } from './collections.js';
+import { csrfField, layout, type Viewer } from './layout.js';
+
+/** The settings form as typed (text as entered, so a refused form comes back unchanged). */
+export interface SettingsForm {
+  deadline: string;
+  language: string;
+  self_edit: boolean;
+  organisation_name: string;
+  intro: string;
+  privacy_note: string;
+  sender_name: string;
+  reply_to: string;
+  reminders: string;
+  message: string;
+}
+
+export function collectionSettingsPage(data: {
+  styleUrl: string;
+  viewer: Viewer;
+  collection: { id: string; name: string };
+  form: SettingsForm;
+  placeholders: readonly string[];
+  error?: FormError | null;
+}): SafeHtml {
+  const { collection, form } = data;
+  const error = data.error ?? null;
+  const text = (id: string, name: keyof SettingsForm, label: string, max: number, hint?: string, type = 'text') =>
+    html`<label for="${id}">${label} <span class="muted">(optional)</span></label>
+${hint ? html`<p class="muted" id="${id}-hint">${hint}</p>` : ''}
+<input id="${id}" name="${name}" type="${type}" value="${form[name]}" maxlength="${max}" autocomplete="off"${hint ? html` aria-describedby="${id}-hint"` : ''}${invalidIf(error, paramOf(name))}>`;
+  const area = (id: string, name: keyof SettingsForm, label: string, max: number, hint: string) =>
+    html`<label for="${id}">${label} <span class="muted">(optional)</span></label>
+<p class="muted" id="${id}-hint">${hint}</p>
+<textarea id="${id}" name="${name}" rows="4" maxlength="${max}" aria-describedby="${id}-hint"${invalidIf(error, paramOf(name))}>${form[name]}</textarea>`;
+  return layout({
+    title: `Settings: ${collection.name}`,
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'collections',
+    body: html`<p><a href="/dashboard/collections/${collection.id}">← ${collection.name}</a></p>
+<h1>Invitations and branding</h1>
+${formErrorBox(error)}
+<form method="post" action="/dashboard/collections/${collection.id}/settings" class="card stack" id="collection-settings">
+${csrfField(data.viewer.csrfToken)}
+<h2>Recording</h2>
+${text('deadline', 'deadline', 'Deadline', 10, 'The last day to record. Shown on the record page and in mail; reminders count back from it.', 'date')}
+<label for="language">Language of the record page, player page and mail</label>
+<p class="muted" id="language-hint">A person whose browser asks for another of these languages sees that one.</p>
+<select id="language" name="language" aria-describedby="language-hint">
+${LOCALES.map((locale) => html`<option value="${locale}"${form.language === locale ? html` selected` : ''}>${LOCALE_NAMES[locale]}</option>`)}
+</select>
+<label class="check" for="self-edit"><input type="checkbox" id="self-edit" name="self_edit" value="1"${form.self_edit ? html` checked` : ''}> People may correct their display name, preferred name, pronouns and phonetic spelling</label>
+<h2>Branding</h2>
+${text('organisation-name', 'organisation_name', 'Organisation name', 100, 'Shown on the record page, the player page and in mail, so people know who asks.')}
+${area('intro', 'intro', 'Introduction', 1000, 'A few words to the people you invite: why you ask for their name.')}
+${area('privacy-note', 'privacy_note', 'Privacy note', 1000, 'Who can hear the recording. Without one, the record page says that anyone with the play link can.')}
+<h2>Invitation mail</h2>
+${text('sender-name', 'sender_name', 'Sender name', 100, 'The name the mail comes from.')}
+${text('reply-to', 'reply_to', 'Reply-to address', 254, 'Where replies go.', 'email')}
+${text('reminders', 'reminders', 'Reminders', 40, 'Days before the deadline to remind people who have not recorded, separated by commas, e.g. 7, 2. At most 5.')}
+${area('message', 'message', 'Invitation message', 5000, `Leave empty for the standard text in the collection's language. Placeholders: ${data.placeholders.map((p) => `{{${p}}}`).join(' ')}.`)}
+<div class="row"><button type="submit" class="primary">Save settings</button><a class="button" href="/dashboard/collections/${collection.id}">Cancel</a></div>
+</form>`,
+  });
+}
+
+/** The API parameter a form field reports its errors under. */
+function paramOf(name: keyof SettingsForm): string {
+  if (name === 'organisation_name' || name === 'intro' || name === 'privacy_note') return `branding.${name}`;
+  if (name === 'sender_name' || name === 'reply_to' || name === 'reminders' || name === 'message')
+    return `invitation_settings.${name}`;
+  return name;
+}
