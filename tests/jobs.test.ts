@@ -150,6 +150,37 @@ describe('job queue', () => {
     }
   });
 
+  it('stop() waits for a periodic pass under way (a delivery pass records what it sent before the process exits)', async () => {
+    const outcomes: string[] = [];
+    let started!: () => void;
+    const passStarted = new Promise<void>((resolve) => (started = resolve));
+    const w = new JobWorker({
+      db: database.db,
+      clock: systemClock,
+      logger,
+      pollMs: 60_000,
+      jobs: [],
+      periodic: [
+        {
+          name: 'test.slow-pass',
+          everyMs: 10,
+          async run() {
+            started();
+            await new Promise((resolve) => setTimeout(resolve, 150));
+            outcomes.push('recorded');
+          },
+        },
+      ],
+    });
+    w.start();
+    await passStarted;
+    await w.stop();
+    expect(outcomes).toEqual(['recorded']);
+    // Stopped means stopped: no pass starts afterwards.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(outcomes).toEqual(['recorded']);
+  });
+
   it('fails jobs whose stored payload is malformed at once, logs them, and still runs the good ones of the batch', async () => {
     const clock = new ManualClock();
     const greet = defineJob({

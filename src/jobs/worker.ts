@@ -42,6 +42,8 @@ export class JobWorker {
   /** A nudge that arrived while a poll was running: poll again instead of sleeping. */
   private nudged = false;
   private unsubscribe: (() => void) | undefined;
+  /** Periodic task runs under way (delivery passes among them): `stop()` waits for them. */
+  private readonly tasksInFlight = new Set<Promise<void>>();
 
   constructor(private readonly options: WorkerOptions) {
     this.byName = new Map(options.jobs.map((handler) => [handler.job.name, handler]));
@@ -63,7 +65,12 @@ export class JobWorker {
   }
 
   private runTask(task: PeriodicTask): void {
-    task.run().catch((err) => this.options.logger.error({ err, task: task.name }, 'periodic task failed'));
+    if (!this.running) return;
+    const run: Promise<void> = task
+      .run()
+      .catch((err) => this.options.logger.error({ err, task: task.name }, 'periodic task failed'))
+      .finally(() => this.tasksInFlight.delete(run));
+    this.tasksInFlight.add(run);
   }
 
   /** Ask the loop to poll now (called after enqueueing in this process, to cut latency). */
@@ -79,6 +86,9 @@ export class JobWorker {
     this.timers = [];
     this.wake?.();
     await this.loop;
+    // A delivery pass that sent a request must record its outcome before the process exits,
+    // or the receiver gets the same delivery again from the next worker.
+    await Promise.allSettled([...this.tasksInFlight]);
   }
 
   /** Runs every due job once; returns how many ran. Tests call this directly with a manual clock. */
