@@ -95,6 +95,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     async (v1) => {
       v1.addHook('onRequest', requireApiKey(deps));
       await v1.register(rateLimit, {
+        ...deps.rateLimits.options('v1'),
         hook: 'preHandler',
         max: config.rateLimitPerMinute,
         timeWindow: 60_000,

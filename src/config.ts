@@ -31,6 +31,8 @@ export interface Config {
   /** Largest accepted JSON request body, in bytes. */
   jsonBodyLimit: number;
   trustProxy: boolean;
+  /** Redis for rate limits shared by every API process; null: counted in each process's memory. */
+  redisUrl: string | null;
   /** ffmpeg binary; null = `ffmpeg` on PATH, then the npm-shipped one. */
   ffmpegPath: string | null;
   /** Longest one ffmpeg run may take before it is killed; also its CPU-time cap (rounded up to seconds). */
@@ -292,6 +294,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     jsonBodyLimit: int(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 104_857_600),
     trustProxy: bool(env, 'TRUST_PROXY', false),
+    redisUrl: redisUrl(env),
     ffmpegPath: str(env, 'FFMPEG_PATH', '') || null,
     audioTimeoutMs: int(env, 'AUDIO_TIMEOUT_MS', 20_000, 1_000, 600_000),
     audioMaxMemoryMb: int(env, 'AUDIO_MAX_MEMORY_MB', 512, 384, 1_048_576),
@@ -326,6 +329,14 @@ function duration(env: Env, name: string, fallback: string, minMs: number, maxMs
     );
   }
   return ms;
+}
+
+function redisUrl(env: Env): string | null {
+  const value = str(env, 'REDIS_URL', '');
+  if (value === '') return null;
+  if (!/^rediss?:\/\/[^/]/.test(value))
+    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379');
+  return value;
 }
 
 function dashboardConfig(env: Env, baseUrl: string, nodeEnv: Config['env']): DashboardConfig {

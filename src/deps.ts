@@ -14,6 +14,7 @@ import { createPaymentProvider, type PaymentProvider } from './integrations/paym
 import { createEntitiesContext, type EntitiesContext } from './features/entities/context.js';
 import { createPlayLinkRuntime, type PlayLinkRuntime } from './features/play-links/cache.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { createRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { createLogger } from './logger.js';
 import { createSpeechSynthesizer, type SpeechSynthesizer } from './speech/index.js';
 import { type Assets, loadAssets } from './web/assets.js';
@@ -38,6 +39,8 @@ export interface Deps {
   playLinks: PlayLinkRuntime;
   /** Outgoing e-mail (dashboard sign-in links). */
   mailer: Mailer;
+  /** Where rate limits are counted: Redis shared by every process, or this process's memory. */
+  rateLimits: RateLimitStore;
   /** The entities feature's schema, validator, signing keys and URLs, shared by its routes and jobs. */
   entities: EntitiesContext;
 }
@@ -72,6 +75,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     speech: overrides.speech ?? createSpeechSynthesizer(),
     playLinks: createPlayLinkRuntime({ ttlMs: config.playLinks.cacheTtlMs, maxEntries: config.playLinks.cacheMaxEntries }),
     mailer: overrides.mailer ?? createMailerFromConfig(config, logger),
+    rateLimits: createRateLimitStore(config.redisUrl, logger),
   };
   return { ...adapters, entities: createEntitiesContext(adapters) };
 }
@@ -79,5 +83,6 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
 export async function closeDeps(deps: Deps): Promise<void> {
   await deps.speech.close();
   await deps.mailer.close();
+  await deps.rateLimits.close();
   await deps.db.close();
 }

@@ -186,7 +186,7 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
     await context.speech.close();
   });
 
-  await app.register(rateLimit, { global: false });
+  await app.register(rateLimit, { ...context.rateLimits.options('entities-unpaid'), global: false });
   const limitUnpaid = app.rateLimit({
     max: context.config.entityUnpaidRateLimitPerMinute,
     timeWindow: 60_000,

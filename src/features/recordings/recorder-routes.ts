@@ -40,6 +40,7 @@ export const recorderRoutes =
   async (app) => {
     const headers = pageHeaders(deps.config.baseUrl.startsWith('https:'));
     await app.register(rateLimit, {
+      ...deps.rateLimits.options('recorder'),
       max: options.perMinute,
       timeWindow: 60_000,
       errorResponseBuilder: (_request, context) =>
