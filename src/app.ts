@@ -27,6 +27,7 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerBodyTimeout } from './http/body-timeout.js';
 import { registerJsonParser } from './http/json-body.js';
+import { registerRequestMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
 import { registerRouteCatalogue } from './http/route-catalogue.js';
@@ -82,6 +83,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'database unavailable' });
   });
 
+  // With METRICS_PORT the metrics have their own server (main.ts); the API port never shows them.
+  registerRequestMetrics(app, deps.metrics, config.metricsPort === null ? config.metricsToken : null);
   registerAssetRoutes(app, deps.assets);
   // The product page at `/` and the favicons.
   await app.register(siteRoutes(deps));

@@ -33,6 +33,10 @@ export interface Config {
   trustProxy: boolean;
   /** Redis for rate limits shared by every API process; null: counted in each process's memory. */
   redisUrl: string | null;
+  /** `GET /metrics` needs `Authorization: Bearer <this>`; null: not served on the API port. */
+  metricsToken: string | null;
+  /** Serve the metrics on this port instead (API processes and workers); null: not at all. */
+  metricsPort: number | null;
   /** ffmpeg binary; null = `ffmpeg` on PATH, then the npm-shipped one. */
   ffmpegPath: string | null;
   /** Longest one ffmpeg run may take before it is killed; also its CPU-time cap (rounded up to seconds). */
@@ -295,6 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
     jsonBodyLimit: int(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 104_857_600),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     redisUrl: redisUrl(env),
+    ...metricsConfig(env),
     ffmpegPath: str(env, 'FFMPEG_PATH', '') || null,
     audioTimeoutMs: int(env, 'AUDIO_TIMEOUT_MS', 20_000, 1_000, 600_000),
     audioMaxMemoryMb: int(env, 'AUDIO_MAX_MEMORY_MB', 512, 384, 1_048_576),
@@ -329,6 +334,13 @@ function duration(env: Env, name: string, fallback: string, minMs: number, maxMs
     );
   }
   return ms;
+}
+
+function metricsConfig(env: Env): { metricsToken: string | null; metricsPort: number | null } {
+  const token = str(env, 'METRICS_TOKEN', '');
+  if (token !== '' && token.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters (a random secret)');
+  const port = str(env, 'METRICS_PORT', '') === '' ? null : int(env, 'METRICS_PORT', 0, 1, 65_535);
+  return { metricsToken: token === '' ? null : token, metricsPort: port };
 }
 
 function redisUrl(env: Env): string | null {

@@ -15,6 +15,8 @@ import { createEntitiesContext, type EntitiesContext } from './features/entities
 import { createPlayLinkRuntime, type PlayLinkRuntime } from './features/play-links/cache.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
+import { createMetrics, type Metrics } from './lib/metrics.js';
+import { instrumentAudio, readJobQueueDepth } from './metrics-readers.js';
 import { createLogger } from './logger.js';
 import { createSpeechSynthesizer, type SpeechSynthesizer } from './speech/index.js';
 import { type Assets, loadAssets } from './web/assets.js';
@@ -39,6 +41,8 @@ export interface Deps {
   playLinks: PlayLinkRuntime;
   /** Outgoing e-mail (dashboard sign-in links). */
   mailer: Mailer;
+  /** Prometheus metrics of this process (`GET /metrics`, or METRICS_PORT). */
+  metrics: Metrics;
   /** Where rate limits are counted: Redis shared by every process, or this process's memory. */
   rateLimits: RateLimitStore;
   /** The entities feature's schema, validator, signing keys and URLs, shared by its routes and jobs. */
@@ -62,7 +66,14 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     logger.warn({ data_dir: config.dataDir }, 'DATA_DIR belongs to another user; could not make it private');
   const db = overrides.db ?? openDb(config.database);
   const clock = overrides.clock ?? systemClock;
+  const metrics = createMetrics();
+  const audio = instrumentAudio(overrides.audio ?? createAudioProcessorFromConfig(config), metrics);
+  const playLinks = createPlayLinkRuntime({ ttlMs: config.playLinks.cacheTtlMs, maxEntries: config.playLinks.cacheMaxEntries });
+  metrics.readers.jobQueue = () => readJobQueueDepth(db, clock);
+  metrics.readers.audioQueued = () => audio.queued?.() ?? 0;
+  metrics.readers.playLinkCache = () => ({ ...playLinks.cache.lookups });
   const adapters = {
+    metrics,
     config,
     jobsWakeup: new JobsWakeup(),
     db,
@@ -70,10 +81,10 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     logger,
     blobs: overrides.blobs ?? createBlobStore(config),
     assets: loadAssets(),
-    audio: overrides.audio ?? createAudioProcessorFromConfig(config),
+    audio,
     payments: overrides.payments ?? createPaymentProvider(config, { db, clock }),
     speech: overrides.speech ?? createSpeechSynthesizer(),
-    playLinks: createPlayLinkRuntime({ ttlMs: config.playLinks.cacheTtlMs, maxEntries: config.playLinks.cacheMaxEntries }),
+    playLinks,
     mailer: overrides.mailer ?? createMailerFromConfig(config, logger),
     rateLimits: createRateLimitStore(config.redisUrl, logger),
   };

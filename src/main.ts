@@ -7,6 +7,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, riskySettings } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { removeStaleAudioTemp } from './audio/pipeline.js';
+import { startMetricsServer } from './http/metrics.js';
 import { closeDeps, createDeps, type Deps } from './deps.js';
 import { removeStaleExportTemp } from './features/exports/service.js';
 import { createWorker } from './jobs/registry.js';
@@ -32,6 +33,8 @@ async function main() {
   const worker = config.runWorker ? createWorker(deps) : null;
   worker?.start();
   await app.listen({ port: config.port, host: config.host });
+  const metricsServer =
+    config.metricsPort === null ? null : await startMetricsServer(deps.metrics, config.metricsPort, config.host);
   // Load the speech engine now, in its worker thread, so the first paid publish does not wait for it.
   deps.speech.synthesize({ text: 'voicename' }).catch((err) => deps.logger.warn({ err }, 'speech engine warm-up failed'));
   // Leftovers of a crash (raw uploads, half-written audio files), at start and every hour.
@@ -54,6 +57,7 @@ async function main() {
     timer.unref();
     clearInterval(leftovers);
     await app.close();
+    metricsServer?.close();
     await worker?.stop();
     await closeDeps(deps);
     process.exit(0);

@@ -1,6 +1,7 @@
 /** Entry point for a worker-only process (`npm run worker`), for running workers apart from the API. */
 import { ConfigError, loadConfig, riskySettings } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
+import { startMetricsServer } from './http/metrics.js';
 import { closeDeps, createDeps } from './deps.js';
 import { createWorker } from './jobs/registry.js';
 
@@ -13,9 +14,12 @@ async function main() {
   await migrateToLatest(deps.db);
   const worker = createWorker(deps);
   worker.start();
+  const metricsServer =
+    config.metricsPort === null ? null : await startMetricsServer(deps.metrics, config.metricsPort, config.host);
   deps.logger.info({ worker: worker.id, database: config.database.dialect }, 'voicename worker started');
   const stop = async () => {
     await worker.stop();
+    metricsServer?.close();
     await closeDeps(deps);
     process.exit(0);
   };

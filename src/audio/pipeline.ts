@@ -75,6 +75,8 @@ export interface ProcessOptions {
 
 export interface AudioProcessor {
   process(upload: Buffer, options?: ProcessOptions): Promise<ProcessedAudio>;
+  /** Uploads waiting for a slot (for the metrics); absent on processors without a queue. */
+  queued?(): number;
 }
 
 /** The processor behind the fair queue: each upload says how its ffmpeg runs are prioritised. */
@@ -302,6 +304,7 @@ export function createAudioProcessorFromConfig(config: {
   // the waiting line is bounded.
   const slots = new FairScheduler({ concurrency: config.audioConcurrency, maxQueued: config.audioQueueMax });
   return {
+    queued: () => slots.queued,
     async process(upload, options = {}) {
       processor ??= createAudioProcessor({
         ffmpegPath: locateFfmpeg(config.ffmpegPath),

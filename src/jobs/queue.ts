@@ -81,3 +81,13 @@ export const failJob = (db: Kysely<Database>, id: string, workerId: string, at: 
     .where('id', '=', id)
     .where('locked_by', '=', workerId)
     .execute();
+
+/** Jobs due and not done, by type, with the oldest due time (the metrics' queue depth and age). */
+export const dueJobDepth = (db: Kysely<Database>, now: Date) =>
+  db
+    .selectFrom('jobs')
+    .select(['name', (eb) => eb.fn.countAll<number | string>().as('due'), (eb) => eb.fn.min('run_at').as('oldest')])
+    .where('run_at', '<=', now.toISOString())
+    .where('failed_at', 'is', null)
+    .groupBy('name')
+    .execute();

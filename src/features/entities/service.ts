@@ -323,6 +323,7 @@ async function createInstruction(
   message: string,
 ): Promise<never> {
   await admitUnpaid();
+  context.metrics.payments.inc({ outcome: 'instruction_issued' });
   const id = newId();
   const now = context.clock.now();
   const expiresAt = new Date(now.getTime() + context.config.entityInstructionTtlSeconds * 1000).toISOString();
@@ -440,6 +441,7 @@ async function publish(
         await enqueue(tx, entityCallbackJob, { entity_id: entityId });
       }
     });
+    context.metrics.payments.inc({ outcome: 'published' });
     return { body: publishedBody(context, entity, deletionToken), replayed: false };
   } catch (err) {
     if (blobKey) await context.blobs.delete(blobKey).catch(() => undefined);
@@ -509,6 +511,7 @@ async function replayPublished(context: EntitiesContext, row: PaymentRequestRow)
   const entity = row.entity_id ? await findEntityById(context.db.kysely, row.entity_id) : undefined;
   if (!entity || entity.deleted_at) throw agentError('gone', 'The entity published with this payment has been deleted.');
   // P7: the same 200, rebuilt from the stored entity; the token is re-derived, never stored.
+  context.metrics.payments.inc({ outcome: 'replayed' });
   return {
     body: publishedBody(context, entity, context.keys.deletionToken(row.payment_intent_id)),
     replayed: true,
@@ -521,7 +524,7 @@ async function replayPublished(context: EntitiesContext, row: PaymentRequestRow)
  * call (after a crash) cannot refund twice. A failed call leaves `refunding`; the sweeper resumes it.
  */
 export async function refundPaymentRequest(
-  deps: Pick<Deps, 'db' | 'clock' | 'payments' | 'logger'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'payments' | 'logger' | 'metrics'>,
   paymentIntentId: string,
   reason: string,
   options: { resume?: boolean } = {},
@@ -544,6 +547,7 @@ export async function refundPaymentRequest(
     return false;
   }
   await moveRequestState(db, { paymentIntentId, from: ['refunding'], to: 'refunded', now: isoNow(deps.clock) });
+  deps.metrics.payments.inc({ outcome: 'refunded' });
   deps.logger.info({ payment_intent: paymentIntentId, reason }, 'payment refunded');
   return true;
 }

@@ -18,7 +18,7 @@ export interface SweepReport {
   purged: number;
 }
 
-type SweepDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'payments' | 'logger'>;
+type SweepDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'payments' | 'logger' | 'metrics'>;
 
 export async function sweepPaymentRequests(deps: SweepDeps, limit = 100): Promise<SweepReport> {
   const now = deps.clock.now();

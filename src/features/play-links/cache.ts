@@ -62,6 +62,8 @@ export class PlayLinkCache {
   private users = new Map<string, { value: UserLinkSummary; expiresAt: number }>();
   private generation = 0;
   private readonly now: () => number;
+  /** Lookups answered from the cache, and lookups that had to load (for the metrics). */
+  readonly lookups = { hits: 0, misses: 0 };
 
   constructor(private readonly options: PlayLinkCacheOptions) {
     this.now = options.now ?? Date.now;

@@ -24,7 +24,8 @@ export const REDIRECT_HEADERS = {
 
 export function createPlayLinkFastPath(deps: Deps): FastPath {
   const { counter } = deps.playLinks;
-  const redirect = (req: IncomingMessage, res: ServerResponse, link: ResolvedPlayLink) => {
+  const requests = deps.metrics.httpRequests;
+  const redirect = (req: IncomingMessage, res: ServerResponse, link: ResolvedPlayLink, started: number) => {
     if (isPlayStart('GET', req.headers.range)) counter.add(link.token);
     res.writeHead(302, {
       ...REDIRECT_HEADERS,
@@ -33,17 +34,19 @@ export function createPlayLinkFastPath(deps: Deps): FastPath {
       'content-length': '0',
     });
     res.end();
+    requests.observe({ method: 'GET', route: '/p/:token.mp3', status: '302' }, (performance.now() - started) / 1000);
   };
   return (req, res, next) => {
     const url = req.url;
     if (req.method !== 'GET' || url === undefined || !url.startsWith('/p/') || !url.endsWith('.mp3')) return next();
     const token = url.slice(3, -4);
     if (!TOKEN_SHAPE.test(token)) return next();
+    const started = performance.now();
     const resolved = resolvePlayLink(deps, token);
     if (resolved === null) return next();
-    if (!(resolved instanceof Promise)) return redirect(req, res, resolved);
+    if (!(resolved instanceof Promise)) return redirect(req, res, resolved, started);
     resolved.then(
-      (link) => (link ? redirect(req, res, link) : next()),
+      (link) => (link ? redirect(req, res, link, started) : next()),
       () => next(),
     );
   };

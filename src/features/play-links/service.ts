@@ -325,9 +325,14 @@ function missLoader(deps: Deps): KeyBatcher<ResolvedPlayLink> {
  */
 export function resolvePlayLink(deps: Deps, token: string): Promise<ResolvedPlayLink | null> | ResolvedPlayLink | null {
   if (!TOKEN_SHAPE.test(token)) return null;
-  const cached = deps.playLinks.cache.peek(token);
-  if (cached !== undefined) return cached;
-  return deps.playLinks.cache.get(token, () => missLoader(deps).load(token));
+  const { cache } = deps.playLinks;
+  const cached = cache.peek(token);
+  if (cached !== undefined) {
+    cache.lookups.hits++;
+    return cached;
+  }
+  cache.lookups.misses++;
+  return cache.get(token, () => missLoader(deps).load(token));
 }
 
 /** Tokens per UPDATE: small enough that one statement never holds the event loop for long (SQLite runs it synchronously). */

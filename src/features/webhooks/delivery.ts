@@ -23,6 +23,7 @@ import {
   resetFailures,
   type WebhookRow,
 } from './repo.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { signatureHeaders } from './signing.js';
 
 export interface WebhookDeps {
@@ -34,6 +35,7 @@ export interface WebhookDeps {
   jobsWakeup: { notify(): void };
   /** Resolver override for the outbound client (tests). */
   lookup?: HostLookup;
+  metrics?: Pick<Metrics, 'webhookDeliveries' | 'webhookDeliveryLag'>;
 }
 
 const SECOND = 1000;
@@ -150,6 +152,9 @@ export async function attemptDelivery(
   const outcome = await send(deps, webhook, delivery, number);
   const finishedAt = deps.clock.now();
   const success = isSuccess(outcome);
+  deps.metrics?.webhookDeliveries.inc({ outcome: success ? 'succeeded' : 'failed' });
+  if (success)
+    deps.metrics?.webhookDeliveryLag.observe(Math.max(0, finishedAt.getTime() - Date.parse(delivery.created_at)) / 1000);
   const attempt: AttemptRow = {
     id: `wha_${newId().replace(/-/g, '')}`,
     delivery_id: delivery.id,

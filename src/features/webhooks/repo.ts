@@ -202,3 +202,12 @@ export async function deleteEventsBefore(db: Db, before: string): Promise<number
   const result = await db.deleteFrom('events').where('created_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Deliveries whose next automatic attempt is due (the metrics' queue depth and age). */
+export const dueDeliveryDepth = (db: Db, now: string) =>
+  db
+    .selectFrom('webhook_deliveries')
+    .select([(eb) => eb.fn.countAll<number | string>().as('due'), (eb) => eb.fn.min('next_attempt_at').as('oldest')])
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .executeTakeFirst();

@@ -11,6 +11,7 @@ import { attemptDelivery, type WebhookDeps } from './delivery.js';
 import {
   type AttemptRow,
   claimDelivery,
+  dueDeliveryDepth,
   countAccountWebhooks,
   type DeliveryRow,
   deleteDeliveriesBefore,
@@ -452,4 +453,10 @@ export async function purgeWebhookLogs(deps: WebhookDeps): Promise<{ deliveries:
   const deliveries = await deleteDeliveriesBefore(deps.db.kysely, before);
   const events = await deleteEventsBefore(deps.db.kysely, before);
   return { deliveries, events };
+}
+
+/** How many deliveries are due now, and since when the oldest has waited (for the metrics). */
+export async function dueDeliveries(deps: Pick<WebhookDeps, 'db' | 'clock'>): Promise<{ due: number; oldest: string | null }> {
+  const row = await dueDeliveryDepth(deps.db.kysely, deps.clock.now().toISOString());
+  return { due: Number(row?.due ?? 0), oldest: row?.oldest ?? null };
 }
