@@ -18,6 +18,8 @@ export interface Config {
   baseUrl: string;
   siteUrl: string;
   logLevel: string;
+  /** `pretty` (readable lines, development on a terminal) or `json` (one object per line). */
+  logFormat: 'json' | 'pretty';
   /** Idle keep-alive connections stay open this long (longer than a load balancer's idle timeout). */
   keepAliveTimeoutMs: number;
   /** Budget for receiving a request's headers and a JSON body. */
@@ -291,6 +293,7 @@ export function loadConfig(env: Env = process.env): Config {
     baseUrl,
     siteUrl: url('SITE_URL', str(env, 'SITE_URL', baseUrl)),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
+    logFormat: logFormat(env, nodeEnv),
     keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     uploadTimeoutMs: int(env, 'UPLOAD_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
@@ -334,6 +337,13 @@ function duration(env: Env, name: string, fallback: string, minMs: number, maxMs
     );
   }
   return ms;
+}
+
+function logFormat(env: Env, nodeEnv: Config['env']): Config['logFormat'] {
+  // Readable lines for a developer at a terminal; JSON wherever a machine reads the logs.
+  const format = str(env, 'LOG_FORMAT', nodeEnv === 'development' && process.stdout.isTTY ? 'pretty' : 'json');
+  if (format !== 'json' && format !== 'pretty') throw new ConfigError(`LOG_FORMAT must be json or pretty, got "${format}"`);
+  return format;
 }
 
 function metricsConfig(env: Env): { metricsToken: string | null; metricsPort: number | null } {

@@ -61,7 +61,7 @@ export interface DepsOverrides {
 }
 
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
-  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const logger = overrides.logger ?? createLogger(config.logLevel, undefined, config.logFormat);
   if (!ensurePrivateDir(config.dataDir))
     logger.warn({ data_dir: config.dataDir }, 'DATA_DIR belongs to another user; could not make it private');
   const db = overrides.db ?? openDb(config.database);

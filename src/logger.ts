@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 /**
  * Secrets never reach the logs: credentials and tokens are redacted wherever they appear in
@@ -19,7 +20,7 @@ export const REDACT_PATHS = [
   '*.deletion_token',
 ];
 
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+export function createLogger(level: string, destination?: pino.DestinationStream, format: 'json' | 'pretty' = 'json'): Logger {
   const options: pino.LoggerOptions = {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
@@ -33,7 +34,13 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       err: pino.stdSerializers.err,
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  // Pretty lines are formatted in this process (no transport thread): they are for development only.
+  const stream =
+    destination ??
+    (format === 'pretty'
+      ? pretty({ colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true })
+      : undefined);
+  return stream ? pino(options, stream) : pino(options);
 }
 
 /** Masks path segments that are bearer capabilities (recorder tokens, dashboard sign-in links). */
