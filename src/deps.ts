@@ -13,6 +13,8 @@ import { createMailerFromConfig, type Mailer } from './integrations/mailer.js';
 import { createPaymentProvider, type PaymentProvider } from './integrations/payments/index.js';
 import { createEntitiesContext, type EntitiesContext } from './features/entities/context.js';
 import { createPlayLinkRuntime, type PlayLinkRuntime } from './features/play-links/cache.js';
+import { applyPlayLinkChange, type PlayLinkChange } from './features/play-links/invalidation.js';
+import { createNotifications, type Notifications } from './db/notifications.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { createMetrics, type Metrics } from './lib/metrics.js';
@@ -22,8 +24,10 @@ import { createSpeechSynthesizer, type SpeechSynthesizer } from './speech/index.
 import { type Assets, loadAssets } from './web/assets.js';
 
 export interface Deps {
-  /** Tells this process's worker that jobs were just committed. */
+  /** Tells the workers (this process's, and others' through the database) that jobs were just committed. */
   jobsWakeup: JobsWakeup;
+  /** Messages to the other processes sharing the database (LISTEN/NOTIFY on PostgreSQL). */
+  notifications: Notifications;
   config: Config;
   db: Db;
   clock: Clock;
@@ -69,13 +73,17 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const metrics = createMetrics();
   const audio = instrumentAudio(overrides.audio ?? createAudioProcessorFromConfig(config), metrics);
   const playLinks = createPlayLinkRuntime({ ttlMs: config.playLinks.cacheTtlMs, maxEntries: config.playLinks.cacheMaxEntries });
+  const notifications = createNotifications(config.database, db, logger);
+  notifications.subscribe('play_links', (payload) => applyPlayLinkChange(playLinks, JSON.parse(payload) as PlayLinkChange));
+  notifications.onGap(() => applyPlayLinkChange(playLinks, { all: true }));
   metrics.readers.jobQueue = () => readJobQueueDepth(db, clock);
   metrics.readers.audioQueued = () => audio.queued?.() ?? 0;
   metrics.readers.playLinkCache = () => ({ ...playLinks.cache.lookups });
   const adapters = {
     metrics,
     config,
-    jobsWakeup: new JobsWakeup(),
+    jobsWakeup: new JobsWakeup(notifications),
+    notifications,
     db,
     clock,
     logger,
@@ -95,5 +103,6 @@ export async function closeDeps(deps: Deps): Promise<void> {
   await deps.speech.close();
   await deps.mailer.close();
   await deps.rateLimits.close();
+  await deps.notifications.close();
   await deps.db.close();
 }

@@ -86,6 +86,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     async close() {
       await app.close();
+      // What closeDeps closes besides the database (which drop() closes).
+      await deps.notifications.close();
+      await deps.rateLimits.close();
       await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,15 +1,33 @@
 /**
- * Dropping cached play links after a commit that changed them. These only touch this process's
- * cache, so any feature may call them (collections does, and play-links/service depends on
- * collections: keeping these apart from the service keeps the imports acyclic).
+ * Dropping cached play links after a commit that changed them, in this process at once and in
+ * every other process sharing the database once the notification arrives (PostgreSQL
+ * LISTEN/NOTIFY: milliseconds; the cache lifetime bounds it when a message is lost). Any feature
+ * may call these (collections does, and play-links/service depends on collections: keeping these
+ * apart from the service keeps the imports acyclic).
  */
+import type { Notifications } from '../../db/notifications.js';
 import type { PlayLinkRuntime } from './cache.js';
 
-type CacheDeps = { playLinks: PlayLinkRuntime };
+type CacheDeps = { playLinks: PlayLinkRuntime; notifications?: Notifications };
+
+/** What one invalidation message says (JSON on the `play_links` topic). */
+export type PlayLinkChange = { token: string } | { user: string } | { all: true };
+
+/** Applies a change to this process's cache (also for changes other processes announce). */
+export function applyPlayLinkChange(playLinks: PlayLinkRuntime, change: PlayLinkChange): void {
+  if ('token' in change) playLinks.cache.invalidateToken(change.token);
+  else if ('user' in change) playLinks.cache.invalidateUser(change.user);
+  else playLinks.cache.invalidateAll();
+}
+
+function announce(deps: CacheDeps, change: PlayLinkChange): void {
+  if (deps.notifications) deps.notifications.publish('play_links', JSON.stringify(change));
+  applyPlayLinkChange(deps.playLinks, change);
+}
 
 /** Call after a change to one token (rotation). */
 export function invalidatePlayLinkToken(deps: CacheDeps, token: string): void {
-  deps.playLinks.cache.invalidateToken(token);
+  announce(deps, { token });
 }
 
 /**
@@ -18,10 +36,10 @@ export function invalidatePlayLinkToken(deps: CacheDeps, token: string): void {
  * spelling changed.
  */
 export function invalidatePlayLinksOfUser(deps: CacheDeps, userId: string): void {
-  deps.playLinks.cache.invalidateUser(userId);
+  announce(deps, { user: userId });
 }
 
 /** Call after changes that touch many links at once (a collection archived, settings changed). */
 export function invalidateAllPlayLinks(deps: CacheDeps): void {
-  deps.playLinks.cache.invalidateAll();
+  announce(deps, { all: true });
 }
