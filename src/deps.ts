@@ -8,6 +8,7 @@ import { type AudioProcessor, createAudioProcessorFromConfig } from './audio/pip
 import { type BlobStore, createBlobStore } from './blobs/index.js';
 import type { Config } from './config.js';
 import { JobsWakeup } from './jobs/wakeup.js';
+import { type Cards, createCards } from './cards/index.js';
 import { type Db, openDb } from './db/index.js';
 import { createMailerFromConfig, type Mailer } from './integrations/mailer.js';
 import { createPaymentProvider, type PaymentProvider } from './integrations/payments/index.js';
@@ -38,6 +39,8 @@ export interface Deps {
   playLinks: PlayLinkRuntime;
   /** Outgoing e-mail (dashboard sign-in links). */
   mailer: Mailer;
+  /** Preview cards and signature badges: font metrics and the PNG renderer (a worker thread, started on first use). */
+  cards: Cards;
   /** The entities feature's schema, validator, signing keys and URLs, shared by its routes and jobs. */
   entities: EntitiesContext;
 }
@@ -72,12 +75,14 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     speech: overrides.speech ?? createSpeechSynthesizer(),
     playLinks: createPlayLinkRuntime({ ttlMs: config.playLinks.cacheTtlMs, maxEntries: config.playLinks.cacheMaxEntries }),
     mailer: overrides.mailer ?? createMailerFromConfig(config, logger),
+    cards: createCards(),
   };
   return { ...adapters, entities: createEntitiesContext(adapters) };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
   await deps.speech.close();
+  await deps.cards.renderer.close();
   await deps.mailer.close();
   await deps.db.close();
 }
