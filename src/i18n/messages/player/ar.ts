@@ -9,7 +9,8 @@ export default {
   play: 'تشغيل {{name}}',
   pause: 'إيقاف مؤقت',
   replay: 'إعادة',
-  slow: 'بطيء (0.75x)',
+  // The closing right-to-left mark keeps the parenthesis with the Arabic text, not the number.
+  slow: 'بطيء (0.75x)\u200F',
   recording_of: 'تسجيل {{name}}',
   download: 'تنزيل التسجيل',
   duration: 'المدة: {{duration}}',
