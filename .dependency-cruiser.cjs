@@ -3,8 +3,8 @@
  * `npm run lint`. `tests/architecture.test.ts` runs these same rules on small fixture trees that
  * break each one, so a rule that silently stopped matching fails there.
  */
-/** Code that talks to the outside world (database, storage, audio, speech, payments, mail). */
-const ADAPTERS = '^src/(db|blobs|audio|speech|integrations)/';
+/** Code that talks to the outside world (database, storage, audio, speech, payments, mail) or renders images. */
+const ADAPTERS = '^src/(db|blobs|audio|speech|integrations|cards)/';
 
 module.exports = {
   forbidden: [

@@ -19,6 +19,7 @@ import { entitiesRoutes } from './features/entities/routes.js';
 import { exportsRoutes } from './features/exports/routes.js';
 import { createPlayLinkFastPath } from './features/play-links/fast-path.js';
 import { registerPlayLinkPublicRoutes } from './features/play-links/public-routes.js';
+import { playLinkImageRoutes } from './features/play-links/image-routes.js';
 import { playLinksRoutes } from './features/play-links/routes.js';
 import { siteRoutes } from './features/site/routes.js';
 import { registerAuditLog } from './http/audit.js';
@@ -92,6 +93,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // Agent API under SITE_URL: its own error bodies (spec section 7), body limit and rate limit.
   await app.register(entitiesRoutes(deps.entities));
   registerPlayLinkPublicRoutes(app, deps);
+  await app.register(playLinkImageRoutes(deps));
   await app.register(dashboardRoutes(deps), { prefix: '/dashboard' });
 
   await app.register(

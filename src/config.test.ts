@@ -31,6 +31,18 @@ describe('safe defaults', () => {
     expect(() => loadConfig({ MAIL_TRANSPORT: 'pigeon' })).toThrow(/MAIL_TRANSPORT/);
   });
 
+  it('takes TWITTER_SITE as an @handle of 1 to 15 word characters, and IMAGE_RATE_LIMIT_PER_MINUTE from 1', () => {
+    expect(loadConfig({}).twitterSite).toBeNull();
+    expect(loadConfig({ TWITTER_SITE: '@voicename' }).twitterSite).toBe('@voicename');
+    expect(loadConfig({ TWITTER_SITE: `@${'a'.repeat(15)}` }).twitterSite).toBe(`@${'a'.repeat(15)}`);
+    for (const bad of ['voicename', `@${'a'.repeat(16)}`, '@', '@voice-name', '@"><script>']) {
+      expect(() => loadConfig({ TWITTER_SITE: bad }), bad).toThrow(/TWITTER_SITE/);
+    }
+    expect(loadConfig({}).imageRateLimitPerMinute).toBe(120);
+    expect(loadConfig({ IMAGE_RATE_LIMIT_PER_MINUTE: '1' }).imageRateLimitPerMinute).toBe(1);
+    expect(() => loadConfig({ IMAGE_RATE_LIMIT_PER_MINUTE: '0' })).toThrow(/IMAGE_RATE_LIMIT_PER_MINUTE/);
+  });
+
   it('names every risky setting in force, one line each', () => {
     expect(riskySettings(loadConfig(PRODUCTION))).toEqual([]);
     const risky = riskySettings(loadConfig({ NODE_ENV: 'development', HOST: '0.0.0.0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }));

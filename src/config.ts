@@ -52,6 +52,10 @@ export interface Config {
   blobs: BlobConfig;
   /** Requests per minute per client address on the public recorder (/r/…). */
   recorderRateLimitPerMinute: number;
+  /** Rendered images (preview cards, signature badges) per minute per client address. */
+  imageRateLimitPerMinute: number;
+  /** The `twitter:site` handle of link previews (`@name`); null: the tag is left out. */
+  twitterSite: string | null;
   webhooks: WebhookConfig;
   /**
    * Entity generation: `stripe` when STRIPE_SECRET_KEY is set, otherwise the built-in `sandbox`
@@ -275,6 +279,14 @@ function playLinks(env: Env): PlayLinkConfig {
   return config;
 }
 
+/** `TWITTER_SITE`: an X/Twitter handle, `@` and 1-15 letters, digits or underscores. */
+function twitterHandle(env: Env): string | null {
+  const raw = optional(env, 'TWITTER_SITE');
+  if (raw === null) return null;
+  if (!/^@\w{1,15}$/.test(raw)) throw new ConfigError(`TWITTER_SITE must be a handle like @voicename, got "${raw}"`);
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   if (nodeEnv !== 'development' && nodeEnv !== 'production' && nodeEnv !== 'test') {
@@ -310,6 +322,8 @@ export function loadConfig(env: Env = process.env): Config {
     audioQueueMax: int(env, 'AUDIO_QUEUE_MAX', 4 * audioConcurrency, 0, 100_000),
     blobs: blobs(env),
     recorderRateLimitPerMinute: int(env, 'RECORDER_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
+    imageRateLimitPerMinute: int(env, 'IMAGE_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
+    twitterSite: twitterHandle(env),
     webhooks: webhookConfig(env),
     paymentProvider: paymentProvider(env, nodeEnv),
     stripeSecretKey: optional(env, 'STRIPE_SECRET_KEY'),

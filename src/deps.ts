@@ -8,6 +8,7 @@ import { type AudioProcessor, createAudioProcessorFromConfig } from './audio/pip
 import { type BlobStore, createBlobStore } from './blobs/index.js';
 import type { Config } from './config.js';
 import { JobsWakeup } from './jobs/wakeup.js';
+import { type Cards, createCards } from './cards/index.js';
 import { type Db, openDb } from './db/index.js';
 import { createMailerFromConfig, type Mailer } from './integrations/mailer.js';
 import { createPaymentProvider, type PaymentProvider } from './integrations/payments/index.js';
@@ -49,6 +50,8 @@ export interface Deps {
   metrics: Metrics;
   /** Where rate limits are counted: Redis shared by every process, or this process's memory. */
   rateLimits: RateLimitStore;
+  /** Preview cards and signature badges: font metrics and the PNG renderer (a worker thread, started on first use). */
+  cards: Cards;
   /** The entities feature's schema, validator, signing keys and URLs, shared by its routes and jobs. */
   entities: EntitiesContext;
 }
@@ -95,12 +98,14 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     playLinks,
     mailer: overrides.mailer ?? createMailerFromConfig(config, logger),
     rateLimits: createRateLimitStore(config.redisUrl, logger),
+    cards: createCards(),
   };
   return { ...adapters, entities: createEntitiesContext(adapters) };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
   await deps.speech.close();
+  await deps.cards.renderer.close();
   await deps.mailer.close();
   await deps.rateLimits.close();
   await deps.notifications.close();

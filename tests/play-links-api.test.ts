@@ -37,7 +37,8 @@ describe('GET /v1/collections/:collection_id/users/:user_id/play-link', () => {
     expect(body).toEqual({
       play_link: `${BASE}/p/${token}`,
       play_url: `${BASE}/p/${token}.mp3`,
-      embed_html: `<iframe src="${BASE}/p/${token}/embed" width="200" height="40" frameborder="0"></iframe>`,
+      // The spec's attributes byte for byte, then a title naming the person (escaped).
+      embed_html: `<iframe src="${BASE}/p/${token}/embed" width="200" height="40" frameborder="0" title="How to say Siobhan O&#39;Sullivan"></iframe>`,
       display_name: "Siobhan O'Sullivan",
       duration_seconds: Math.max(1, Math.round(spokenMp3("Siobhan O'Sullivan").durationMs / 1000)),
       recorded_at: recordedAt,

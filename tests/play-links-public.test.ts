@@ -45,7 +45,7 @@ describe('/p/<token> player page', () => {
     expect(page).toContain('<meta name="robots" content="noindex">');
     expect(page).toContain(`<meta property="og:url" content="${link}">`);
     expect(page).toContain(`<meta property="og:audio" content="${link}.mp3">`);
-    expect(page).toContain('<meta name="twitter:card" content="player">');
+    expect(page).toContain('<meta name="twitter:card" content="summary_large_image">');
     expect(page).toContain(`<meta name="twitter:player" content="${link}/embed">`);
     expect(page).toContain('<meta name="twitter:player:width" content="200">');
     expect(page).toContain('<meta name="twitter:player:height" content="40">');
@@ -323,7 +323,9 @@ describe('/oembed', () => {
     // oEmbed 1.0 §2.3.4: version and type always; rich needs html, width and height.
     expect(body.version).toBe('1.0');
     expect(body.type).toBe('rich');
-    expect(body.html).toBe(`<iframe src="${link}/embed" width="200" height="40" frameborder="0"></iframe>`);
+    expect(body.html).toBe(
+      `<iframe src="${link}/embed" width="200" height="40" frameborder="0" title="How to say Zoë Quinn"></iframe>`,
+    );
     expect(body.width).toBe(200);
     expect(body.height).toBe(40);
     expect(typeof body.title).toBe('string');

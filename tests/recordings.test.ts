@@ -65,7 +65,9 @@ describe('PUT …/recording: accepted formats', () => {
     expect(body.display_name).toBe(user.display_name);
     expect(body.play_link).toMatch(/^http:\/\/localhost:3000\/p\/[A-Za-z0-9_-]{16}$/);
     expect(body.play_url).toBe(`${body.play_link}.mp3`);
-    expect(body.embed_html).toBe(`<iframe src="${body.play_link}/embed" width="200" height="40" frameborder="0"></iframe>`);
+    expect(body.embed_html).toBe(
+      `<iframe src="${body.play_link}/embed" width="200" height="40" frameborder="0" title="How to say ${body.display_name}"></iframe>`,
+    );
     expect(Number.isInteger(body.duration_seconds)).toBe(true);
     expect(body.duration_seconds).toBe(1);
 

@@ -4,12 +4,16 @@
  */
 import type { Locale } from './locales.js';
 import { common } from './messages/common/index.js';
+import { player } from './messages/player/index.js';
+import { profile } from './messages/profile/index.js';
 
 /** A catalogue: message key → text with `{{variable}}` placeholders. */
 export type Catalogue = Readonly<Record<string, string>>;
 
 export const CATALOGUES = {
   common,
+  player,
+  profile,
 } satisfies Record<string, Record<Locale, Catalogue>>;
 
 export type Namespace = keyof typeof CATALOGUES;

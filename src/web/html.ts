@@ -48,3 +48,16 @@ export const jsonForScript = (value: unknown): SafeHtml =>
       .replace(/\u2028/g, '\\u2028')
       .replace(/\u2029/g, '\\u2029'),
   );
+
+/**
+ * Placeholder for markup inside a translated sentence: translate with `{ name: SLOT }`, then
+ * `withSlot(text, fragment)` puts the (escaped-by-construction) fragment where the translation
+ * placed it, so word order stays the translator's.
+ */
+export const SLOT = '\u0000slot\u0000';
+
+export function withSlot(text: string, fragment: SafeHtml): SafeHtml {
+  const at = text.indexOf(SLOT);
+  if (at < 0) return html`${text}`;
+  return html`${text.slice(0, at)}${fragment}${text.slice(at + SLOT.length)}`;
+}

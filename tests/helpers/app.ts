@@ -89,6 +89,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       // What closeDeps closes besides the database (which drop() closes).
       await deps.notifications.close();
       await deps.rateLimits.close();
+      await deps.cards.renderer.close();
       await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

@@ -245,7 +245,7 @@ export const countCollections = (deps: { db: Db }, accountId: string): Promise<n
  * write must supply it.
  */
 export async function updateCollection(
-  deps: Deps & TransactionDeps,
+  deps: Deps & TransactionDeps & Pick<AppDeps, 'playLinks'>,
   accountId: string,
   id: string,
   input: UpdateCollectionBody,
@@ -262,7 +262,10 @@ export async function updateCollection(
     ...settingsColumns(input, current),
     updated_at: updatedAt,
   };
-  const row = await withTransaction(deps, async ({ trx }) => {
+  // The player page, the embed and the preview images show the collection's name, language and branding.
+  const shownOnPlayLinks = input.name !== undefined || input.language !== undefined || input.branding !== undefined;
+  const row = await withTransaction(deps, async ({ trx, afterCommit }) => {
+    if (shownOnPlayLinks) afterCommit(() => invalidateAllPlayLinks(deps));
     // This statement takes the collection's row lock: recordings and reviews that change the
     // count wait for it, and the recount below (a new statement, so a fresh snapshot on
     // PostgreSQL) sees every one that committed before.

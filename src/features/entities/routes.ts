@@ -8,6 +8,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { contentRange, requestedRange } from '../../http/range.js';
+import { sendPicture } from '../../http/picture-response.js';
 import { pageSecurityHeaders } from '../../http/security-headers.js';
 import { MAX_JSON_DEPTH } from '../../lib/json-depth.js';
 import { SandboxPaymentProvider } from '../../integrations/payments/sandbox.js';
@@ -27,7 +28,8 @@ import {
 } from './schemas.js';
 import { generateEntity, PRICE, type Published } from './service.js';
 import { summarizeReceived } from './validation.js';
-import { gonePage, machineReadableProfile, PROFILE_CSP, profilePage } from './views.js';
+import { gonePage, machineReadableProfile, PROFILE_CSP, profileLanguage, profilePage } from './views.js';
+import { entityCard, entityCardUrl } from './card.js';
 
 export const GENERATE_BODY_LIMIT = 65_536;
 
@@ -345,11 +347,37 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
     if (found.kind === 'gone') return reply.code(410).type('text/html; charset=utf-8').send(gonePage(request.params.slug).value);
     const entity = found.entity;
     if (entity.visibility === 'unlisted') reply.header('x-robots-tag', 'noindex, nofollow');
+    const page = { ...profileLanguage(request.headers['accept-language']), cardUrl: entityCardUrl(context, entity) };
     return reply
       .header('cache-control', 'public, max-age=60')
+      .header('vary', 'Accept-Language')
       .type('text/html; charset=utf-8')
-      .send(profilePage(context, entity).value);
+      .send(profilePage(context, entity, page).value);
   });
+
+  const limitImages = app.rateLimit({
+    max: context.config.imageRateLimitPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `entities-images:${request.ip}`,
+    errorResponseBuilder: (_request, limit) => {
+      const seconds = Math.max(1, Math.ceil(limit.ttl / 1000));
+      return agentError('rate_limited', `Too many requests; retry in ${seconds} s.`, { retryAfter: seconds });
+    },
+  });
+  app.get<{ Params: { slug: string }; Querystring: { v?: unknown } }>(
+    '/e/:slug/card.png',
+    { schema: { hide: true }, onRequest: limitImages },
+    async (request, reply) => {
+      const found = await findProfile(context, request.params.slug);
+      if (found.kind === 'gone') return reply.code(410).type('text/plain; charset=utf-8').send('This profile was deleted.');
+      if (found.kind === 'not_found') return reply.code(404).type('text/plain; charset=utf-8').send('No such profile.');
+      const version = typeof request.query.v === 'string' ? request.query.v : undefined;
+      return sendPicture(request, reply, context.cards.renderer, entityCard(context, found.entity), {
+        version,
+        maxAgeSeconds: 300,
+      });
+    },
+  );
 
   app.get<{ Params: { slug: string } }>(
     '/e/:slug/.well-known/service.json',

@@ -2,21 +2,19 @@
  * The public profile page `/e/<slug>` and its machine-readable twin `service.json`. Every value
  * an agent supplied is escaped by the `html` tag; JSON-LD goes through `jsonForScript`; links and
  * images are only emitted for https: URLs or paths on this site. The page has no script at all.
+ * It speaks the visitor's language (`Accept-Language`, else English); its link preview image is
+ * the profile's card (`/e/<slug>/card.png`, card.ts), since social sites refuse SVG avatars.
  */
-import { html, jsonForScript, type SafeHtml } from '../../web/html.js';
+import { DEFAULT_LOCALE, negotiateLocale, textDirection, type Translate, translator } from '../../i18n/index.js';
+import { html, jsonForScript, type SafeHtml, SLOT, withSlot } from '../../web/html.js';
 import type { EntitiesContext } from './context.js';
 import { avatarUrlOf, type EntityRow } from './service.js';
 
-const TYPE_LABELS: Record<string, string> = {
-  ai_agent: 'AI agent',
-  bot: 'Bot',
-  humanoid_robot: 'Humanoid robot',
-  voice_assistant: 'Voice assistant',
-  avatar: 'Avatar',
-  meeting_assistant: 'Meeting assistant',
-  digital_receptionist: 'Digital receptionist',
-  brand_mascot: 'Brand mascot',
-};
+/** The entity type in the page's language (an unknown type is shown as stored). */
+export function typeLabel(t: Translate, entityType: string): string {
+  const label = t(`type_${entityType}`);
+  return label === `type_${entityType}` ? entityType : label;
+}
 
 /** An https: URL or a site path as an absolute URL; anything else is dropped. */
 export function safeUrl(context: EntitiesContext, value: string | null): string | null {
@@ -63,19 +61,33 @@ export function machineReadableProfile(context: EntitiesContext, entity: EntityR
   };
 }
 
-export function profilePage(context: EntitiesContext, entity: EntityRow): SafeHtml {
+/** The profile page's language: the visitor's, else English. */
+export function profileLanguage(acceptLanguage: string | undefined) {
+  const locale = negotiateLocale(acceptLanguage, DEFAULT_LOCALE);
+  return { locale, dir: textDirection(locale), t: translator(locale, 'profile') };
+}
+
+export function profilePage(
+  context: EntitiesContext,
+  entity: EntityRow,
+  page: ReturnType<typeof profileLanguage> & { cardUrl: string },
+): SafeHtml {
   const { urls } = context;
+  const { t } = page;
   const profileUrl = urls.profile(entity.slug);
   const avatar = safeUrl(context, avatarUrlOf(context, entity)) ?? urls.defaultAvatar();
   const source = safeUrl(context, entity.source_url);
   const metadata = parseMetadata(entity);
-  const typeLabel = TYPE_LABELS[entity.entity_type] ?? entity.entity_type;
+  const type = typeLabel(t, entity.entity_type);
   const summary = entity.intro || entity.description;
+  const title = t('title', { name: entity.name, type, operator: entity.operator });
+  const cardAlt = t('listen', { name: entity.name });
+  const claimedOn = entity.claimed_at?.slice(0, 10) ?? '';
   const jsonLd = {
     '@context': 'https://schema.org',
     '@type': 'SoftwareApplication',
     name: entity.name,
-    applicationCategory: typeLabel,
+    applicationCategory: typeLabel(translator(DEFAULT_LOCALE, 'profile'), entity.entity_type),
     description: entity.description,
     url: profileUrl,
     image: avatar,
@@ -85,20 +97,32 @@ export function profilePage(context: EntitiesContext, entity: EntityRow): SafeHt
     dateCreated: entity.created_at,
   };
   return html`<!doctype html>
-<html lang="en">
+<html lang="${page.locale}" dir="${page.dir}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${entity.name} · ${typeLabel} by ${entity.operator}</title>
+<title>${title}</title>
 <meta name="description" content="${summary}">
 ${entity.visibility === 'unlisted' ? html`<meta name="robots" content="noindex, nofollow">` : html`<link rel="canonical" href="${profileUrl}">`}
 <meta property="og:type" content="profile">
+<meta property="og:site_name" content="voicename">
 <meta property="og:title" content="${entity.name}">
 <meta property="og:description" content="${summary}">
 <meta property="og:url" content="${profileUrl}">
-<meta property="og:image" content="${avatar}">
+<meta property="og:locale" content="${page.locale.replace('-', '_')}">
+<meta property="og:image" content="${page.cardUrl}">
+<meta property="og:image:type" content="image/png">
+<meta property="og:image:width" content="1200">
+<meta property="og:image:height" content="630">
+<meta property="og:image:alt" content="${cardAlt}">
 <meta property="og:audio" content="${urls.audio(entity.slug)}">
 <meta property="og:audio:type" content="audio/mpeg">
+<meta name="twitter:card" content="summary_large_image">
+${context.config.twitterSite ? html`<meta name="twitter:site" content="${context.config.twitterSite}">` : ''}
+<meta name="twitter:title" content="${entity.name}">
+<meta name="twitter:description" content="${summary}">
+<meta name="twitter:image" content="${page.cardUrl}">
+<meta name="twitter:image:alt" content="${cardAlt}">
 <link rel="alternate" type="application/json" href="${urls.machineReadable(entity.slug)}">
 <link rel="stylesheet" href="${context.assets.url('entity-profile.css')}">
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
@@ -107,27 +131,25 @@ ${entity.visibility === 'unlisted' ? html`<meta name="robots" content="noindex, 
 <body>
 <main>
 <header>
-<img src="${avatar}" alt="Avatar of ${entity.name}" width="96" height="96" referrerpolicy="no-referrer">
+<img src="${avatar}" alt="${t('avatar_alt', { name: entity.name })}" width="96" height="96" referrerpolicy="no-referrer">
 <div>
 <h1 id="entity-name">${entity.name}</h1>
-<p class="meta"><span id="entity-type">${typeLabel}</span> · operated by <span id="entity-operator">${entity.operator}</span></p>
+<p class="meta"><span id="entity-type">${type}</span> · ${withSlot(t('operated_by', { operator: SLOT }), html`<span id="entity-operator">${entity.operator}</span>`)}</p>
 ${
   entity.claim_state === 'claimed'
-    ? html`<span class="badge verified" id="claim-badge" title="Claimed on ${entity.claimed_at?.slice(0, 10) ?? ''} by a person who proved control of the agent">✓ Claimed · Verified</span>`
-    : html`<span class="badge" id="claim-badge">Unclaimed · Unverified</span>`
+    ? html`<span class="badge verified" id="claim-badge" title="${t('claimed_title', { date: claimedOn })}">${t('claimed_badge')}</span>`
+    : html`<span class="badge" id="claim-badge">${t('unclaimed_badge')}</span>`
 }
 </div>
 </header>
-<audio controls preload="none" src="${urls.audio(entity.slug)}">Your browser cannot play audio: <a href="${urls.audio(entity.slug)}">download the name as MP3</a>.</audio>
+<audio controls preload="none" src="${urls.audio(entity.slug)}" aria-label="${cardAlt}">${t('no_audio')} <a href="${urls.audio(entity.slug)}">${t('download_mp3')}</a>.</audio>
 ${entity.intro ? html`<p id="entity-intro"><strong>${entity.intro}</strong></p>` : ''}
 <p id="entity-description">${entity.description}</p>
-${source ? html`<p>Homepage: <a id="entity-source" href="${source}" rel="nofollow noopener noreferrer ugc">${source}</a></p>` : ''}
-${metadata ? html`<details id="entity-metadata"><summary>Metadata</summary><pre>${JSON.stringify(metadata, null, 2)}</pre></details>` : ''}
-<footer>Created by an agent through the voicename API on ${entity.created_at.slice(0, 10)}. ${
-    entity.claim_state === 'claimed'
-      ? `Claimed and verified on ${entity.claimed_at?.slice(0, 10) ?? ''} by a person who proved control of the agent.`
-      : 'This profile has not been claimed by a person.'
-  } <a href="${urls.machineReadable(entity.slug)}">Machine-readable profile</a></footer>
+${source ? html`<p>${withSlot(t('homepage', { url: SLOT }), html`<a id="entity-source" href="${source}" rel="nofollow noopener noreferrer ugc">${source}</a>`)}</p>` : ''}
+${metadata ? html`<details id="entity-metadata"><summary>${t('metadata')}</summary><pre>${JSON.stringify(metadata, null, 2)}</pre></details>` : ''}
+<footer>${t('created', { date: entity.created_at.slice(0, 10) })} ${
+    entity.claim_state === 'claimed' ? t('claimed_footer', { date: claimedOn }) : t('unclaimed_footer')
+  } <a href="${urls.machineReadable(entity.slug)}">${t('machine_readable')}</a></footer>
 </main>
 </body>
 </html>`;

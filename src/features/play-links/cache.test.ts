@@ -16,6 +16,8 @@ const link = (token: string, userId = 'u1'): ResolvedPlayLink => ({
   recordedAt: '2026-01-01T00:00:00.000Z',
   storedPlayCount: 0,
   allowIndexing: false,
+  language: 'en',
+  organisation: 'Class of 2027',
   contentHash: 'h',
   audioLocation: '/a',
 });

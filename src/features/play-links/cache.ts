@@ -27,6 +27,10 @@ export interface ResolvedPlayLink {
   /** Play count in the database when the entry was loaded (pending in-memory plays not included). */
   storedPlayCount: number;
   allowIndexing: boolean;
+  /** The collection's default language (a locale of src/i18n, else English) for the pages and images. */
+  language: string;
+  /** Who the link is from ("From …" on the player page and the preview card): the branding's organisation name, else the collection's name. */
+  organisation: string;
   /** Hex digest naming the audio content: the ETag and part of the immutable audio URL. */
   contentHash: string;
   /** Where `/p/<token>.mp3` redirects: an absolute URL (CDN, presigned S3) or an app path. */

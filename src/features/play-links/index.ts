@@ -12,4 +12,4 @@
 export type { PlayLink } from './schemas.js';
 export { ensureActivePlayLink, toPlayLink } from './service.js';
 export { invalidateAllPlayLinks, invalidatePlayLinksOfUser, invalidatePlayLinkToken } from './invalidation.js';
-export { playLinkUrls } from './urls.js';
+export { embedHtmlOf, playLinkUrls } from './urls.js';

@@ -1,7 +1,8 @@
 /**
  * Public play-link URLs (no API key): `/p/<token>` (player page), `/p/<token>.mp3` (302 to the
  * audio), `/p/<token>/embed`, `/p/<token>/meta`, `/p/<token>/qr.svg`, the app-served immutable
- * audio `/p/<token>/audio/<hash>.<ext>` (disk storage), and `/oembed`.
+ * audio `/p/<token>/audio/<hash>.<ext>` (disk storage), and `/oembed`. The card and badge images are in
+ * image-routes.ts.
  * Unknown and removed tokens get the same 404. No route sets a cookie.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -9,6 +10,8 @@ import QRCode from 'qrcode';
 import type { Deps } from '../../deps.js';
 import { contentRange, requestedRange } from '../../http/range.js';
 import { pageSecurityHeaders } from '../../http/security-headers.js';
+import { negotiateLocale, textDirection, translator } from '../../i18n/index.js';
+import { escapeHtml } from '../../web/html.js';
 import { embedNotFound, embedWidget } from '../../web/views/embed.js';
 import { playerPage, playLinkNotFoundPage } from '../../web/views/player.js';
 import { isPlayStart } from './audio-response.js';
@@ -23,7 +26,8 @@ import {
   resolvePlayLink,
   toPlayLink,
 } from './service.js';
-import { playLinkUrls } from './urls.js';
+import { cardUrlOf, signatureHtmlOf } from './images.js';
+import { embedHtmlOf, playLinkUrls } from './urls.js';
 
 type Params = { Params: { token: string } };
 
@@ -96,6 +100,12 @@ const notFoundJson = (reply: FastifyReply, requestId: string) =>
       },
     });
 
+/** The visitor's language (else the collection's), its direction and the player's messages. */
+function pageLanguage(acceptLanguage: string | undefined, collectionLanguage: string | null) {
+  const locale = negotiateLocale(acceptLanguage, collectionLanguage);
+  return { locale, dir: textDirection(locale), t: translator(locale, 'player') };
+}
+
 export function oembedUrlFor(baseUrl: string, playLink: string): string {
   return `${baseUrl}/oembed?url=${encodeURIComponent(playLink)}&format=json`;
 }
@@ -151,48 +161,66 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
     }
     const link = await resolve(raw);
     if (!link) {
+      const page = playLinkNotFoundPage({
+        ...pageLanguage(request.headers['accept-language'], null),
+        styleUrl: assets.url('player.css'),
+      });
       return pageHeaders(reply.code(404), deps, { csp: pageCsp(deps, null), frameable: false }, false)
         .header('cache-control', 'no-store')
-        .send(playLinkNotFoundPage(assets.url('player.css')).value);
+        .send(page.value);
     }
     const urls = playLinkUrls(baseUrl, link.token);
+    const language = pageLanguage(request.headers['accept-language'], link.language);
     const page = playerPage({
+      ...language,
+      tc: translator(language.locale, 'common'),
       displayName: link.displayName,
       preferredName: link.preferredName,
       pronouns: link.pronouns,
       phoneticSpelling: link.phoneticSpelling,
+      organisation: link.organisation,
       durationSeconds: durationSeconds(link.durationMs),
       playLink: urls.play_link,
       playUrl: urls.play_url,
       embedUrl: urls.embed_url,
-      embedHtml: urls.embed_html,
+      embedHtml: embedHtmlOf(baseUrl, link.token, link.displayName),
       oembedUrl: oembedUrlFor(baseUrl, urls.play_link),
       qrUrl: `${urls.play_link}/qr.svg`,
+      cardUrl: cardUrlOf(deps, urls.play_link, link),
+      badgeUrl: `${urls.play_link}/badge.png?scale=2`,
+      signatureHtml: signatureHtmlOf(urls.play_link, link, escapeHtml),
+      twitterSite: deps.config.twitterSite,
       mimeType: link.mimeType,
       allowIndexing: link.allowIndexing,
       scriptUrl: assets.url('player.ts'),
       styleUrl: assets.url('player.css'),
     });
-    return pageHeaders(reply, deps, { csp: pageCsp(deps, link), frameable: false }, link.allowIndexing).send(page.value);
+    // The page's language follows Accept-Language: shared caches must keep one copy per language.
+    return pageHeaders(reply, deps, { csp: pageCsp(deps, link), frameable: false }, link.allowIndexing)
+      .header('vary', 'Accept-Language')
+      .send(page.value);
   });
 
   app.get<Params>('/p/:token/embed', { schema: { hide: true } }, async (request, reply) => {
     const link = await resolve(request.params.token);
     const embed = { csp: pageCsp(deps, link), frameable: true };
     if (!link) {
-      return pageHeaders(reply.code(404), deps, embed, false)
-        .header('cache-control', 'no-store')
-        .send(embedNotFound(assets.url('embed.css')).value);
+      const page = embedNotFound({
+        ...pageLanguage(request.headers['accept-language'], null),
+        styleUrl: assets.url('embed.css'),
+      });
+      return pageHeaders(reply.code(404), deps, embed, false).header('cache-control', 'no-store').send(page.value);
     }
     const urls = playLinkUrls(baseUrl, link.token);
     const widget = embedWidget({
+      ...pageLanguage(request.headers['accept-language'], link.language),
       displayName: link.displayName,
       playUrl: urls.play_url,
       playLink: urls.play_link,
       scriptUrl: assets.url('embed.ts'),
       styleUrl: assets.url('embed.css'),
     });
-    return pageHeaders(reply, deps, embed, false).send(widget.value);
+    return pageHeaders(reply, deps, embed, false).header('vary', 'Accept-Language').send(widget.value);
   });
 
   app.get<Params>('/p/:token/meta', { schema: { hide: true } }, async (request, reply) => {
@@ -282,7 +310,6 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
     // The widget is a fixed 200x40: a consumer that cannot fit it gets 404, as for an unknown URL.
     const tooSmall = (limit: string | undefined, size: number) => limit !== undefined && Number(limit) < size;
     if (!link || tooSmall(maxwidth, 200) || tooSmall(maxheight, 40)) return notFoundText(reply);
-    const urls = playLinkUrls(baseUrl, link.token);
     return reply.header('cache-control', 'public, max-age=300').send({
       version: '1.0',
       type: 'rich',
@@ -290,7 +317,7 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
       provider_name: 'voicename',
       provider_url: baseUrl,
       cache_age: 3600,
-      html: urls.embed_html,
+      html: embedHtmlOf(baseUrl, link.token, link.displayName),
       width: 200,
       height: 40,
     });

@@ -20,6 +20,9 @@ export interface ResolvedLinkRow {
   duration_ms: number;
   recorded_at: string;
   allow_indexing: number | null;
+  collection_name: string;
+  collection_language: string;
+  organisation_name: string | null;
 }
 
 /**
@@ -69,6 +72,9 @@ const resolvableLinkQuery = (db: Executor, tokenList: ReturnType<typeof sql<bool
       'r.duration_ms',
       'r.recorded_at',
       's.allow_indexing',
+      'c.name as collection_name',
+      'c.language as collection_language',
+      'c.organisation_name',
     ])
     .where(tokenList)
     .where('pl.status', '=', 'active')

@@ -23,7 +23,7 @@ import {
 } from './repo.js';
 import { type BatchPlayLinkItem, MAX_BATCH_IDS, MAX_USER_ID_LENGTH, type PlayLink, type PlayLinkSettings } from './schemas.js';
 import { invalidateAllPlayLinks, invalidatePlayLinkToken } from './invalidation.js';
-import { playLinkUrls } from './urls.js';
+import { embedHtmlOf, playLinkUrls } from './urls.js';
 import { isUniqueViolation } from '../../db/errors.js';
 
 /** Token of a new play link: 12 random bytes (96 bits), 16 URL-safe characters. */
@@ -43,7 +43,7 @@ export function toPlayLink(
   return {
     play_link: urls.play_link,
     play_url: urls.play_url,
-    embed_html: urls.embed_html,
+    embed_html: embedHtmlOf(baseUrl, link.token, link.displayName),
     display_name: link.displayName,
     duration_seconds: durationSeconds(link.durationMs),
     recorded_at: link.recordedAt,
@@ -298,6 +298,8 @@ async function toResolved(deps: Deps, row: ResolvedLinkRow): Promise<ResolvedPla
     recordedAt: row.recorded_at,
     storedPlayCount: Number(row.play_count),
     allowIndexing: row.allow_indexing === 1,
+    language: row.collection_language,
+    organisation: row.organisation_name ?? row.collection_name,
     contentHash,
     audioLocation: direct ?? `${deps.config.baseUrl}${appAudioPath(row.token, contentHash, row.blob_key)}`,
   };

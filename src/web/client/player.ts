@@ -1,4 +1,5 @@
-// Player page enhancements: big play/pause button, replay, 0.75x toggle, copy buttons.
+// Player page enhancements: big play/pause button, replay, 0.75x toggle, copy buttons (labels come
+// from the page, already in its language).
 // Without this script the page still works: the native <audio controls> plays the recording.
 (() => {
   const audio = document.getElementById('audio') as HTMLAudioElement | null;
@@ -55,7 +56,7 @@
         field.select();
         document.execCommand('copy');
       }
-      button.textContent = 'Copied';
+      button.textContent = button.dataset.labelCopied ?? label;
       setTimeout(() => {
         button.textContent = label;
       }, 1500);
