@@ -9,7 +9,7 @@
  * is rendered once per process however many links or requests ask for it, and concurrent
  * requests for a picture being rendered share that render.
  */
-import { Worker } from 'node:worker_threads';
+import { WorkerClient } from '../lib/worker-client.js';
 import { DEFAULT_FAMILY } from './fonts.js';
 
 /** What a template hands to the renderer: the content key, and how to build the SVG if needed. */
@@ -35,15 +35,6 @@ export class ImageRendererBusyError extends Error {
 
 const WORKER_URL = new URL('./render-worker.mjs', import.meta.url);
 
-type WorkerMessage =
-  { ready: true; id?: undefined } | { id: number; error: string } | { id: number; png: Uint8Array; ms: number };
-
-interface Pending {
-  resolve(png: Buffer): void;
-  reject(err: Error): void;
-  timer: NodeJS.Timeout;
-}
-
 export interface RendererOptions {
   /** Bytes of PNG kept in memory (least recently used dropped first). */
   cacheBytes?: number;
@@ -54,16 +45,22 @@ export interface RendererOptions {
   onRender?: (ms: number) => void;
 }
 
+interface RenderRequest {
+  svg: string;
+  fonts: string[];
+  defaultFontFamily: string;
+  zoom: number;
+}
+
 export class WorkerImageRenderer implements ImageRenderer {
-  private worker: Worker | null = null;
-  private ready: Promise<Worker> | null = null;
-  private readonly pending = new Map<number, Pending>();
+  private readonly client: WorkerClient<RenderRequest, { png: Uint8Array; ms: number }>;
   private readonly inflight = new Map<string, Promise<Buffer>>();
   private readonly cache = new Map<string, Buffer>();
   private cachedBytes = 0;
-  private nextId = 1;
 
-  constructor(private readonly options: RendererOptions = {}) {}
+  constructor(private readonly options: RendererOptions = {}) {
+    this.client = new WorkerClient(WORKER_URL, { name: 'image render', timeoutMs: options.timeoutMs ?? 10_000 });
+  }
 
   async png(picture: Picture): Promise<Buffer> {
     const cacheKey = `${picture.key}@${picture.zoom}`;
@@ -98,65 +95,12 @@ export class WorkerImageRenderer implements ImageRenderer {
 
   private async render(picture: Picture): Promise<Buffer> {
     const { svg, fonts } = await picture.build();
-    const worker = await this.start();
-    const id = this.nextId++;
-    return new Promise<Buffer>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new Error('image render timed out'));
-        this.reset(new Error('image renderer restarted after a timeout'));
-      }, this.options.timeoutMs ?? 10_000);
-      this.pending.set(id, { resolve, reject, timer });
-      worker.postMessage({ id, svg, fonts, defaultFontFamily: DEFAULT_FAMILY, zoom: picture.zoom });
-    });
+    const answer = await this.client.request({ svg, fonts, defaultFontFamily: DEFAULT_FAMILY, zoom: picture.zoom });
+    this.options.onRender?.(answer.ms);
+    return Buffer.from(answer.png.buffer, answer.png.byteOffset, answer.png.byteLength);
   }
 
-  private start(): Promise<Worker> {
-    if (this.ready) return this.ready;
-    this.ready = new Promise<Worker>((resolve, reject) => {
-      const worker = new Worker(WORKER_URL);
-      worker.unref();
-      this.worker = worker;
-      worker.on('message', (message: WorkerMessage) => {
-        if ('ready' in message) return resolve(worker);
-        const entry = this.pending.get(message.id);
-        if (!entry) return;
-        this.pending.delete(message.id);
-        clearTimeout(entry.timer);
-        if ('error' in message) return entry.reject(new Error(`image render failed: ${message.error}`));
-        this.options.onRender?.(message.ms);
-        entry.resolve(Buffer.from(message.png.buffer, message.png.byteOffset, message.png.byteLength));
-      });
-      const fail = (err: Error) => {
-        reject(err);
-        this.reset(err);
-      };
-      worker.on('error', fail);
-      worker.on('exit', (code) => {
-        if (this.worker === worker) fail(new Error(`image render worker exited with code ${code}`));
-      });
-    });
-    // A failed start is retried by the next render.
-    this.ready.catch(() => undefined);
-    return this.ready;
-  }
-
-  private reset(err: Error): void {
-    const worker = this.worker;
-    this.worker = null;
-    this.ready = null;
-    for (const [id, entry] of this.pending) {
-      clearTimeout(entry.timer);
-      entry.reject(err);
-      this.pending.delete(id);
-    }
-    void worker?.terminate();
-  }
-
-  async close(): Promise<void> {
-    const worker = this.worker;
-    this.worker = null;
-    this.ready = null;
-    if (worker) await worker.terminate();
+  close(): Promise<void> {
+    return this.client.close();
   }
 }
