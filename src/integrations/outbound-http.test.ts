@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkOutboundUrl, isForbiddenAddress, OutboundError, sendOutbound } from './outbound-http.js';
+import { checkOutboundUrl, isForbiddenAddress, openOutboundPools, OutboundError, sendOutbound } from './outbound-http.js';
 
 // Hook0's tables (output-worker/src/dns.rs) plus AWS IMDSv6 and the research notes' extras.
 const forbidden = [
@@ -289,6 +289,47 @@ describe('sendOutbound', () => {
       sendOutbound({ ...base(), url: `http://127.0.0.1:${port}/slow`, allowPrivate: true, timeoutMs: 300 }),
     );
     expect(code).toBe('timeout');
+  });
+
+  it('keeps the connection alive for the next request to the same checked address', async () => {
+    const receiver = http.createServer((_req, res) => res.writeHead(204).end());
+    let connections = 0;
+    receiver.on('connection', () => connections++);
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiverPort = (receiver.address() as AddressInfo).port;
+    try {
+      for (let i = 0; i < 10; i++) {
+        const res = await sendOutbound({ ...base(), url: `http://127.0.0.1:${receiverPort}/hook`, allowPrivate: true });
+        expect(res.status).toBe(204);
+      }
+      // Reused, not one per request (undici may open a second while the first finishes its request).
+      expect(connections).toBeLessThanOrEqual(2);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  });
+
+  it('never reuses a connection for an answer with another address: each checked address has its own pool', async () => {
+    const before = openOutboundPools();
+    const at = (address: string) => async () => [address];
+    const first = await sendOutbound({
+      ...base(),
+      url: `http://moving.invalid:${port}/a`,
+      allowPrivate: true,
+      lookup: at('127.0.0.1'),
+    });
+    expect(first.status).toBe(201);
+    // The same name now resolves elsewhere: a new pool, connected to the new address (nothing listens there).
+    const moved = sendOutbound({
+      ...base(),
+      url: `http://moving.invalid:${port}/b`,
+      allowPrivate: true,
+      lookup: at('127.0.0.9'),
+    });
+    expect(await outboundCode(moved)).toBe('connect_failed');
+    expect(openOutboundPools()).toBe(before + 2);
+    expect(hits.some((hit) => hit.path === '/b')).toBe(false);
   });
 
   it('reports a refused connection', async () => {

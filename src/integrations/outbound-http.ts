@@ -8,6 +8,11 @@
  * returned as the status). No ambient proxy is used. `allowPrivate` lifts the address and
  * HTTPS rules for local development and tests only.
  *
+ * Connections are kept alive and reused, but only per (origin, checked address): every request
+ * still resolves and checks the host, and an answer with another address gets another pool, so
+ * reuse never carries a request to an address that was not checked for it. Pools idle for a
+ * minute are closed, and at most `MAX_POOLS` are open (the least recently used goes first).
+ *
  * Self-contained on purpose (only node:, undici and ipaddr.js imports): other features copy it.
  */
 import { promises as dns } from 'node:dns';
@@ -52,6 +57,10 @@ export class OutboundError extends Error {
 export type HostLookup = (hostname: string) => Promise<string[]>;
 
 export const SNIPPET_BYTES = 2048;
+const MAX_POOLS = 256;
+const POOL_IDLE_MS = 60_000;
+/** Connections per pool: deliveries to one receiver are also capped upstream (per webhook). */
+const CONNECTIONS_PER_POOL = 64;
 const MAX_URL_LENGTH = 2048;
 
 const systemLookup: HostLookup = async (hostname) => {
@@ -248,7 +257,6 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundRespon
     controller.abort(new OutboundError('timeout', `No complete response within ${timeoutMs} ms.`));
   }, timeoutMs);
 
-  let agent: Agent | undefined;
   try {
     const lookup = req.lookup ?? systemLookup;
     // With allowPrivate we still pin when a resolver was injected, so tests see the same path.
@@ -256,14 +264,20 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundRespon
       req.allowPrivate && req.lookup === undefined
         ? undefined
         : await resolvePublicAddressOrAllow(target.host, lookup, connectTimeoutMs, req.allowPrivate);
-    agent = new Agent({
-      connect: {
-        timeout: connectTimeoutMs,
-        ...(pinned === undefined ? {} : { lookup: pinnedLookup(pinned) }),
-      },
-      keepAliveTimeout: 1,
-      pipelining: 0,
-    });
+    const agent = pools.get(
+      `${target.url.origin} ${pinned ?? '-'} ${connectTimeoutMs}`,
+      () =>
+        new Agent({
+          connect: {
+            timeout: connectTimeoutMs,
+            ...(pinned === undefined ? {} : { lookup: pinnedLookup(pinned) }),
+          },
+          connections: CONNECTIONS_PER_POOL,
+          keepAliveTimeout: 10_000,
+          keepAliveMaxTimeout: 30_000,
+          pipelining: 1,
+        }),
+    );
     const response = await request(target.url, {
       method: 'POST',
       headers: req.headers,
@@ -279,9 +293,54 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundRespon
     throw classifyFailure(controller.signal.reason instanceof OutboundError ? controller.signal.reason : error, timedOut);
   } finally {
     clearTimeout(timer);
-    agent?.destroy().catch(() => {});
   }
 }
+
+/** Keep-alive pools by (origin, checked address), least recently used first; idle ones closed. */
+class AgentPools {
+  private readonly pools = new Map<string, { agent: Agent; usedAt: number }>();
+  private sweeper: NodeJS.Timeout | undefined;
+
+  get(key: string, create: () => Agent): Agent {
+    const now = Date.now();
+    let entry = this.pools.get(key);
+    if (entry) this.pools.delete(key);
+    else entry = { agent: create(), usedAt: now };
+    entry.usedAt = now;
+    this.pools.set(key, entry);
+    for (const [oldKey, old] of this.pools) {
+      if (this.pools.size <= MAX_POOLS) break;
+      this.drop(oldKey, old.agent);
+    }
+    this.sweeper ??= setInterval(() => this.sweep(), POOL_IDLE_MS / 2).unref();
+    return entry.agent;
+  }
+
+  /** How many pools are open (tests). */
+  get size(): number {
+    return this.pools.size;
+  }
+
+  private sweep(): void {
+    const cutoff = Date.now() - POOL_IDLE_MS;
+    for (const [key, entry] of this.pools) if (entry.usedAt < cutoff) this.drop(key, entry.agent);
+    if (this.pools.size === 0) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
+  }
+
+  private drop(key: string, agent: Agent): void {
+    this.pools.delete(key);
+    // close() lets requests under way finish; new ones get a new pool.
+    agent.close().catch(() => {});
+  }
+}
+
+const pools = new AgentPools();
+
+/** Open keep-alive pools (one per origin and checked address). */
+export const openOutboundPools = (): number => pools.size;
 
 async function resolvePublicAddressOrAllow(
   host: string,
