@@ -17,6 +17,8 @@ import { usersRoutes } from './features/users/routes.js';
 import { webhooksRoutes } from './features/webhooks/routes.js';
 import { entitiesRoutes } from './features/entities/routes.js';
 import { exportsRoutes } from './features/exports/routes.js';
+import { erasureRoutes } from './features/erasure/routes.js';
+import { registerErasedTokenAnswers } from './features/erasure/gone.js';
 import { createPlayLinkFastPath } from './features/play-links/fast-path.js';
 import { registerPlayLinkPublicRoutes } from './features/play-links/public-routes.js';
 import { playLinkImageRoutes } from './features/play-links/image-routes.js';
@@ -92,6 +94,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(recorderRoutes(deps, { perMinute: config.recorderRateLimitPerMinute }));
   // Agent API under SITE_URL: its own error bodies (spec section 7), body limit and rate limit.
   await app.register(entitiesRoutes(deps.entities));
+  registerErasedTokenAnswers(app, deps);
   registerPlayLinkPublicRoutes(app, deps);
   await app.register(playLinkImageRoutes(deps));
   await app.register(dashboardRoutes(deps), { prefix: '/dashboard' });
@@ -113,6 +116,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       });
       registerIdempotency(v1, deps);
       await v1.register(collectionsRoutes(deps));
+      await v1.register(erasureRoutes(deps));
       await v1.register(usersRoutes(deps));
       await v1.register(recordingsRoutes(deps));
       await v1.register(webhooksRoutes(deps));

@@ -33,6 +33,8 @@ export interface Config {
   /** Largest accepted JSON request body, in bytes. */
   jsonBodyLimit: number;
   trustProxy: boolean;
+  /** Archived collections are erased for good this many days after archiving. */
+  archiveRetentionDays: number;
   /** Redis for rate limits shared by every API process; null: counted in each process's memory. */
   redisUrl: string | null;
   /** `GET /metrics` needs `Authorization: Bearer <this>`; null: not served on the API port. */
@@ -314,6 +316,7 @@ export function loadConfig(env: Env = process.env): Config {
     jsonBodyLimit: int(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 104_857_600),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     redisUrl: redisUrl(env),
+    archiveRetentionDays: int(env, 'ARCHIVE_RETENTION_DAYS', 30, 1, 3650),
     ...metricsConfig(env),
     ffmpegPath: str(env, 'FFMPEG_PATH', '') || null,
     audioTimeoutMs: int(env, 'AUDIO_TIMEOUT_MS', 20_000, 1_000, 600_000),

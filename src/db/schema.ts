@@ -357,7 +357,27 @@ export interface DashboardSessionsTable {
   user_agent: string | null;
 }
 
+export interface ErasuresTable {
+  id: string;
+  account_id: string;
+  kind: 'collection';
+  subject_id: string;
+  actor_type: 'api_key' | 'member' | 'retention';
+  actor_id: string | null;
+  /** JSON object of how many objects went (users, recordings, play_links, audio_files, events, deliveries). */
+  counts: string;
+  created_at: string;
+}
+
+export interface ErasedPlayLinksTable {
+  /** SHA-256 (hex) of the erased token: enough to answer 410, nothing to read back. */
+  token_hash: string;
+  erased_at: string;
+}
+
 export interface Database {
+  erasures: ErasuresTable;
+  erased_play_links: ErasedPlayLinksTable;
   accounts: AccountsTable;
   account_members: AccountMembersTable;
   account_invitations: AccountInvitationsTable;

@@ -10,6 +10,7 @@
 import type { Deps } from '../deps.js';
 import { dashboardTasks } from '../features/dashboard/jobs.js';
 import { entitiesJobs, entitiesTasks } from '../features/entities/jobs.js';
+import { erasureTasks } from '../features/erasure/jobs.js';
 import { idempotencyTasks } from '../features/idempotency/jobs.js';
 import { recordingsTasks } from '../features/recordings/jobs.js';
 import { createDeliveryRunner, webhookJobs, webhookTasks } from '../features/webhooks/jobs.js';
@@ -25,6 +26,7 @@ export function createWorker(deps: Deps, options: { pollMs?: number } = {}): Job
     ...webhookTasks(deps, deliveries),
     ...entitiesTasks(deps.entities),
     ...dashboardTasks(deps),
+    ...erasureTasks(deps),
   ];
   return new JobWorker({
     db: deps.db,

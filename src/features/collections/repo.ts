@@ -153,3 +153,14 @@ export async function removeCustomFieldValues(
   const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** Brings an archived (not yet erased) collection back; undefined when there is none to restore. */
+export const restoreArchivedCollection = (db: Kysely<Database>, accountId: string, id: string, at: string) =>
+  db
+    .updateTable('collections')
+    .set({ archived_at: null, updated_at: at })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('archived_at', 'is not', null)
+    .returningAll()
+    .executeTakeFirst() as Promise<CollectionRow | undefined>;

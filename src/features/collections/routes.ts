@@ -7,11 +7,20 @@ import {
   CollectionList,
   CollectionParams,
   CreateCollectionBody,
+  DeleteCollectionQuery,
   DeletedCollection,
   ListCollectionsQuery,
   UpdateCollectionBody,
 } from './schemas.js';
-import { archiveCollection, createCollection, getCollection, listCollections, updateCollection } from './service.js';
+import { eraseCollectionNow } from '../erasure/service.js';
+import {
+  archiveCollection,
+  createCollection,
+  getCollection,
+  listCollections,
+  restoreCollection,
+  updateCollection,
+} from './service.js';
 
 export const collectionsRoutes =
   (deps: Deps): FastifyPluginAsyncTypebox =>
@@ -68,12 +77,39 @@ export const collectionsRoutes =
         config: { audit: 'collection.archived' },
         schema: {
           tags,
-          summary: 'Archive a collection',
-          description: 'Soft delete: the data is kept, but the collection no longer appears in the API.',
+          summary: 'Archive a collection (or erase it with ?erase=true)',
+          description:
+            'Soft delete: the data is kept for ARCHIVE_RETENTION_DAYS (restore it with POST …/restore), then erased for good. ' +
+            'With `?erase=true` it is erased at once.',
           params: CollectionParams,
+          querystring: DeleteCollectionQuery,
           response: { 200: DeletedCollection, ...errors },
         },
       },
-      async (request) => archiveCollection(deps, accountOf(request), request.params.collection_id),
+      async (request) => {
+        const accountId = accountOf(request);
+        const id = request.params.collection_id;
+        if (request.query.erase !== true) return archiveCollection(deps, accountId, id);
+        const actor = { type: 'api_key' as const, id: request.auth?.apiKeyId ?? 'unknown' };
+        const erasure = await eraseCollectionNow(deps, accountId, id, actor);
+        return { deleted: true as const, id, erased: true as const, erasure_id: erasure.id };
+      },
+    );
+
+    app.post(
+      '/collections/:collection_id/restore',
+      {
+        config: { audit: 'collection.restored' },
+        schema: {
+          tags,
+          summary: 'Restore an archived collection',
+          description:
+            'Within ARCHIVE_RETENTION_DAYS of archiving: the collection, its people, recordings and play links come back. ' +
+            'A live collection is answered as it is; an erased one is 404.',
+          params: CollectionParams,
+          response: { 200: Collection, ...errors },
+        },
+      },
+      async (request) => restoreCollection(deps, accountOf(request), request.params.collection_id),
     );
   };

@@ -221,4 +221,22 @@ export const CollectionList = Type.Object({
   next_cursor: Nullable(Type.String()),
 });
 
-export const DeletedCollection = Type.Object({ deleted: Type.Literal(true), id: Type.String() });
+export const DeletedCollection = Type.Object({
+  deleted: Type.Literal(true),
+  id: Type.String(),
+  erased: Type.Optional(Type.Literal(true, { description: 'Present with `?erase=true`: the collection was erased for good.' })),
+  erasure_id: Type.Optional(Type.String({ description: 'With `?erase=true`: the erasure record (`GET /v1/erasures`).' })),
+});
+
+export const DeleteCollectionQuery = Type.Object(
+  {
+    erase: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: erase for good now (people, recordings, audio, play links, events about them; the play links then answer 410) ' +
+          'instead of archiving. Cannot be undone.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

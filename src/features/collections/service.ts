@@ -21,6 +21,7 @@ import {
   listLiveCollections,
   recountRecorded,
   removeCustomFieldValues,
+  restoreArchivedCollection,
   updateLiveCollection,
 } from './repo.js';
 import {
@@ -312,6 +313,25 @@ export async function archiveCollection(deps: Deps & Pick<AppDeps, 'playLinks'>,
   // Play links of an archived collection stop resolving; drop them from this process's cache now.
   invalidateAllPlayLinks(deps);
   return { deleted: true as const, id };
+}
+
+/**
+ * Brings back an archived collection within the retention window: its people, recordings and
+ * play links work again (their caches are dropped in every process). A live collection is
+ * answered as it is; an erased one (or another account's) is 404.
+ */
+export async function restoreCollection(
+  deps: Deps & Pick<AppDeps, 'playLinks' | 'notifications'>,
+  accountId: string,
+  id: string,
+) {
+  if (!isUuid(id)) throw notFound('collection', 'collection_id');
+  const restored = await restoreArchivedCollection(deps.db.kysely, accountId, id, isoNow(deps.clock));
+  if (restored) {
+    invalidateAllPlayLinks(deps);
+    return toCollection(restored, deps.config.baseUrl);
+  }
+  return getCollection(deps, accountId, id);
 }
 
 /**
