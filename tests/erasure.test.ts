@@ -69,8 +69,8 @@ for (const store of ['disk', 's3'] as const) {
 
     beforeAll(async () => {
       s3 = store === 's3' ? await startTestS3() : undefined;
-      const cacheTtl = usingPostgres() ? {} : { PLAY_LINK_CACHE_TTL_MS: String(SQLITE_CACHE_TTL_MS) };
-      const env = s3
+      const cacheTtl: Record<string, string> = usingPostgres() ? {} : { PLAY_LINK_CACHE_TTL_MS: String(SQLITE_CACHE_TTL_MS) };
+      const env: Record<string, string> = s3
         ? {
             ...cacheTtl,
             BLOB_STORE: 's3',

@@ -12,6 +12,7 @@ import { deletePersonPage, deleteRecordingPage, type PersonDetail, personPage } 
 import type { Collection, CustomField } from '../collections/schemas.js';
 import { getCollection } from '../collections/service.js';
 import { getPlayLink } from '../play-links/service.js';
+import { exportPerson } from '../exports/person-service.js';
 import { openRecordingAudio } from '../recordings/audio-service.js';
 import { deleteRecording } from '../recordings/service.js';
 import { reviewRecording } from '../users/review-service.js';
@@ -189,6 +190,16 @@ export function personRoutes(deps: Deps, options: { styleUrl: string }) {
         return redirect(reply, `/dashboard/collections/${loaded.collection.id}/people/${loaded.user.id}?notice=${notice}`);
       },
     );
+
+    // A subject-access request answered from the dashboard: the same ZIP as the API's user export.
+    app.get<PersonParams>('/collections/:id/people/:userId/export', { preHandler: requireSession }, async (request, reply) => {
+      const file = await exportPerson(deps, accountOf(request), request.params.id, request.params.userId, deps.clock.now());
+      return reply
+        .type('application/zip')
+        .header('content-disposition', file.contentDisposition)
+        .header('cache-control', 'private, no-store')
+        .send(file.stream);
+    });
 
     app.get<PersonParams>('/collections/:id/people/:userId/audio', { preHandler: requireSession }, async (request, reply) => {
       const audio = await openRecordingAudio(deps, accountOf(request), request.params.id, request.params.userId);

@@ -65,3 +65,26 @@ export function listPeopleInImportOrder(
 }
 
 export type ExportPersonRow = Awaited<ReturnType<typeof listPeopleInImportOrder>>[number];
+
+/** The person's current recording, if any. */
+export const findRecordingOf = (db: Kysely<Database>, userId: string) =>
+  db.selectFrom('recordings').selectAll().where('user_id', '=', userId).executeTakeFirst();
+
+/** Every play link the person has had (active and retired), oldest first. */
+export const playLinksOf = (db: Kysely<Database>, userId: string) =>
+  db
+    .selectFrom('play_links')
+    .select(['token', 'status', 'created_at', 'retired_at'])
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .execute();
+
+/** Events whose data names the person (their id is a UUID, so a text match finds exactly those), oldest first. */
+export const eventsAbout = (db: Kysely<Database>, accountId: string, userId: string) =>
+  db
+    .selectFrom('events')
+    .select(['id', 'type', 'data', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('data', 'like', `%${userId}%`)
+    .orderBy('created_at')
+    .execute();

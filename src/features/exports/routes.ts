@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.js';
 import { accountOf } from '../../http/auth.js';
 import { ErrorResponse } from '../../http/schemas.js';
 import { ExportCsv, ExportParams, ExportQuery, ExportZip } from './schemas.js';
+import { exportPerson } from './person-service.js';
 import { exportCollection } from './service.js';
 
 export const exportsRoutes =
@@ -49,6 +50,36 @@ export const exportsRoutes =
         });
         return reply
           .header('content-type', file.contentType)
+          .header('content-disposition', file.contentDisposition)
+          .header('cache-control', 'no-store')
+          .header('x-content-type-options', 'nosniff')
+          .send(file.stream);
+      },
+    );
+
+    app.get(
+      '/collections/:collection_id/users/:user_id/export',
+      {
+        schema: {
+          tags: ['Users'],
+          summary: "Export one person's data (ZIP)",
+          description:
+            'For subject-access and portability requests: `person.json` (the user object with custom fields and review state, ' +
+            'their recording’s details, every play link they have had, the events that name them) and `recording.mp3` when they have one.',
+          params: { type: 'object', properties: { collection_id: { type: 'string' }, user_id: { type: 'string' } } },
+          produces: ['application/zip'],
+          response: {
+            200: { description: 'The ZIP file.', content: { 'application/zip': { schema: ExportZip } } },
+            401: ErrorResponse,
+            404: ErrorResponse,
+          },
+        } as never,
+      },
+      async (request, reply) => {
+        const { collection_id, user_id } = request.params as { collection_id: string; user_id: string };
+        const file = await exportPerson(deps, accountOf(request), collection_id, user_id, deps.clock.now());
+        return reply
+          .header('content-type', 'application/zip')
           .header('content-disposition', file.contentDisposition)
           .header('cache-control', 'no-store')
           .header('x-content-type-options', 'nosniff')

@@ -93,6 +93,10 @@ ${copyableLink('play-link', 'Play link', recording.playLink)}`
 ${copyableLink('record-link', 'Record link (anyone with it can record for this person)', person.record_url)}
 </section>
 ${recording && admin ? reviewSection(base, person, data.viewer.csrfToken, data.reviewError ?? null, data.noteDraft ?? '') : ''}
+<section class="card">
+<h2>Their data</h2>
+<p>Everything held about ${person.display_name}, for a subject-access request: <a class="button" href="${base}/export" download>Download (ZIP)</a></p>
+</section>
 ${
   admin
     ? html`<section class="card">
