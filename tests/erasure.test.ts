@@ -194,3 +194,50 @@ for (const store of ['disk', 's3'] as const) {
     });
   });
 }
+
+describe('deleting one person', () => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    ({ key } = await t.newAccount());
+  });
+  afterAll(() => t.close());
+
+  it('leaves 410 on their play link, user.deleted, and no older event that names them', async () => {
+    const collection = (await t.request({ method: 'POST', url: '/v1/collections', key, json: { name: 'One person' } })).json<{
+      id: string;
+    }>();
+    const user = (
+      await t.request({
+        method: 'POST',
+        url: `/v1/collections/${collection.id}/users`,
+        key,
+        json: { email: 'gone@example.com', first_name: 'Gone' },
+      })
+    ).json<{ id: string }>();
+    const upload = await t.request({
+      method: 'PUT',
+      url: `/v1/collections/${collection.id}/users/${user.id}/recording`,
+      key,
+      headers: { 'content-type': 'audio/wav' },
+      payload: fs.readFileSync(speechWav()),
+    });
+    const token = new URL(upload.json<{ play_link: string }>().play_link).pathname.split('/')[2] as string;
+    expect(
+      (await t.request({ method: 'DELETE', url: `/v1/collections/${collection.id}/users/${user.id}`, key })).statusCode,
+    ).toBe(200);
+
+    expect((await t.app.inject({ method: 'GET', url: `/p/${token}` })).statusCode).toBe(410);
+    const events = await t.deps.db.kysely
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('data', 'like', `%${user.id}%`)
+      .execute();
+    // recording.completed is gone; what is left is the deletion's own report.
+    expect(events.map((e) => e.type).sort()).toEqual(['recording.deleted', 'user.deleted']);
+    const deleted = JSON.parse(events.find((e) => e.type === 'user.deleted')!.data);
+    expect(deleted).toEqual({ collection_id: collection.id, user_id: user.id, deleted_at: expect.any(String) });
+    expect(await t.deps.blobs.list(`recordings/${user.id}/`)).toEqual([]);
+  });
+});

@@ -427,12 +427,16 @@ describe('GET, PATCH, DELETE …/users/{id}', () => {
     expect((await t.request({ method: 'DELETE', url: `${usersUrl()}/${user.id}`, key })).statusCode).toBe(404);
   });
 
-  it('deleting a user without a recording records no event', async () => {
+  it('deleting a user without a recording records user.deleted only (no recording.deleted)', async () => {
     const user = (await create(person())).json();
-    const count = async () => (await t.deps.db.kysely.selectFrom('events').select('id').execute()).length;
-    const before = await count();
+    const types = async () => (await t.deps.db.kysely.selectFrom('events').select('type').execute()).map((e) => e.type);
+    const before = await types();
     expect((await t.request({ method: 'DELETE', url: `${usersUrl()}/${user.id}`, key })).statusCode).toBe(200);
-    expect(await count()).toBe(before);
+    const after = await types();
+    expect(after.length).toBe(before.length + 1);
+    expect(after.filter((type) => type === 'user.deleted').length).toBe(
+      before.filter((type) => type === 'user.deleted').length + 1,
+    );
   });
 
   it('keeps member_count exact under concurrent creates and deletes', async () => {

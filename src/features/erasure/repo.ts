@@ -69,7 +69,11 @@ export const isTombstoned = async (db: Db, hash: string): Promise<boolean> =>
  * finds exactly those.
  */
 export async function deleteEventsOfCollection(db: Db, accountId: string, collectionId: string) {
-  const pattern = `%${collectionId}%`;
+  return deleteEventsNaming(db, accountId, collectionId);
+}
+
+async function deleteEventsNaming(db: Db, accountId: string, id: string) {
+  const pattern = `%${id}%`;
   const deliveries = await db
     .deleteFrom('webhook_deliveries')
     .where('payload', 'like', pattern)
@@ -91,6 +95,13 @@ export async function deleteEventsOfCollection(db: Db, accountId: string, collec
     stored_responses: Number(replays.numDeletedRows),
   };
 }
+
+export const tokensOfUser = (db: Db, userId: string) =>
+  db.selectFrom('play_links').select('token').where('user_id', '=', userId).execute();
+
+/** Events, deliveries and stored answers that name one person (by their id, a UUID). */
+export const deleteEventsOfPerson = (db: Db, accountId: string, userId: string) =>
+  deleteEventsOfCollection(db, accountId, userId);
 
 /** Deletes the collection; users, recordings, play links and settings go with it (foreign keys). */
 export const deleteCollectionRow = (db: Db, id: string) => db.deleteFrom('collections').where('id', '=', id).execute();

@@ -7,7 +7,7 @@
  * `collection.erased` event report it. After the commit the audio files are deleted and every
  * process drops its cached links.
  */
-import { type TransactionDeps, withTransaction } from '../../db/transaction.js';
+import { type TransactionDeps, type TransactionScope, withTransaction } from '../../db/transaction.js';
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
@@ -22,6 +22,7 @@ import {
   countRecordingsOfCollection,
   deleteCollectionRow,
   deleteEventsOfCollection,
+  deleteEventsOfPerson,
   expiredArchivedCollections,
   insertErasure,
   insertTombstones,
@@ -29,6 +30,7 @@ import {
   listErasures,
   lockArchivedCollection,
   tokensOfCollection,
+  tokensOfUser,
   usersOfCollection,
 } from './repo.js';
 import type { Erasure } from './schemas.js';
@@ -106,6 +108,18 @@ export async function eraseCollection(
   });
   if (erasure) await deleteAudioOf(deps, userIds);
   return erasure;
+}
+
+/**
+ * Inside a person's deletion transaction, before its own events are recorded: tombstones for
+ * their play-link tokens (so the URLs answer 410) and no event, delivery or stored answer that
+ * names them. The `recording.deleted` and `user.deleted` events recorded afterwards are the
+ * only traces left, and they go with the delivery logs (WEBHOOK_LOG_RETENTION_DAYS).
+ */
+export async function eraseTracesOfPerson(tx: TransactionScope, accountId: string, userId: string, at: string): Promise<void> {
+  const tokens = (await tokensOfUser(tx.trx, userId)).map((t) => sha256Hex(t.token));
+  await insertTombstones(tx.trx, tokens, at);
+  await deleteEventsOfPerson(tx.trx, accountId, userId);
 }
 
 /** Every audio file of these people (the orphan sweep removes whatever a failure leaves). */

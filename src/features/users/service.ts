@@ -3,6 +3,8 @@
  * collection's `member_count` / `recorded_count` exact by adjusting them in the same
  * transaction; deleting a user removes their recording and its audio (privacy).
  */
+import { eraseTracesOfPerson } from '../erasure/service.js';
+import { recordEvent } from '../events/service.js';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { BlobStore } from '../../blobs/index.js';
@@ -373,7 +375,14 @@ export async function deleteUser(deps: UsersDeps, accountId: string, collectionI
     tx.afterCommit(() => invalidatePlayLinksOfUser(deps, userId));
     const user = await lockUser(tx.trx, collection.id, userId, at.toISOString());
     if (!user) throw notFound('user', 'user_id');
+    await eraseTracesOfPerson(tx, collection.account_id, user.id, at.toISOString());
     await recordRecordingDeleted(tx, deps, { accountId: collection.account_id, user, at });
+    await recordEvent(tx, {
+      accountId: collection.account_id,
+      type: 'user.deleted',
+      data: { collection_id: collection.id, user_id: user.id, deleted_at: at.toISOString() },
+      at,
+    });
     await deleteUserRow(tx.trx, user.id);
     await adjustMemberCount(tx.trx, collection.id, -1);
     await countRecordingStatusChange(tx.trx, collection.id, user.recording_status, 'none');
