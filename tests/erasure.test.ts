@@ -13,6 +13,7 @@ import { ManualClock } from '../src/lib/clock.js';
 import { eraseExpiredCollections } from '../src/features/erasure/service.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { speechWav } from './helpers/audio.js';
+import { get, signIn } from './helpers/dashboard.js';
 import { usingPostgres } from './helpers/database.js';
 import { startTestS3, type TestS3 } from './helpers/s3.js';
 
@@ -65,6 +66,7 @@ for (const store of ['disk', 's3'] as const) {
     let a: TestApp;
     let b: TestApp;
     let key: string;
+    let ownerEmail: string;
     const clock = new ManualClock(new Date().toISOString());
 
     beforeAll(async () => {
@@ -83,7 +85,7 @@ for (const store of ['disk', 's3'] as const) {
         : cacheTtl;
       a = await createTestApp({ env, clock });
       b = await createTestApp({ env, clock, database: a.database });
-      ({ key } = await a.newAccount());
+      ({ key, email: ownerEmail } = await a.newAccount());
     });
     afterAll(async () => {
       await b.app.close();
@@ -163,6 +165,11 @@ for (const store of ['disk', 's3'] as const) {
         .execute();
       expect(events.length).toBeGreaterThan(0);
       expect(events.map((e) => e.data).join()).not.toContain('@example.com');
+      // Owners see the same proof on the dashboard's audit page.
+      const owner = await signIn(a, ownerEmail, '203.0.113.71');
+      const page = await get(a, owner, '/dashboard/audit');
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toMatch(new RegExp(`id="erasures"[\\s\\S]*${(list.data[0] as { subject_id: string }).subject_id}`));
     });
 
     it('restores an archived collection within the window, with its people and play links', async () => {

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import { auditPage } from '../../web/views/dashboard/audit.js';
 import type { Viewer } from '../../web/views/dashboard/layout.js';
 import { listAuditLog } from '../audit/service.js';
+import { listAccountErasures } from '../erasure/service.js';
 import { sendPage, sessionOf, viewerOf } from './http.js';
 
 export function auditRoutes(deps: Deps, options: { styleUrl: string }) {
@@ -11,7 +12,9 @@ export function auditRoutes(deps: Deps, options: { styleUrl: string }) {
     app.get('/audit', { config: { access: 'owner' } }, async (request, reply) => {
       const raw = (request.query as { cursor?: unknown }).cursor;
       const cursor = typeof raw === 'string' && raw !== '' ? raw : undefined;
-      const page = await listAuditLog(deps, sessionOf(request).account.id, cursor === undefined ? {} : { cursor });
+      const accountId = sessionOf(request).account.id;
+      const page = await listAuditLog(deps, accountId, cursor === undefined ? {} : { cursor });
+      const erasures = cursor === undefined ? (await listAccountErasures(deps, accountId, { limit: 20 })).data : [];
       return sendPage(
         reply,
         auditPage({
@@ -20,6 +23,7 @@ export function auditRoutes(deps: Deps, options: { styleUrl: string }) {
           entries: page.data,
           olderHref: page.next_cursor === null ? null : `/dashboard/audit?cursor=${encodeURIComponent(page.next_cursor)}`,
           firstPage: cursor === undefined,
+          erasures,
         }),
       );
     });

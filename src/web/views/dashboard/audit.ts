@@ -10,6 +10,40 @@ export interface AuditItem {
   created_at: string;
 }
 
+/** Proof of an erasure (no personal data): what, when, by whom, how many objects. */
+export interface ErasureItem {
+  id: string;
+  subject_id: string;
+  actor: { type: string; id: string | null };
+  counts: Record<string, number>;
+  created_at: string;
+}
+
+function erasuresSection(erasures: ErasureItem[]): SafeHtml {
+  return html`<h2 id="erasures-heading">Erasures</h2>
+<p>Collections erased for good, at once or when their retention window closed: the proof that it happened, without the data.</p>
+${
+  erasures.length === 0
+    ? html`<p class="empty" id="no-erasures">Nothing has been erased.</p>`
+    : html`<table class="list stacked" id="erasures" aria-labelledby="erasures-heading">
+<thead><tr><th>When</th><th>Collection</th><th>By</th><th>Objects</th></tr></thead>
+<tbody>${erasures.map(
+        (e) => html`<tr>
+  <td data-label="When">${when(e.created_at)}</td>
+  <td data-label="Collection" class="break"><code>${e.subject_id}</code></td>
+  <td data-label="By">${e.actor.type === 'retention' ? 'Retention window' : html`${e.actor.type === 'api_key' ? 'API key' : 'Member'} <code>${e.actor.id ?? ''}</code>`}</td>
+  <td data-label="Objects">${
+    Object.entries(e.counts)
+      .filter(([, n]) => n > 0)
+      .map(([kind, n]) => `${n} ${kind.replace(/_/g, ' ')}`)
+      .join(', ') || '—'
+  }</td>
+</tr>`,
+      )}</tbody>
+</table>`
+}`;
+}
+
 const actorCell = (actor: AuditItem['actor']): SafeHtml =>
   actor.kind === 'member'
     ? html`<span class="break">${actor.email}</span>`
@@ -22,6 +56,8 @@ export function auditPage(data: {
   /** Link to the next (older) page, or null on the last one. */
   olderHref: string | null;
   firstPage: boolean;
+  /** The latest erasures, shown on the first page. */
+  erasures: ErasureItem[];
 }): SafeHtml {
   return layout({
     title: 'Audit log',
@@ -47,6 +83,7 @@ ${
 </table>`
 }
 <p class="row">${data.firstPage ? '' : html`<a href="/dashboard/audit">Newest entries</a>`}
-${data.olderHref === null ? '' : html`<a href="${data.olderHref}" id="older" rel="next">Older entries</a>`}</p>`,
+${data.olderHref === null ? '' : html`<a href="${data.olderHref}" id="older" rel="next">Older entries</a>`}</p>
+${data.firstPage ? erasuresSection(data.erasures) : ''}`,
   });
 }
