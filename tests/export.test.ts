@@ -274,7 +274,12 @@ describe('a slow export', () => {
     ({ collectionId, users } = await setUp(t, key));
     for (const user of users) await addRecording(t, user.id);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    // On Node 22 the server still counts the connection of the export the client abandoned
+    // below (its response has closed), and a graceful close would wait for it for ever.
+    t.app.server.closeAllConnections();
+    await t.close();
+  });
 
   it('is not cut off by REQUEST_TIMEOUT_MS while the client reads', async () => {
     watched.delayMs = 300;
