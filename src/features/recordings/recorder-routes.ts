@@ -11,7 +11,8 @@ import { pageSecurityHeaders } from '../../http/security-headers.js';
 import { recorderNotFoundPage, recorderPage } from '../../web/views/recorder.js';
 import { acceptAudioBodies, audioBytes, clientGone } from './audio-body.js';
 import { MAX_AUDIO_BYTES, RecorderParams, RecorderUploadQuery } from './schemas.js';
-import { recordWithToken, requireRecorderUser, userHasRecording } from './service.js';
+import { openRecordingAudio } from './audio-service.js';
+import { deleteRecording, recordWithToken, requireRecorderUser, userHasRecording } from './service.js';
 
 export const MAX_TAKE_SECONDS = 10;
 
@@ -27,7 +28,7 @@ const pageHeaders = (https: boolean) => ({
       "img-src 'self' data:",
       "media-src 'self' blob:",
       "connect-src 'self'",
-      "form-action 'none'",
+      "form-action 'self'",
       "base-uri 'none'",
     ],
     microphone: true,
@@ -67,6 +68,8 @@ export const recorderRoutes =
           // The organiser's request for a new take, until the next recording answers it.
           reviewNote: user.recording_status === 'needs_rerecord' ? user.review_note : null,
           uploadUrl: `/r/${user.record_token}/recording`,
+          downloadUrl: `/r/${user.record_token}/recording.mp3`,
+          deleteUrl: `/r/${user.record_token}/delete-recording`,
           scriptUrl: deps.assets.url('recorder.ts'),
           styleUrl,
           maxSeconds: MAX_TAKE_SECONDS,
@@ -93,4 +96,36 @@ export const recorderRoutes =
         });
       },
     );
+
+    // The person's own recording, as a file to keep (the record link is the capability).
+    app.get('/r/:token/recording.mp3', { schema: { hide: true, params: RecorderParams } }, async (request, reply) => {
+      const user = await requireRecorderUser(deps, request.params.token);
+      const audio = await openRecordingAudio(deps, user.account_id, user.collection_id, user.id);
+      return reply
+        .type(audio.mimeType)
+        .header('content-length', audio.byteSize)
+        .header('content-disposition', 'attachment; filename="my-name.mp3"')
+        .header('cache-control', 'private, no-store')
+        .header('referrer-policy', 'no-referrer')
+        .send(audio.stream);
+    });
+
+    // The person deletes their own recording: every copy goes and `recording.deleted` fires. A
+    // plain form post from the record page; a cross-site page cannot submit it.
+    app.post('/r/:token/delete-recording', { schema: { hide: true, params: RecorderParams } }, async (request, reply) => {
+      if (!sameOrigin(request.headers, deps.config.baseUrl)) {
+        throw new AppError('forbidden', 'This form can only be sent from its own record page.', { status: 403 });
+      }
+      const user = await requireRecorderUser(deps, request.params.token);
+      await deleteRecording(deps, user.account_id, user.collection_id, user.id);
+      return reply.code(303).header('location', `/r/${user.record_token}?deleted=1`).header('cache-control', 'no-store').send();
+    });
   };
+
+/** A browser's own form post: `Sec-Fetch-Site: same-origin`, or an `Origin` equal to ours. */
+function sameOrigin(headers: Record<string, string | string[] | undefined>, baseUrl: string): boolean {
+  const site = headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin';
+  const origin = headers.origin;
+  return typeof origin === 'string' && origin === new URL(baseUrl).origin;
+}

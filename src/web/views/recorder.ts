@@ -12,6 +12,9 @@ export interface RecorderPageData {
   /** The organiser asked for a new recording with this note (null: no request). */
   reviewNote: string | null;
   uploadUrl: string;
+  /** The person's own recording as a download, and the form that deletes it. */
+  downloadUrl: string;
+  deleteUrl: string;
   scriptUrl: string;
   styleUrl: string;
   maxSeconds: number;
@@ -51,6 +54,21 @@ export function recorderPage(data: RecorderPageData): SafeHtml {
       : data.hasRecording
         ? html`<p class="note">You already have a recording. A new one replaces it.</p>`
         : ''
+  }
+  ${
+    data.hasRecording
+      ? html`<section class="current" aria-labelledby="current-title">
+    <h2 id="current-title">Your recording</h2>
+    <audio controls preload="none" src="${data.downloadUrl}"></audio>
+    <p><a href="${data.downloadUrl}" download>Download it</a></p>
+    <details><summary>Delete it</summary>
+      <form method="post" action="${data.deleteUrl}">
+        <p>Your recording is deleted everywhere, and your play link stops playing until you record again.</p>
+        <button type="submit" class="danger">Delete my recording</button>
+      </form>
+    </details>
+  </section>`
+      : ''
   }
 
   <label class="field" for="phonetic">Phonetic spelling <span class="optional">(optional)</span>
