@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { sql } from 'kysely';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/lib/clock.js';
 import { eraseExpiredCollections } from '../src/features/erasure/service.js';
@@ -246,5 +247,65 @@ describe('deleting one person', () => {
     const deleted = JSON.parse(events.find((e) => e.type === 'user.deleted')!.data);
     expect(deleted).toEqual({ collection_id: collection.id, user_id: user.id, deleted_at: expect.any(String) });
     expect(await t.deps.blobs.list(`recordings/${user.id}/`)).toEqual([]);
+  });
+});
+
+describe('with a CDN in front of the audio (AUDIO_PUBLIC_BASE_URL)', () => {
+  it('logs the URLs to purge there when a person or a recording is deleted, or a collection erased', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const t = await createTestApp({ env: { AUDIO_PUBLIC_BASE_URL: 'https://cdn.example.com/audio/' }, overrides: { logger } });
+    try {
+      const { key } = await t.newAccount();
+      const collection = (await t.request({ method: 'POST', url: '/v1/collections', key, json: { name: 'CDN' } })).json<{
+        id: string;
+      }>();
+      const purgesAfter = async (remove: (userId: string) => Promise<unknown>) => {
+        const user = (
+          await t.request({
+            method: 'POST',
+            url: `/v1/collections/${collection.id}/users`,
+            key,
+            json: { email: `cdn${lines.length}@example.com`, first_name: 'C' },
+          })
+        ).json<{ id: string }>();
+        await t.request({
+          method: 'PUT',
+          url: `/v1/collections/${collection.id}/users/${user.id}/recording`,
+          key,
+          headers: { 'content-type': 'audio/wav' },
+          payload: fs.readFileSync(speechWav()),
+        });
+        lines.length = 0;
+        await remove(user.id);
+        const purge = lines.map((l) => JSON.parse(l)).find((entry) => Array.isArray(entry.purge));
+        return { userId: user.id, purge: (purge?.purge ?? []) as string[] };
+      };
+      const recording = await purgesAfter((id) =>
+        t.request({ method: 'DELETE', url: `/v1/collections/${collection.id}/users/${id}/recording`, key }),
+      );
+      expect(recording.purge).toEqual([
+        expect.stringMatching(
+          new RegExp(`^https://cdn\\.example\\.com/audio/recordings/${recording.userId}/[0-9a-f]{64}\\.mp3$`),
+        ),
+      ]);
+      const person = await purgesAfter((id) =>
+        t.request({ method: 'DELETE', url: `/v1/collections/${collection.id}/users/${id}`, key }),
+      );
+      expect(person.purge).toEqual([`https://cdn.example.com/audio/recordings/${person.userId}/`]);
+      const erased = await purgesAfter(() =>
+        t.request({ method: 'DELETE', url: `/v1/collections/${collection.id}?erase=true`, key }),
+      );
+      // Everyone left in the collection: the first person (recording deleted, still a member) and this one.
+      expect(erased.purge).toEqual(
+        expect.arrayContaining([
+          `https://cdn.example.com/audio/recordings/${recording.userId}/`,
+          `https://cdn.example.com/audio/recordings/${erased.userId}/`,
+        ]),
+      );
+      expect(erased.purge).toHaveLength(2);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -16,7 +16,7 @@ import { decodeCursor, toPage } from '../../lib/pagination.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { recordEvent } from '../events/service.js';
 import { invalidateAllPlayLinks } from '../play-links/invalidation.js';
-import { recordingBlobPrefix } from '../recordings/service.js';
+import { logCdnPurge, recordingBlobPrefix } from '../recordings/service.js';
 import {
   archiveIfLive,
   countRecordingsOfCollection,
@@ -131,13 +131,10 @@ async function deleteAudioOf(deps: ErasureDeps, userIds: string[]): Promise<void
       deps.logger.warn({ err }, 'could not delete audio files after an erasure; the orphan sweep will');
     }
   }
-  if (deps.config.playLinks.audioPublicBaseUrl && userIds.length > 0) {
-    // A CDN in front of AUDIO_PUBLIC_BASE_URL may still hold copies: these prefixes must be purged there.
-    deps.logger.info(
-      { purge_prefixes: userIds.map((id) => `${deps.config.playLinks.audioPublicBaseUrl}/${recordingBlobPrefix(id)}`) },
-      'erased audio: purge these prefixes from the CDN',
-    );
-  }
+  logCdnPurge(
+    deps,
+    userIds.map((id) => recordingBlobPrefix(id)),
+  );
 }
 
 /** The API's `DELETE /v1/collections/{id}?erase=true`. */

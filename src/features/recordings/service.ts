@@ -164,9 +164,26 @@ async function saveRecording(
 async function deleteBlobQuietly(deps: RecordingsDeps, key: string): Promise<void> {
   try {
     await deps.blobs.delete(key);
+    logCdnPurge(deps, [key]);
   } catch (err) {
     deps.logger.warn({ err, key }, 'could not delete audio file; the orphan sweep will retry');
   }
+}
+
+type PurgeDeps = { logger: Logger; config: { baseUrl: string; playLinks?: { audioPublicBaseUrl: string | null } } };
+
+/**
+ * With a CDN in front of the audio (`AUDIO_PUBLIC_BASE_URL`), its cached copies of deleted audio
+ * outlive the deletion: each deletion logs the URLs (or URL prefixes, ending in `/`) to purge
+ * there, for the operator's purge automation. Without a CDN there is nothing to purge.
+ */
+export function logCdnPurge(deps: PurgeDeps, keysOrPrefixes: string[]): void {
+  const base = deps.config.playLinks?.audioPublicBaseUrl;
+  if (!base || keysOrPrefixes.length === 0) return;
+  deps.logger.info(
+    { purge: keysOrPrefixes.map((key) => `${base.replace(/\/$/, '')}/${key}`) },
+    'deleted audio: purge these from the CDN',
+  );
 }
 
 /** PUT …/users/{user_id}/recording: processes the upload synchronously and answers the play-link object. */

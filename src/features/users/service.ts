@@ -25,7 +25,7 @@ import {
   requireLiveCollection,
 } from '../collections/service.js';
 import { invalidatePlayLinksOfUser } from '../play-links/index.js';
-import { recordingBlobPrefix, recordRecordingDeleted } from '../recordings/service.js';
+import { logCdnPurge, recordingBlobPrefix, recordRecordingDeleted } from '../recordings/service.js';
 import {
   deleteUserRow,
   findTakenIdentifiers,
@@ -395,6 +395,7 @@ export async function deleteUser(deps: UsersDeps, accountId: string, collectionI
 async function deleteBlobsUnder(deps: UsersDeps, prefix: string): Promise<void> {
   try {
     for (const key of await deps.blobs.list(prefix)) await deps.blobs.delete(key);
+    logCdnPurge(deps, [prefix]);
   } catch (err) {
     // The orphan sweep removes whatever is left.
     deps.logger.warn({ err, prefix }, 'could not delete audio files after user deletion');
