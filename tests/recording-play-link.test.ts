@@ -92,7 +92,7 @@ describe('a recording and its play link', () => {
     expect(renamed).toContain('Countess of Lovelace');
 
     expect((await t.request({ method: 'DELETE', url: base, key })).statusCode).toBe(200);
-    expect((await mp3Location(link.play_url)).status).toBe(404);
+    expect((await mp3Location(link.play_url)).status).toBe(410);
   }, 60_000);
 
   it('batch answers follow re-recordings, renames and deletions at once, and never cross collections', async () => {
