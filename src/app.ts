@@ -20,6 +20,8 @@ import { exportsRoutes } from './features/exports/routes.js';
 import { erasureRoutes } from './features/erasure/routes.js';
 import { registerErasedTokenAnswers } from './features/erasure/gone.js';
 import { createPlayLinkFastPath } from './features/play-links/fast-path.js';
+import { invitationsRoutes } from './features/invitations/routes.js';
+import { unsubscribeRoutes } from './features/invitations/public-routes.js';
 import { registerPlayLinkPublicRoutes } from './features/play-links/public-routes.js';
 import { playLinkImageRoutes } from './features/play-links/image-routes.js';
 import { playLinksRoutes } from './features/play-links/routes.js';
@@ -96,6 +98,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(entitiesRoutes(deps.entities));
   registerErasedTokenAnswers(app, deps);
   registerPlayLinkPublicRoutes(app, deps);
+  await app.register(unsubscribeRoutes(deps));
   await app.register(playLinkImageRoutes(deps));
   await app.register(dashboardRoutes(deps), { prefix: '/dashboard' });
 
@@ -118,6 +121,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       await v1.register(collectionsRoutes(deps));
       await v1.register(erasureRoutes(deps));
       await v1.register(usersRoutes(deps));
+      await v1.register(invitationsRoutes(deps));
       await v1.register(recordingsRoutes(deps));
       await v1.register(webhooksRoutes(deps));
       await v1.register(playLinksRoutes(deps));

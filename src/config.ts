@@ -99,8 +99,10 @@ export interface DashboardConfig {
   sessionTtlMs: number;
   /** smtp:// or smtps:// URL of the mail relay; null = the log mailer (links go to the server log). */
   smtpUrl: string | null;
-  /** From address of sign-in mail. */
+  /** From address of all mail (collections' sender names go before it). */
   mailFrom: string;
+  /** Mail to people (invitations, reminders) sent per minute over all workers; 0 = no limit. */
+  mailRatePerMinute: number;
   /** Cookies get `Secure` when BASE_URL is https. */
   secureCookies: boolean;
 }
@@ -401,6 +403,7 @@ function dashboardConfig(env: Env, baseUrl: string, nodeEnv: Config['env']): Das
     sessionTtlMs: duration(env, 'SESSION_TTL', '7d', 5 * 60_000, 90 * 86_400_000),
     smtpUrl: smtpUrl || null,
     mailFrom,
+    mailRatePerMinute: int(env, 'MAIL_RATE_PER_MINUTE', 120, 0, 100_000),
     secureCookies: baseUrl.startsWith('https:'),
   };
 }

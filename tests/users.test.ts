@@ -66,10 +66,12 @@ describe('POST …/users', () => {
         'recording_status',
         'review_note',
         'record_url',
+        'invitation',
         'created_at',
         'updated_at',
       ].sort(),
     );
+    expect(user.invitation).toEqual({ status: null, error: null, invited_at: null, updated_at: null, unsubscribed_at: null });
     expect(user).toMatchObject({
       recording_status: 'none',
       review_note: null,

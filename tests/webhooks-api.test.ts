@@ -75,7 +75,9 @@ describe('POST /v1/webhooks', () => {
     const res = await create({ url: hookUrl(), events: ['recording.completed', 'user.created'] });
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param: 'events[1]', type: 'invalid_request_error' });
-    expect(res.json().error.message).toContain('recording.completed, recording.deleted, user.deleted, collection.erased, *');
+    expect(res.json().error.message).toContain(
+      'recording.completed, recording.deleted, user.deleted, collection.erased, invitation.sent, invitation.failed, *',
+    );
   });
 
   it('requires url and a non-empty events list', async () => {

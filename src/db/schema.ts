@@ -131,6 +131,40 @@ export interface UsersTable {
   import_position: number;
   created_at: string;
   updated_at: string;
+  /** The person's latest mail (0015): `queued`, `sent` or `failed`; null before any. */
+  mail_status: MailStatus | null;
+  /** Why the latest mail failed. */
+  mail_error: string | null;
+  mail_updated_at: string | null;
+  /** When the last invitation was queued (invitations within 24 h are skipped unless resent). */
+  invited_at: string | null;
+  /** Set by the one-click unsubscribe: no more mail from this collection. */
+  unsubscribed_at: string | null;
+}
+
+export type MailStatus = 'queued' | 'sent' | 'failed';
+export type MailKind = 'invitation' | 'reminder' | 'rerecord';
+
+/** The outbox of mail to people (0015), claimed with a lease by the mail sender. */
+export interface MailMessagesTable {
+  id: string;
+  account_id: string;
+  collection_id: string;
+  user_id: string;
+  kind: MailKind;
+  /** `skipped`: the person unsubscribed, or recorded before a reminder left. */
+  status: MailStatus | 'skipped';
+  /** Unique when set: a reminder's person and scheduled day. */
+  dedupe_key: string | null;
+  unsubscribe_token: string;
+  note: string | null;
+  attempts: Generated<number>;
+  next_attempt_at: string | null;
+  locked_by: string | null;
+  locked_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  sent_at: string | null;
 }
 
 export type RecordingStatus = 'none' | 'recorded' | 'approved' | 'needs_rerecord';
@@ -385,6 +419,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   collections: CollectionsTable;
   users: UsersTable;
+  mail_messages: MailMessagesTable;
   recordings: RecordingsTable;
   play_links: PlayLinksTable;
   play_link_settings: PlayLinkSettingsTable;

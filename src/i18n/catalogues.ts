@@ -4,6 +4,7 @@
  */
 import type { Locale } from './locales.js';
 import { common } from './messages/common/index.js';
+import { mail } from './messages/mail/index.js';
 import { player } from './messages/player/index.js';
 import { profile } from './messages/profile/index.js';
 
@@ -12,6 +13,7 @@ export type Catalogue = Readonly<Record<string, string>>;
 
 export const CATALOGUES = {
   common,
+  mail,
   player,
   profile,
 } satisfies Record<string, Record<Locale, Catalogue>>;

@@ -11,7 +11,16 @@ import i18next, { type TOptions } from 'i18next';
 import { CATALOGUES, type Namespace } from './catalogues.js';
 import { DEFAULT_LOCALE, LOCALES, type Locale } from './locales.js';
 
-export { DEFAULT_LOCALE, LOCALES, LOCALE_NAMES, isLocale, negotiateLocale, textDirection, type Locale } from './locales.js';
+export {
+  DEFAULT_LOCALE,
+  LOCALES,
+  LOCALE_NAMES,
+  formatDay,
+  isLocale,
+  negotiateLocale,
+  textDirection,
+  type Locale,
+} from './locales.js';
 export type { Namespace } from './catalogues.js';
 
 const resources = Object.fromEntries(

@@ -54,3 +54,7 @@ export const LOCALE_NAMES: Record<Locale, string> = {
   'zh-Hans': '简体中文',
   ar: 'العربية',
 };
+
+/** A calendar day (`YYYY-MM-DD`) written out the way the language writes dates, e.g. "12 December 2026". */
+export const formatDay = (locale: Locale, day: string): string =>
+  new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));

@@ -13,6 +13,21 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** Display name put before the configured From address (the address itself never changes). */
+  fromName?: string;
+  replyTo?: string;
+  /** Extra headers, e.g. `List-Unsubscribe`. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * An SMTP failure that another attempt may cure: a 4xx reply (greylisting, a full queue) or a
+ * connection that failed or timed out. 5xx replies (no such mailbox, refused) are permanent.
+ */
+export function isTemporaryMailFailure(error: unknown): boolean {
+  const { responseCode, code } = (error ?? {}) as { responseCode?: number; code?: string };
+  if (typeof responseCode === 'number') return responseCode >= 400 && responseCode < 500;
+  return code === undefined || ['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET'].includes(code);
 }
 
 export interface StoredMail extends MailMessage {
@@ -57,8 +72,11 @@ export function createLogMailer(logger: Logger, options: { keepMessages: boolean
 export function createSmtpMailer(options: { url: string; from: string; timeoutMs?: number }): Mailer {
   const timeout = options.timeoutMs ?? 15_000;
   // Settings in the URL's query (e.g. ?tls.rejectUnauthorized=false) win over these defaults.
+  // Pooled: a batch of invitations reuses a few connections instead of one handshake per message.
   const transport = nodemailer.createTransport({
     url: options.url,
+    pool: true,
+    maxConnections: 3,
     connectionTimeout: timeout,
     greetingTimeout: timeout,
     socketTimeout: timeout,
@@ -66,8 +84,9 @@ export function createSmtpMailer(options: { url: string; from: string; timeoutMs
   return {
     kind: 'smtp',
     keepsMessages: false,
-    async send(message) {
-      await transport.sendMail({ from: options.from, ...message });
+    async send({ fromName, ...message }) {
+      const from = fromName ? { name: fromName, address: addressOf(options.from) } : options.from;
+      await transport.sendMail({ ...message, from });
     },
     lastMessageTo: () => undefined,
     async close() {
@@ -75,6 +94,9 @@ export function createSmtpMailer(options: { url: string; from: string; timeoutMs
     },
   };
 }
+
+/** The bare address of `Name <address>` (or of a bare address). */
+const addressOf = (from: string) => /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
 
 export function createMailerFromConfig(
   config: { env: string; dashboard: { smtpUrl: string | null; mailFrom: string } },

@@ -54,6 +54,10 @@ export const COLLECTION_NOTICES: Record<string, string> = {
   'rerecord-requested': 'A new recording is asked for. The note shows on their record page until they record again.',
   'fields-updated': 'The custom fields are saved.',
   'settings-updated': 'The invitation and branding settings are saved.',
+  'invitations-queued': 'The invitations are on their way. Each person’s e-mail status shows in the table.',
+  'invitations-none': 'Nobody to invite: everyone has recorded, unsubscribed or was invited in the last 24 hours.',
+  'invitation-queued': 'The invitation is on its way.',
+  'invitation-skipped': 'No invitation sent: this person unsubscribed from this collection’s e-mail.',
 };
 
 export const noticeOf = (request: FastifyRequest): string | null => {

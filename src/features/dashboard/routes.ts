@@ -29,6 +29,7 @@ import { auditRoutes } from './audit-routes.js';
 import { authRoutes } from './auth-routes.js';
 import { collectionFileRoutes } from './collection-file-routes.js';
 import { collectionRoutes } from './collection-routes.js';
+import { invitationRoutes } from './invitation-routes.js';
 import { settingsRoutes } from './settings-routes.js';
 import {
   formField,
@@ -109,7 +110,7 @@ export function dashboardRoutes(deps: Deps) {
     await app.register(authRoutes(deps, { styleUrl, secure }));
     await app.register(membersRoutes(deps, { styleUrl, secure }));
     await app.register(auditRoutes(deps, { styleUrl }));
-    for (const pages of [collectionRoutes, settingsRoutes, collectionFileRoutes, personRoutes, readerRoutes])
+    for (const pages of [collectionRoutes, settingsRoutes, invitationRoutes, collectionFileRoutes, personRoutes, readerRoutes])
       await app.register(pages(deps, { styleUrl }));
 
     app.get('/', { preHandler: requireSession }, async (request, reply) => {

@@ -367,6 +367,11 @@ function buildUser(
     review_note: target?.review_note ?? null,
     // The file's order: people created by one import share `created_at` (see below).
     import_position: target?.import_position ?? read.row,
+    mail_status: target?.mail_status ?? null,
+    mail_error: target?.mail_error ?? null,
+    mail_updated_at: target?.mail_updated_at ?? null,
+    invited_at: target?.invited_at ?? null,
+    unsubscribed_at: target?.unsubscribed_at ?? null,
     created_at: target?.created_at ?? context.now,
     updated_at: target ? later(context.now, target.updated_at) : context.now,
   };

@@ -1,7 +1,8 @@
 /**
  * Review of recordings: an organiser approves a person's recording or asks for a new one with a
  * note, which the person then reads on their recorder page. The next recording clears the note
- * and starts over at `recorded` (src/features/recordings/service.ts). Where the collection has
+ * and starts over at `recorded` (src/features/recordings/service.ts). A request for a new recording
+ * is also mailed to the person with the note (src/features/invitations). Where the collection has
  * `review_required`, only approved recordings count in `recorded_count`.
  */
 import { withTransaction } from '../../db/transaction.js';
@@ -9,6 +10,7 @@ import { AppError, notFound } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { RecordingStatus } from '../collections/schemas.js';
 import { countRecordingStatusChange, requireLiveCollection } from '../collections/service.js';
+import { queueRerecordMail } from '../invitations/service.js';
 import { lockUser, updateUserRow } from './repo.js';
 import type { ReviewBody, User } from './schemas.js';
 import { toUser, type UsersDeps } from './service.js';
@@ -38,7 +40,8 @@ export async function reviewRecording(
   if (!isUuid(userId)) throw notFound('user', 'user_id');
   const status: RecordingStatus = input.decision === 'approve' ? 'approved' : 'needs_rerecord';
   const at = deps.clock.now().toISOString();
-  const row = await withTransaction(deps, async ({ trx }) => {
+  const row = await withTransaction(deps, async (tx) => {
+    const { trx } = tx;
     // Takes the person's row lock: a recording arriving at the same moment is reviewed after it, or not at all.
     const user = await lockUser(trx, collection.id, userId, at);
     if (!user) throw notFound('user', 'user_id');
@@ -47,6 +50,17 @@ export async function reviewRecording(
     }
     const updated = await updateUserRow(trx, user.id, { recording_status: status, review_note: note?.trim() ?? null });
     await countRecordingStatusChange(trx, collection.id, user.recording_status, status);
+    // A new request (or a new note) is mailed to the person; the same request again is not.
+    const trimmed = note?.trim() ?? null;
+    if (status === 'needs_rerecord' && trimmed !== null && (user.recording_status !== status || user.review_note !== trimmed)) {
+      await queueRerecordMail(tx, {
+        accountId: collection.account_id,
+        collectionId: collection.id,
+        userId: user.id,
+        unsubscribed: user.unsubscribed_at !== null,
+        note: trimmed,
+      });
+    }
     return updated;
   });
   return toUser(deps.config.baseUrl, row, true);

@@ -62,6 +62,24 @@ export const User = Type.Object(
       Type.String({ description: "The organiser's note asking for a new recording (with `needs_rerecord`); null otherwise." }),
     ),
     record_url: Type.String({ description: 'The personal recorder page: `{BASE_URL}/r/<token>`. Anyone with it can record.' }),
+    invitation: Type.Object(
+      {
+        status: Type.Unsafe<'queued' | 'sent' | 'failed' | null>({
+          type: ['string', 'null'],
+          enum: ['queued', 'sent', 'failed', null],
+          description: 'The latest e-mail to the person (invitation, reminder or re-record request); null before any.',
+        }),
+        error: Nullable(Type.String(), {
+          description: 'Why the latest e-mail failed (the mail server’s answer); null otherwise.',
+        }),
+        invited_at: Nullable(Type.String({ format: 'date-time' }), { description: 'When the last invitation was queued.' }),
+        updated_at: Nullable(Type.String({ format: 'date-time' }), { description: 'When `status` last changed.' }),
+        unsubscribed_at: Nullable(Type.String({ format: 'date-time' }), {
+          description: 'When the person unsubscribed from this collection’s mail; they get none after it.',
+        }),
+      },
+      { additionalProperties: false, description: 'E-mail to this person: see POST /v1/collections/{id}/invitations.' },
+    ),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },

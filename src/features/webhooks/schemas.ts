@@ -3,7 +3,14 @@ import { Nullable, SafeText } from '../../http/schemas.js';
 import { PageQuery } from '../../lib/pagination.js';
 
 /** Event kinds a webhook can subscribe to; `*` means every kind, including future ones. */
-export const EVENT_KINDS = ['recording.completed', 'recording.deleted', 'user.deleted', 'collection.erased'] as const;
+export const EVENT_KINDS = [
+  'recording.completed',
+  'recording.deleted',
+  'user.deleted',
+  'collection.erased',
+  'invitation.sent',
+  'invitation.failed',
+] as const;
 export const SUBSCRIBABLE = [...EVENT_KINDS, '*'] as const;
 export const TEST_EVENT = 'webhook.test';
 export const MAX_URL_LENGTH = 2048;

@@ -18,7 +18,30 @@ export interface PersonItem {
   pronouns: string | null;
   phonetic_spelling: string | null;
   recording_status: RecordingStatus;
+  invitation: InvitationState;
   created_at: string;
+}
+
+export interface InvitationState {
+  status: 'queued' | 'sent' | 'failed' | null;
+  error: string | null;
+  updated_at: string | null;
+  unsubscribed_at: string | null;
+}
+
+/** The latest e-mail to a person as a badge; a failure carries its reason. */
+export function invitationBadge(invitation: InvitationState): SafeHtml {
+  if (invitation.unsubscribed_at) return html`<span class="badge off">Unsubscribed</span>`;
+  switch (invitation.status) {
+    case null:
+      return html`<span class="muted">Not invited</span>`;
+    case 'queued':
+      return html`<span class="badge wait">Queued</span>`;
+    case 'sent':
+      return html`<span class="badge ok">Sent</span> <span class="muted">${invitation.updated_at ? when(invitation.updated_at) : ''}</span>`;
+    case 'failed':
+      return html`<span class="badge off">Failed</span> <span class="muted mail-error">${invitation.error ?? ''}</span>`;
+  }
 }
 
 export interface PeopleFilters {
@@ -96,6 +119,17 @@ function filterForm(collectionId: string, filters: PeopleFilters, reviewRequired
 </form>`;
 }
 
+/** Invites everyone still to record (people invited in the last 24 hours are skipped unless "again" is ticked). */
+function inviteForm(base: string, csrfToken: string): SafeHtml {
+  return html`<form method="post" action="${base}/invitations" class="row" id="invite-form">
+${csrfField(csrfToken)}
+<input type="hidden" name="filter" value="not_recorded">
+<button type="submit" class="primary">E-mail everyone who has not recorded</button>
+<label class="check" for="invite-resend"><input type="checkbox" id="invite-resend" name="resend" value="true"> Also people invited in the last 24 hours</label>
+<a href="${base}/settings">Mail text and reminders</a>
+</form>`;
+}
+
 export function collectionPage(data: {
   styleUrl: string;
   viewer: Viewer;
@@ -118,6 +152,7 @@ export function collectionPage(data: {
   <td data-label="Name"><a href="${base}/people/${p.id}">${p.display_name}</a>${preferredLine(p)}${p.phonetic_spelling ? html`<br><span class="muted phonetic">${p.phonetic_spelling}</span>` : ''}</td>
   <td data-label="E-mail" class="email">${p.email}</td>
   <td data-label="Status">${statusBadge(p.recording_status, review)}</td>
+  <td data-label="E-mail sent" class="invitation">${invitationBadge(p.invitation)}</td>
   <td data-label="Added">${when(p.created_at)}</td>
 </tr>`,
   );
@@ -136,6 +171,7 @@ ${review ? html`<p class="muted" id="review-on">Review is on: a recording counts
 <p class="row" id="downloads"><a href="${base}/export?format=csv" download>Download CSV</a><a href="${base}/export?format=zip" download>Download ZIP (recordings and CSV)</a></p>
 ${admin ? html`<p class="row"><a href="${base}/edit">Edit collection and fields</a><a href="${base}/settings">Invitations and branding</a><a class="danger-link" href="${base}/archive">Archive…</a></p>` : ''}
 <h2>People</h2>
+${admin && collection.member_count > 0 ? inviteForm(base, data.viewer.csrfToken) : ''}
 ${filterForm(collection.id, filters, review)}
 ${
   data.people.length === 0
@@ -150,7 +186,7 @@ ${
         filtered ? '' : html` of ${collection.member_count}`
       }</p>
 <table class="list people" id="people">
-<thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Status</th><th scope="col">Added</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Status</th><th scope="col">Invitation</th><th scope="col">Added</th></tr></thead>
 <tbody>${rows}</tbody>
 </table>`
 }

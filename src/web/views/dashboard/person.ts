@@ -6,7 +6,7 @@
 import { html, type SafeHtml } from '../../html.js';
 import { type CollectionItem, type FormError, formErrorBox } from './collections.js';
 import { canChange, confirmationPage, csrfField, layout, type Viewer, when } from './layout.js';
-import { type RecordingStatus, statusBadge } from './people.js';
+import { type InvitationState, invitationBadge, type RecordingStatus, statusBadge } from './people.js';
 
 /** The longest review note (the API's limit). */
 export const MAX_REVIEW_NOTE = 500;
@@ -25,6 +25,7 @@ export interface PersonDetail {
   recording_status: RecordingStatus;
   review_note: string | null;
   record_url: string;
+  invitation: InvitationState;
   created_at: string;
   custom: { label: string; value: string }[];
 }
@@ -92,6 +93,7 @@ ${copyableLink('play-link', 'Play link', recording.playLink)}`
 }
 ${copyableLink('record-link', 'Record link (anyone with it can record for this person)', person.record_url)}
 </section>
+${invitationSection(base, person, data.viewer.csrfToken, admin)}
 ${recording && admin ? reviewSection(base, person, data.viewer.csrfToken, data.reviewError ?? null, data.noteDraft ?? '') : ''}
 <section class="card">
 <h2>Their data</h2>
@@ -109,6 +111,23 @@ ${recording ? html`<a class="button" href="${base}/delete-recording">Delete reco
     : ''
 }`,
   });
+}
+
+/** The latest e-mail to the person, and (for admins) a button that sends the invitation now. */
+function invitationSection(base: string, person: PersonDetail, csrfToken: string, admin: boolean): SafeHtml {
+  const { invitation } = person;
+  const button = person.invitation.status === null ? 'Send invitation' : 'Send the invitation again';
+  return html`<section class="card" id="invitation">
+<h2>Invitation</h2>
+<p id="invitation-status">${invitationBadge(invitation)}</p>
+${
+  invitation.unsubscribed_at
+    ? html`<p>${person.display_name} unsubscribed from this collection’s e-mail ${when(invitation.unsubscribed_at)}. Send them the record link another way.</p>`
+    : admin
+      ? html`<form method="post" action="${base}/invite" class="inline">${csrfField(csrfToken)}<button type="submit">${button}</button></form>`
+      : ''
+}
+</section>`;
 }
 
 /** Approve the recording, or ask for a new one with a note the person reads on their record page. */

@@ -22,6 +22,8 @@ const EVENT_HELP: Record<string, string> = {
   'recording.deleted': 'a recording was deleted',
   'user.deleted': 'a person was deleted',
   'collection.erased': 'a collection was erased for good',
+  'invitation.sent': 'an invitation, reminder or re-record e-mail was sent',
+  'invitation.failed': 'an e-mail to a person could not be sent',
   '*': 'every event, including kinds added later',
 };
 

@@ -1,0 +1,66 @@
+/**
+ * The unsubscribe link of every mail to people: `GET /u/<token>` shows what it does, `POST`
+ * does it, from the page's button or a mail client's one-click request (RFC 8058: a POST with
+ * the form body `List-Unsubscribe=One-Click`, sent by the mail provider's servers, so with no
+ * Origin to check; the token is the capability and unsubscribing harms no one).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { pageSecurityHeaders } from '../../http/security-headers.js';
+import { negotiateLocale } from '../../i18n/index.js';
+import { unsubscribePage } from '../../web/views/unsubscribe.js';
+import { describeUnsubscribe, unsubscribe } from './service.js';
+
+const Params = Type.Object({ token: Type.String({ maxLength: 64 }) });
+
+export const unsubscribeRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    // The body (`List-Unsubscribe=One-Click`, or the page's empty form) says nothing we need.
+    app.addContentTypeParser(
+      ['application/x-www-form-urlencoded', 'multipart/form-data'],
+      { parseAs: 'string', bodyLimit: 4096 },
+      (_request, _body, done) => done(null, {}),
+    );
+    const headers = {
+      'cache-control': 'no-store',
+      'x-robots-tag': 'noindex, nofollow',
+      ...pageSecurityHeaders({
+        csp: ["default-src 'none'", "style-src 'self'", "img-src 'self'", "form-action 'self'", "base-uri 'none'"],
+        https: deps.config.baseUrl.startsWith('https:'),
+      }),
+    };
+    const page = (
+      request: { headers: { 'accept-language'?: string }; params: { token: string } },
+      subject: Awaited<ReturnType<typeof describeUnsubscribe>>,
+    ) =>
+      unsubscribePage({
+        locale: negotiateLocale(request.headers['accept-language'], subject?.language),
+        styleUrl: deps.assets.url('recorder.css'),
+        subject,
+        actionUrl: `/u/${request.params.token}`,
+      }).toString();
+
+    app.get('/u/:token', { schema: { hide: true, params: Params } }, async (request, reply) => {
+      const subject = await describeUnsubscribe(deps, request.params.token);
+      return reply
+        .headers(headers)
+        .code(subject ? 200 : 404)
+        .type('text/html; charset=utf-8')
+        .send(page(request, subject));
+    });
+
+    app.post(
+      '/u/:token',
+      { schema: { hide: true, params: Params }, config: { audit: 'person.unsubscribed' } },
+      async (request, reply) => {
+        const subject = await unsubscribe(deps, request.params.token);
+        return reply
+          .headers(headers)
+          .code(subject ? 200 : 404)
+          .type('text/html; charset=utf-8')
+          .send(page(request, subject));
+      },
+    );
+  };

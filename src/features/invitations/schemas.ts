@@ -1,0 +1,41 @@
+import { type Static, Type } from 'typebox';
+
+export const InvitationsBody = Type.Object(
+  {
+    user_ids: Type.Optional(
+      Type.Array(Type.String({ format: 'uuid' }), {
+        minItems: 1,
+        maxItems: 1000,
+        uniqueItems: true,
+        description: 'The people to invite (1 to 1000). Give this or `filter`.',
+      }),
+    ),
+    filter: Type.Optional(
+      Type.Literal('not_recorded', {
+        description: 'Everyone who still has to record: no recording yet, or asked to record again. Give this or `user_ids`.',
+      }),
+    ),
+    resend: Type.Optional(
+      Type.Boolean({ default: false, description: 'Also invite people invited in the last 24 hours (skipped otherwise).' }),
+    ),
+  },
+  { additionalProperties: false, title: 'CreateInvitations' },
+);
+export type InvitationsBody = Static<typeof InvitationsBody>;
+
+export const InvitationsResult = Type.Object(
+  {
+    object: Type.Literal('invitation_batch'),
+    collection_id: Type.String({ format: 'uuid' }),
+    queued: Type.Integer({ description: 'Invitations queued: one e-mail per person, sent in the background.' }),
+    skipped: Type.Object(
+      {
+        recently_invited: Type.Integer({ description: 'Invited in the last 24 hours (send again with `"resend": true`).' }),
+        unsubscribed: Type.Integer({ description: 'Unsubscribed from this collection’s mail.' }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, title: 'InvitationBatch' },
+);
+export type InvitationsResult = Static<typeof InvitationsResult>;

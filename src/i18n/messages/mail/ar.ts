@@ -1,0 +1,23 @@
+export default {
+  invitation_subject: '{{collection}}: سجّل طريقة نطق اسمك',
+  reminder_subject: 'تذكير: سجّل طريقة نطق اسمك لـ {{collection}}',
+  rerecord_subject: '{{collection}}: يُرجى تسجيل اسمك مرة أخرى',
+  greeting: 'مرحبًا {{first_name}}،',
+  invitation_body:
+    'يُرجى تسجيل طريقة نطق اسمك لـ {{collection}} حتى ينطقه الجميع بشكل صحيح. يستغرق ذلك دقيقة تقريبًا: افتح رابطك الشخصي، واضغط على تسجيل، وانطق اسمك.',
+  reminder_body: 'لم نتلقَّ تسجيلك لـ {{collection}} بعد. يستغرق ذلك دقيقة تقريبًا.',
+  rerecord_body: 'طلب منظمو {{collection}} أن تسجّل اسمك مرة أخرى:',
+  deadline: 'يُرجى التسجيل قبل {{deadline}}.',
+  record_button: 'سجّل اسمك',
+  personal_link: 'رابطك الشخصي (لا تعِد توجيهه): {{url}}',
+  privacy_default: 'يمكن لأي شخص لديه رابط الاستماع أن يسمع تسجيلك.',
+  sent_for: 'أرسلته voicename نيابةً عن {{organisation}}.',
+  unsubscribe_line: 'لا تريد هذه الرسائل؟ إلغاء الاشتراك: {{url}}',
+  unsubscribe: 'إلغاء الاشتراك',
+  unsubscribe_title: 'إلغاء الاشتراك في {{collection}}',
+  unsubscribe_question: 'إيقاف الرسائل المتعلقة بـ {{collection}} إلى {{email}}؟',
+  unsubscribe_keeps: 'يبقى تسجيلك ورابط الاستماع كما هما.',
+  unsubscribed_title: 'تم إلغاء اشتراكك',
+  unsubscribed_body: 'لن تصلك رسائل أخرى بشأن {{collection}}.',
+  unsubscribe_invalid: 'رابط إلغاء الاشتراك هذا لم يعد صالحًا.',
+};

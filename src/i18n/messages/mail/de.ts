@@ -1,0 +1,23 @@
+export default {
+  invitation_subject: '{{collection}}: Nehmen Sie auf, wie Ihr Name ausgesprochen wird',
+  reminder_subject: 'Erinnerung: Nehmen Sie für {{collection}} auf, wie Ihr Name ausgesprochen wird',
+  rerecord_subject: '{{collection}}: Bitte nehmen Sie Ihren Namen erneut auf',
+  greeting: 'Hallo {{first_name}},',
+  invitation_body:
+    'Bitte nehmen Sie für {{collection}} auf, wie Ihr Name ausgesprochen wird, damit alle ihn richtig sagen. Das dauert etwa eine Minute: Öffnen Sie Ihren persönlichen Link, tippen Sie auf Aufnehmen und sagen Sie Ihren Namen.',
+  reminder_body: 'Wir haben Ihre Aufnahme für {{collection}} noch nicht erhalten. Das dauert etwa eine Minute.',
+  rerecord_body: 'Die Organisatoren von {{collection}} bitten Sie, Ihren Namen erneut aufzunehmen:',
+  deadline: 'Bitte nehmen Sie bis zum {{deadline}} auf.',
+  record_button: 'Namen aufnehmen',
+  personal_link: 'Ihr persönlicher Link (bitte nicht weiterleiten): {{url}}',
+  privacy_default: 'Alle, die Ihren Wiedergabelink haben, können Ihre Aufnahme anhören.',
+  sent_for: 'Von voicename im Auftrag von {{organisation}} gesendet.',
+  unsubscribe_line: 'Sie möchten diese E-Mails nicht mehr erhalten? Abmelden: {{url}}',
+  unsubscribe: 'Abmelden',
+  unsubscribe_title: 'Von {{collection}} abmelden',
+  unsubscribe_question: 'Keine E-Mails zu {{collection}} mehr an {{email}} senden?',
+  unsubscribe_keeps: 'Ihre Aufnahme und Ihr Wiedergabelink bleiben unverändert.',
+  unsubscribed_title: 'Sie sind abgemeldet',
+  unsubscribed_body: 'Sie erhalten keine E-Mails zu {{collection}} mehr.',
+  unsubscribe_invalid: 'Dieser Abmeldelink ist nicht mehr gültig.',
+};

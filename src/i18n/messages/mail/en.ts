@@ -1,0 +1,23 @@
+export default {
+  invitation_subject: '{{collection}}: record how your name is said',
+  reminder_subject: 'Reminder: record how your name is said for {{collection}}',
+  rerecord_subject: '{{collection}}: please record your name again',
+  greeting: 'Hello {{first_name}},',
+  invitation_body:
+    'Please record how your name is said for {{collection}}, so everyone says it right. It takes about a minute: open your personal link, press record and say your name.',
+  reminder_body: 'We have not received your recording for {{collection}} yet. It takes about a minute.',
+  rerecord_body: 'The organisers of {{collection}} asked you to record your name again:',
+  deadline: 'Please record by {{deadline}}.',
+  record_button: 'Record your name',
+  personal_link: 'Your personal link (do not forward it): {{url}}',
+  privacy_default: 'Anyone with your play link can hear your recording.',
+  sent_for: 'Sent by voicename for {{organisation}}.',
+  unsubscribe_line: 'Do not want these e-mails? Unsubscribe: {{url}}',
+  unsubscribe: 'Unsubscribe',
+  unsubscribe_title: 'Unsubscribe from {{collection}}',
+  unsubscribe_question: 'Stop e-mails about {{collection}} to {{email}}?',
+  unsubscribe_keeps: 'Your recording and play link stay as they are.',
+  unsubscribed_title: 'You are unsubscribed',
+  unsubscribed_body: 'You will get no more e-mails about {{collection}}.',
+  unsubscribe_invalid: 'This unsubscribe link is not valid any more.',
+};

@@ -1,0 +1,23 @@
+export default {
+  invitation_subject: '{{collection}}: graba cómo se pronuncia tu nombre',
+  reminder_subject: 'Recordatorio: graba cómo se pronuncia tu nombre para {{collection}}',
+  rerecord_subject: '{{collection}}: vuelve a grabar tu nombre, por favor',
+  greeting: 'Hola, {{first_name}}:',
+  invitation_body:
+    'Graba cómo se pronuncia tu nombre para {{collection}}, para que todos lo digan bien. Tarda alrededor de un minuto: abre tu enlace personal, pulsa grabar y di tu nombre.',
+  reminder_body: 'Todavía no hemos recibido tu grabación para {{collection}}. Tarda alrededor de un minuto.',
+  rerecord_body: 'Los organizadores de {{collection}} te piden que vuelvas a grabar tu nombre:',
+  deadline: 'Graba antes del {{deadline}}, por favor.',
+  record_button: 'Graba tu nombre',
+  personal_link: 'Tu enlace personal (no lo reenvíes): {{url}}',
+  privacy_default: 'Cualquiera que tenga tu enlace de reproducción puede escuchar tu grabación.',
+  sent_for: 'Enviado por voicename en nombre de {{organisation}}.',
+  unsubscribe_line: '¿No quieres recibir estos correos? Date de baja: {{url}}',
+  unsubscribe: 'Darse de baja',
+  unsubscribe_title: 'Darse de baja de {{collection}}',
+  unsubscribe_question: '¿Dejar de enviar correos sobre {{collection}} a {{email}}?',
+  unsubscribe_keeps: 'Tu grabación y tu enlace de reproducción no cambian.',
+  unsubscribed_title: 'Te has dado de baja',
+  unsubscribed_body: 'No recibirás más correos sobre {{collection}}.',
+  unsubscribe_invalid: 'Este enlace para darse de baja ya no es válido.',
+};

@@ -1,0 +1,23 @@
+export default {
+  invitation_subject: '{{collection}} : enregistrez la prononciation de votre nom',
+  reminder_subject: 'Rappel : enregistrez la prononciation de votre nom pour {{collection}}',
+  rerecord_subject: '{{collection}} : merci d’enregistrer à nouveau votre nom',
+  greeting: 'Bonjour {{first_name}},',
+  invitation_body:
+    'Enregistrez la prononciation de votre nom pour {{collection}}, afin que chacun le dise correctement. Cela prend environ une minute : ouvrez votre lien personnel, appuyez sur enregistrer et dites votre nom.',
+  reminder_body: 'Nous n’avons pas encore reçu votre enregistrement pour {{collection}}. Cela prend environ une minute.',
+  rerecord_body: 'Les organisateurs de {{collection}} vous demandent d’enregistrer à nouveau votre nom :',
+  deadline: 'Merci d’enregistrer avant le {{deadline}}.',
+  record_button: 'Enregistrer votre nom',
+  personal_link: 'Votre lien personnel (ne le transférez pas) : {{url}}',
+  privacy_default: 'Toute personne disposant de votre lien d’écoute peut entendre votre enregistrement.',
+  sent_for: 'Envoyé par voicename pour {{organisation}}.',
+  unsubscribe_line: 'Vous ne souhaitez plus recevoir ces e-mails ? Se désabonner : {{url}}',
+  unsubscribe: 'Se désabonner',
+  unsubscribe_title: 'Se désabonner de {{collection}}',
+  unsubscribe_question: 'Ne plus envoyer d’e-mails concernant {{collection}} à {{email}} ?',
+  unsubscribe_keeps: 'Votre enregistrement et votre lien d’écoute restent inchangés.',
+  unsubscribed_title: 'Vous êtes désabonné',
+  unsubscribed_body: 'Vous ne recevrez plus d’e-mails concernant {{collection}}.',
+  unsubscribe_invalid: 'Ce lien de désabonnement n’est plus valide.',
+};

@@ -1,0 +1,23 @@
+export default {
+  invitation_subject: '{{collection}}：录下您名字的读法',
+  reminder_subject: '提醒：为 {{collection}} 录下您名字的读法',
+  rerecord_subject: '{{collection}}：请重新录制您的名字',
+  greeting: '{{first_name}}，您好：',
+  invitation_body:
+    '请为 {{collection}} 录下您名字的读法，让大家都能念对。大约只需一分钟：打开您的个人链接，点击录音并说出您的名字。',
+  reminder_body: '我们还没有收到您为 {{collection}} 录制的名字。大约只需一分钟。',
+  rerecord_body: '{{collection}} 的组织者请您重新录制名字：',
+  deadline: '请在 {{deadline}} 之前录制。',
+  record_button: '录制您的名字',
+  personal_link: '您的个人链接（请勿转发）：{{url}}',
+  privacy_default: '任何拥有您播放链接的人都可以听到您的录音。',
+  sent_for: '由 voicename 代表 {{organisation}} 发送。',
+  unsubscribe_line: '不想再收到这些邮件？退订：{{url}}',
+  unsubscribe: '退订',
+  unsubscribe_title: '退订 {{collection}}',
+  unsubscribe_question: '不再向 {{email}} 发送有关 {{collection}} 的邮件？',
+  unsubscribe_keeps: '您的录音和播放链接保持不变。',
+  unsubscribed_title: '您已退订',
+  unsubscribed_body: '您将不会再收到有关 {{collection}} 的邮件。',
+  unsubscribe_invalid: '此退订链接已失效。',
+};
