@@ -7,6 +7,7 @@ import { common } from './messages/common/index.js';
 import { mail } from './messages/mail/index.js';
 import { player } from './messages/player/index.js';
 import { profile } from './messages/profile/index.js';
+import { recorder } from './messages/recorder/index.js';
 
 /** A catalogue: message key → text with `{{variable}}` placeholders. */
 export type Catalogue = Readonly<Record<string, string>>;
@@ -16,6 +17,7 @@ export const CATALOGUES = {
   mail,
   player,
   profile,
+  recorder,
 } satisfies Record<string, Record<Locale, Catalogue>>;
 
 export type Namespace = keyof typeof CATALOGUES;

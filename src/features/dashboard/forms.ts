@@ -4,9 +4,8 @@
  * messages), and the signed-in viewer of a page.
  */
 import type { FastifyRequest } from 'fastify';
-import type { TSchema } from 'typebox';
 import { AppError } from '../../errors.js';
-import { validationError, validatorCompiler } from '../../http/validation.js';
+export { checkBody } from '../../http/validation.js';
 import type { FormError } from '../../web/views/dashboard/collections.js';
 import type { Viewer } from '../../web/views/dashboard/layout.js';
 import { sessionOf, viewerOf as frameViewerOf } from './http.js';
@@ -16,20 +15,6 @@ export function queryText(request: FastifyRequest, name: string): string | undef
   const value = (request.query as Record<string, unknown> | undefined)?.[name];
   const first = Array.isArray(value) ? value[0] : value;
   return typeof first === 'string' ? first : undefined;
-}
-
-const validators = new WeakMap<TSchema, ReturnType<typeof validatorCompiler>>();
-
-/** `value` if it satisfies the `/v1` body schema, else the API's own 400 error for it. */
-export function checkBody<T>(schema: TSchema, value: unknown): T {
-  let validate = validators.get(schema);
-  if (!validate) {
-    validate = validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '' });
-    validators.set(schema, validate);
-  }
-  const check = validate as ((data: unknown) => boolean) & { errors?: import('ajv').ErrorObject[] | null };
-  if (!check(value)) throw validationError(check.errors ?? [], 'body');
-  return value as T;
 }
 
 /** A refusal to show on the form (4xx other than 404), or null for anything else. */

@@ -41,6 +41,16 @@ export const cardUrlOf = (deps: Deps, playLink: string, link: ResolvedPlayLink):
  * linked to the player page, with an alt text naming the person (in the collection's language).
  */
 export function signatureHtmlOf(playLink: string, link: ResolvedPlayLink, escape: (text: string) => string): string {
-  const alt = translator(collectionLocale(link), 'player')('badge_alt', { name: link.displayName });
+  return signatureSnippet(playLink, link.displayName, collectionLocale(link), escape);
+}
+
+/** The signature badge's HTML for a play link: the 2x badge image, linked to the player page. */
+export function signatureSnippet(
+  playLink: string,
+  displayName: string,
+  locale: Locale,
+  escape: (text: string) => string,
+): string {
+  const alt = translator(locale, 'player')('badge_alt', { name: displayName });
   return `<a href="${escape(playLink)}"><img src="${escape(playLink)}/badge.png?scale=2" width="180" height="40" alt="${escape(alt)}" style="border:0"></a>`;
 }

@@ -1,20 +1,32 @@
 /**
- * The public recorder: `GET /r/<token>` (the page) and `POST /r/<token>/recording` (its upload,
- * raw audio body, answering the play-link object or an error envelope). No account: the
+ * The public recorder: `GET /r/<token>` (the page), `POST /r/<token>/recording` (its upload,
+ * raw audio body, answering the play-link object or an error envelope) and the person's own
+ * forms (their details, deleting their recording). No account: the
  * token is the capability. Rate-limited per client address.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { pageSecurityHeaders } from '../../http/security-headers.js';
-import { recorderNotFoundPage, recorderPage } from '../../web/views/recorder.js';
+import { checkBody } from '../../http/validation.js';
+import { negotiateLocale } from '../../i18n/index.js';
+import { escapeHtml } from '../../web/html.js';
+import { type RecorderPageData, recorderNotFoundPage, recorderPage } from '../../web/views/recorder.js';
+import { logoUrl } from '../collections/service.js';
+import { signatureSnippet } from '../play-links/images.js';
+import { getPlayLink } from '../play-links/service.js';
+import { UpdateUserBody } from '../users/schemas.js';
+import { updateUser } from '../users/service.js';
 import { acceptAudioBodies, audioBytes, clientGone } from './audio-body.js';
 import { MAX_AUDIO_BYTES, RecorderParams, RecorderUploadQuery } from './schemas.js';
 import { openRecordingAudio } from './audio-service.js';
 import { deleteRecording, recordWithToken, requireRecorderUser, userHasRecording } from './service.js';
 
 export const MAX_TAKE_SECONDS = 10;
+
+const DETAIL_FIELDS = ['display_name', 'preferred_name', 'pronouns', 'phonetic_spelling'] as const;
 
 /** The page records in the browser (microphone, blob: playback of the take) and uploads to us. */
 const pageHeaders = (https: boolean) => ({
@@ -51,31 +63,102 @@ export const recorderRoutes =
     });
     acceptAudioBodies(app);
 
+    type RecorderUser = Awaited<ReturnType<typeof requireRecorderUser>>;
+    const renderPage = async (
+      request: FastifyRequest,
+      user: RecorderUser,
+      extra: Pick<RecorderPageData, 'notice' | 'detailsError'>,
+    ): Promise<string> => {
+      const hasRecording = await userHasRecording(deps, user.id);
+      const locale = negotiateLocale(request.headers['accept-language'], user.language);
+      const playLink = hasRecording ? (await getPlayLink(deps, user.account_id, user.collection_id, user.id)).play_link : null;
+      return recorderPage({
+        locale,
+        person: {
+          displayName: user.display_name,
+          preferredName: user.preferred_name,
+          pronouns: user.pronouns,
+          phoneticSpelling: user.phonetic_spelling,
+        },
+        collection: {
+          name: user.collection_name,
+          organisation: user.organisation_name,
+          intro: user.intro,
+          privacyNote: user.privacy_note,
+          deadline: user.deadline,
+          logoUrl: logoUrl(deps.config.baseUrl, user.logo_key),
+          selfEdit: Number(user.self_edit) === 1,
+        },
+        hasRecording,
+        // The organiser's request for a new take, until the next recording answers it.
+        reviewNote: user.recording_status === 'needs_rerecord' ? user.review_note : null,
+        playLink,
+        signatureHtml: playLink ? signatureSnippet(playLink, user.display_name, locale, escapeHtml) : null,
+        uploadUrl: `/r/${user.record_token}/recording`,
+        downloadUrl: `/r/${user.record_token}/recording.mp3`,
+        deleteUrl: `/r/${user.record_token}/delete-recording`,
+        detailsUrl: `/r/${user.record_token}/details`,
+        scriptUrl: deps.assets.url('recorder.ts'),
+        styleUrl: deps.assets.url('recorder.css'),
+        maxSeconds: MAX_TAKE_SECONDS,
+        maxUploadBytes: MAX_AUDIO_BYTES,
+        ...extra,
+      }).toString();
+    };
+
     app.get('/r/:token', { schema: { hide: true, params: RecorderParams } }, async (request, reply) => {
       reply.headers(headers).type('text/html; charset=utf-8');
-      const styleUrl = deps.assets.url('recorder.css');
-      let user: Awaited<ReturnType<typeof requireRecorderUser>>;
+      let user: RecorderUser;
       try {
         user = await requireRecorderUser(deps, request.params.token);
       } catch {
-        return reply.code(404).send(recorderNotFoundPage(styleUrl).toString());
+        const locale = negotiateLocale(request.headers['accept-language'], null);
+        return reply.code(404).send(recorderNotFoundPage(deps.assets.url('recorder.css'), locale).toString());
       }
+      const notice = (request.query as { deleted?: string; saved?: string }) ?? {};
       return reply.send(
-        recorderPage({
-          displayName: user.display_name,
-          phoneticSpelling: user.phonetic_spelling,
-          hasRecording: await userHasRecording(deps, user.id),
-          // The organiser's request for a new take, until the next recording answers it.
-          reviewNote: user.recording_status === 'needs_rerecord' ? user.review_note : null,
-          uploadUrl: `/r/${user.record_token}/recording`,
-          downloadUrl: `/r/${user.record_token}/recording.mp3`,
-          deleteUrl: `/r/${user.record_token}/delete-recording`,
-          scriptUrl: deps.assets.url('recorder.ts'),
-          styleUrl,
-          maxSeconds: MAX_TAKE_SECONDS,
-          maxUploadBytes: MAX_AUDIO_BYTES,
-        }).toString(),
+        await renderPage(request, user, {
+          notice: notice.deleted === '1' ? 'deleted' : notice.saved === '1' ? 'saved' : null,
+          detailsError: null,
+        }),
       );
+    });
+
+    // The person corrects how their name is written, where the collection allows it: the same
+    // rules as the API's PATCH of the user, from a plain same-origin form.
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 8 * 1024 },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    app.post('/r/:token/details', { schema: { hide: true, params: RecorderParams } }, async (request, reply) => {
+      if (!sameOrigin(request.headers, deps.config.baseUrl)) {
+        throw new AppError('forbidden', 'This form can only be sent from its own record page.', { status: 403 });
+      }
+      const user = await requireRecorderUser(deps, request.params.token);
+      if (Number(user.self_edit) !== 1) {
+        throw new AppError('forbidden', 'This collection does not let people change their details.', { status: 403 });
+      }
+      const form = (request.body ?? {}) as Record<string, string | undefined>;
+      const text = (name: string) => (form[name] ?? '').trim();
+      try {
+        const changes = checkBody<UpdateUserBody>(UpdateUserBody, {
+          display_name: text('display_name'),
+          preferred_name: text('preferred_name') || null,
+          pronouns: text('pronouns') || null,
+          phonetic_spelling: text('phonetic_spelling') || null,
+        });
+        await updateUser(deps, user.account_id, user.collection_id, user.id, changes);
+      } catch (error) {
+        const field = error instanceof AppError ? DETAIL_FIELDS.find((name) => error.param?.startsWith(name)) : undefined;
+        if (!field) throw error;
+        return reply
+          .code(400)
+          .headers(headers)
+          .type('text/html; charset=utf-8')
+          .send(await renderPage(request, user, { notice: null, detailsError: field }));
+      }
+      return reply.code(303).header('location', `/r/${user.record_token}?saved=1`).header('cache-control', 'no-store').send();
     });
 
     app.post(

@@ -78,13 +78,23 @@ export const setPhoneticSpelling = (trx: Kysely<Database>, userId: string, phone
 export const setRecordingStatus = (trx: Kysely<Database>, userId: string, status: RecordingStatus, note: string | null) =>
   trx.updateTable('users').set({ recording_status: status, review_note: note }).where('id', '=', userId).execute();
 
-/** The user behind a recorder-page token, if their collection is live. */
+/** The user behind a recorder-page token, with what their page shows of the collection, if it is live. */
 export const findUserByRecordToken = (db: Kysely<Database>, token: string) =>
   db
     .selectFrom('users')
     .innerJoin('collections', 'collections.id', 'users.collection_id')
     .selectAll('users')
-    .select('collections.account_id')
+    .select([
+      'collections.account_id',
+      'collections.name as collection_name',
+      'collections.language',
+      'collections.deadline',
+      'collections.self_edit',
+      'collections.organisation_name',
+      'collections.intro',
+      'collections.privacy_note',
+      'collections.logo_key',
+    ])
     .where('users.record_token', '=', token)
     .where('collections.archived_at', 'is', null)
     .executeTakeFirst();

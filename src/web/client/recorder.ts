@@ -7,6 +7,10 @@
 export {};
 
 const root = document.getElementById('recorder') as HTMLElement;
+/** The page's messages in its language (the server's `recorder` catalogue, keys without `js_`). */
+const text: Record<string, string> = JSON.parse(document.getElementById('recorder-messages')?.textContent ?? '{}');
+const say = (key: string, variables: Record<string, string | number> = {}) =>
+  (text[key] ?? key).replace(/\{\{\s*(\w+)\s*\}\}/g, (_, name: string) => String(variables[name] ?? ''));
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const status = $<HTMLParagraphElement>('status');
 const countdown = $<HTMLParagraphElement>('countdown');
@@ -53,7 +57,7 @@ function setState(state: State, message: string) {
   status.textContent = message;
   const busy = state === 'asking' || state === 'countdown' || state === 'recording' || state === 'uploading';
   show(startButton, !busy && state !== 'review' && state !== 'done');
-  startButton.textContent = state === 'idle' ? 'Start recording' : 'Try again';
+  startButton.textContent = state === 'idle' ? say('start') : say('try_again');
   show(stopButton, state === 'recording');
   show(listenButton, state === 'review');
   show(rerecordButton, state === 'review' || state === 'done');
@@ -71,10 +75,10 @@ function setState(state: State, message: string) {
 async function openMicrophone(): Promise<boolean> {
   if (stream) return true;
   if (!navigator.mediaDevices?.getUserMedia || typeof MediaRecorder === 'undefined') {
-    setState('nodevice', 'This browser cannot record here. Use “Upload a file instead” below.');
+    setState('nodevice', say('no_device'));
     return false;
   }
-  setState('asking', 'Please allow the microphone when your browser asks.');
+  setState('asking', say('allow_mic'));
   try {
     stream = await navigator.mediaDevices.getUserMedia({
       audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false, channelCount: 1 },
@@ -82,12 +86,9 @@ async function openMicrophone(): Promise<boolean> {
   } catch (error) {
     const name = (error as DOMException).name;
     if (name === 'NotFoundError' || name === 'OverconstrainedError' || name === 'NotReadableError') {
-      setState('nodevice', 'No working microphone was found. Connect one and try again, or upload a file below.');
+      setState('nodevice', say('no_mic'));
     } else {
-      setState(
-        'denied',
-        'Microphone access was blocked. Allow it in your browser’s site settings and try again, or upload a file below.',
-      );
+      setState('denied', say('blocked'));
     }
     return false;
   }
@@ -129,7 +130,7 @@ async function startRecording() {
   if (!(await openMicrophone()) || !stream) return;
   await audioContext?.resume();
   runMeter();
-  setState('countdown', 'Get ready…');
+  setState('countdown', say('get_ready'));
   for (const n of [3, 2, 1]) {
     countdown.textContent = String(n);
     await wait(1000);
@@ -150,17 +151,17 @@ async function startRecording() {
     const elapsed = performance.now() - startedAt;
     if (loudest < SILENT_RMS) {
       take = null;
-      setState('error', 'We didn’t hear anything. Check that the right microphone is on and not muted, then try again.');
+      setState('error', say('heard_nothing'));
     } else if (elapsed < MIN_TAKE_MS) {
       take = null;
-      setState('error', 'That was too short. Press “Try again” and say your full name.');
+      setState('error', say('take_too_short'));
     } else {
-      setState('review', 'Listen to your recording. Submit it if it sounds right, or record again.');
+      setState('review', say('review'));
     }
   };
   loudest = 0;
   recorder.start(250);
-  setState('recording', 'Recording… say your name now, then press Stop.');
+  setState('recording', say('recording'));
   const tickTimer = () => {
     const left = Math.max(0, maxSeconds - (performance.now() - startedAt) / 1000);
     timer.textContent = `${left.toFixed(0)} s left`;
@@ -174,23 +175,24 @@ function stopRecording() {
   if (recorder && recorder.state !== 'inactive') recorder.stop();
 }
 
-const MESSAGES: Record<string, string> = {
-  audio_silent: 'The recording was silent. Check your microphone and try again.',
-  audio_too_short: 'The recording was too short. Say your full name, clearly.',
-  audio_too_long: 'The recording was too long. Just say your name.',
-  audio_clipped: 'The recording is distorted. Move a little away from the microphone and try again.',
-  audio_too_large: 'The file is larger than 5 MB.',
-  audio_unsupported_format: 'That file type is not supported. Use WebM, Ogg, WAV, MP3 or M4A.',
-  audio_corrupt: 'The file seems damaged. Try another recording.',
-  audio_empty: 'The file is empty.',
-};
+/** Upload refusals the page explains in its own words (the `audio_*` codes of the API). */
+const AUDIO_CODES = new Set([
+  'audio_silent',
+  'audio_too_short',
+  'audio_too_long',
+  'audio_clipped',
+  'audio_too_large',
+  'audio_unsupported_format',
+  'audio_corrupt',
+  'audio_empty',
+]);
 
 async function upload(body: Blob, type: string) {
   if (body.size > maxBytes) {
-    setState('error', MESSAGES.audio_too_large as string);
+    setState('error', say('audio_too_large'));
     return;
   }
-  setState('uploading', 'Uploading and cleaning up your recording…');
+  setState('uploading', say('uploading'));
   const query = phonetic.value.trim() === '' ? '' : `?phonetic_spelling=${encodeURIComponent(phonetic.value.trim())}`;
   try {
     const response = await fetch(uploadUrl + query, {
@@ -201,14 +203,14 @@ async function upload(body: Blob, type: string) {
     const payload = await response.json().catch(() => null);
     if (!response.ok) {
       const code = payload?.error?.code as string | undefined;
-      setState('error', (code && MESSAGES[code]) || payload?.error?.message || 'Something went wrong. Please try again.');
+      setState('error', code && AUDIO_CODES.has(code) ? say(code) : payload?.error?.message || say('failed'));
       return;
     }
     playLink.href = payload.play_link;
     playLink.textContent = payload.play_link;
-    setState('done', `Saved: ${payload.duration_seconds} s recording.`);
+    setState('done', say('saved', { seconds: payload.duration_seconds }));
   } catch {
-    setState('error', 'The upload failed. Check your connection and try again.');
+    setState('error', say('upload_failed'));
   }
 }
 
@@ -225,7 +227,7 @@ submitButton.addEventListener('click', () => {
 uploadButton.addEventListener('click', () => {
   const file = fileInput.files?.[0];
   if (!file) {
-    setState('error', 'Choose an audio file first.');
+    setState('error', say('choose_file'));
     fileInput.focus();
     return;
   }
@@ -237,10 +239,27 @@ navigator.permissions
   ?.query({ name: 'microphone' })
   .then((permission) => {
     if (permission.state === 'denied' && root.dataset.state === 'idle') {
-      setState(
-        'denied',
-        'Microphone access is blocked for this site. Allow it in your browser’s site settings, or upload a file below.',
-      );
+      setState('denied', say('blocked_already'));
     }
   })
   .catch(() => {});
+
+// Copy buttons: `button[data-copy="<field id>"]` copies that read-only field and says so.
+for (const button of Array.from(document.querySelectorAll<HTMLButtonElement>('button[data-copy]'))) {
+  const field = document.getElementById(button.dataset.copy ?? '') as HTMLInputElement | HTMLTextAreaElement | null;
+  if (!field) continue;
+  const label = button.textContent ?? '';
+  button.addEventListener('click', () => {
+    field.select();
+    const done = () => {
+      button.textContent = say('copied');
+      setTimeout(() => (button.textContent = label), 2000);
+    };
+    // The Clipboard API where the page may use it; the selection and execCommand otherwise.
+    const fallback = () => {
+      if (document.execCommand('copy')) done();
+    };
+    if (navigator.clipboard) void navigator.clipboard.writeText(field.value).then(done, fallback);
+    else fallback();
+  });
+}

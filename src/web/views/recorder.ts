@@ -1,29 +1,80 @@
 /**
- * The recorder page at `{BASE_URL}/r/<token>`: one person records their name. Works on phone
- * screens, every control is a native button or input (keyboard and screen readers), and the
- * script is our own (no third-party code). Without JavaScript it says so plainly.
+ * The recorder page at `{BASE_URL}/r/<token>`: one person records their name. It says who asks
+ * (organisation, logo, intro), by when, and who will hear the recording; a returning person
+ * hears their recording, copies their play link or signature badge, deletes it, and corrects
+ * how their name is written (when the collection allows). In the collection's language unless
+ * the browser asks for another; right-to-left in Arabic. Works on phone screens, every control
+ * is a native button or input, the script is our own; without JavaScript it says so plainly.
  */
-import { html, type SafeHtml } from '../html.js';
+import { formatDay, type Locale, textDirection, translator } from '../../i18n/index.js';
+import { html, jsonForScript, type SafeHtml, SLOT, withSlot } from '../html.js';
+
+/** Messages the page's script shows, sent with the page in its language (keys `js_*` of `recorder`). */
+const SCRIPT_MESSAGES = [
+  'try_again',
+  'start',
+  'no_device',
+  'allow_mic',
+  'no_mic',
+  'blocked',
+  'blocked_already',
+  'get_ready',
+  'heard_nothing',
+  'take_too_short',
+  'review',
+  'recording',
+  'audio_silent',
+  'audio_too_short',
+  'audio_too_long',
+  'audio_clipped',
+  'audio_too_large',
+  'audio_unsupported_format',
+  'audio_corrupt',
+  'audio_empty',
+  'uploading',
+  'failed',
+  'saved',
+  'upload_failed',
+  'choose_file',
+  'copied',
+] as const;
 
 export interface RecorderPageData {
-  displayName: string;
-  phoneticSpelling: string | null;
+  locale: Locale;
+  person: { displayName: string; preferredName: string | null; pronouns: string | null; phoneticSpelling: string | null };
+  collection: {
+    name: string;
+    organisation: string | null;
+    intro: string | null;
+    privacyNote: string | null;
+    /** `YYYY-MM-DD` or null. */
+    deadline: string | null;
+    logoUrl: string | null;
+    selfEdit: boolean;
+  };
   hasRecording: boolean;
   /** The organiser asked for a new recording with this note (null: no request). */
   reviewNote: string | null;
+  /** The person's play link, and the HTML of their signature badge, once they have recorded. */
+  playLink: string | null;
+  signatureHtml: string | null;
   uploadUrl: string;
-  /** The person's own recording as a download, and the form that deletes it. */
+  /** The person's own recording as a download, and the forms that delete it and edit their name. */
   downloadUrl: string;
   deleteUrl: string;
+  detailsUrl: string;
+  notice: 'deleted' | 'saved' | null;
+  /** The field of the details form that could not be saved. */
+  detailsError: 'display_name' | 'preferred_name' | 'pronouns' | 'phonetic_spelling' | null;
   scriptUrl: string;
   styleUrl: string;
   maxSeconds: number;
   maxUploadBytes: number;
 }
 
-function layout(title: string, styleUrl: string, body: SafeHtml, scriptUrl?: string): SafeHtml {
+function layout(locale: Locale, title: string, styleUrl: string, body: SafeHtml, scriptUrl?: string): SafeHtml {
   return html`<!doctype html>
-<html lang="en">
+<html lang="${locale}" dir="${textDirection(locale)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -41,79 +92,149 @@ ${scriptUrl ? html`<script src="${scriptUrl}" defer></script>` : ''}
 }
 
 export function recorderPage(data: RecorderPageData): SafeHtml {
+  const t = translator(data.locale, 'recorder');
+  const { person, collection } = data;
+  const messages = Object.fromEntries(SCRIPT_MESSAGES.map((key) => [key, key === 'start' ? t('start') : t(`js_${key}`)]));
   const body = html`<main class="recorder" id="recorder" data-state="idle" data-upload-url="${data.uploadUrl}"
   data-max-seconds="${data.maxSeconds}" data-max-bytes="${data.maxUploadBytes}">
-  <p class="eyebrow">Record how your name is said</p>
-  <h1 class="name">${data.displayName}</h1>
+  <header class="brand">
+    ${collection.logoUrl ? html`<img class="logo" src="${collection.logoUrl}" alt="${collection.organisation ?? ''}" height="48">` : ''}
+    <p class="organisation">${collection.organisation ? html`<strong>${collection.organisation}</strong> · ` : ''}${t('for_collection', { collection: collection.name })}</p>
+  </header>
+  ${data.notice ? html`<p class="notice" role="status" id="notice">${t(data.notice === 'deleted' ? 'deleted' : 'details_saved')}</p>` : ''}
+  <p class="eyebrow">${t('eyebrow')}</p>
+  <h1 class="name">${person.displayName}</h1>
+  ${collection.intro ? html`<p class="intro">${collection.intro}</p>` : ''}
+  ${collection.deadline ? html`<p class="deadline" id="deadline">${t('deadline', { deadline: formatDay(data.locale, collection.deadline) })}</p>` : ''}
   ${
     data.reviewNote !== null
       ? html`<section class="review-request" aria-labelledby="review-request-title">
-    <h2 id="review-request-title">Please record your name again</h2>
+    <h2 id="review-request-title">${t('rerecord_title')}</h2>
     <p class="review-note">${data.reviewNote}</p>
   </section>`
       : data.hasRecording
-        ? html`<p class="note">You already have a recording. A new one replaces it.</p>`
+        ? html`<p class="note">${t('has_recording')}</p>`
         : ''
   }
-  ${
-    data.hasRecording
-      ? html`<section class="current" aria-labelledby="current-title">
-    <h2 id="current-title">Your recording</h2>
-    <audio controls preload="none" src="${data.downloadUrl}"></audio>
-    <p><a href="${data.downloadUrl}" download>Download it</a></p>
-    <details><summary>Delete it</summary>
-      <form method="post" action="${data.deleteUrl}">
-        <p>Your recording is deleted everywhere, and your play link stops playing until you record again.</p>
-        <button type="submit" class="danger">Delete my recording</button>
-      </form>
-    </details>
-  </section>`
-      : ''
-  }
+  ${data.hasRecording ? currentRecording(t, data) : ''}
 
-  <label class="field" for="phonetic">Phonetic spelling <span class="optional">(optional)</span>
+  <label class="field" for="phonetic">${t('phonetic')} <span class="optional">${t('optional')}</span>
     <input id="phonetic" name="phonetic_spelling" maxlength="100" autocomplete="off"
-      placeholder="e.g. shiv-AWN nee VREE-in" value="${data.phoneticSpelling ?? ''}">
-    <span class="hint">Write it the way it sounds, with the stressed part in capitals.</span>
+      placeholder="${t('phonetic_placeholder')}" value="${person.phoneticSpelling ?? ''}" aria-describedby="phonetic-hint">
+    <span class="hint" id="phonetic-hint">${t('phonetic_hint')}</span>
   </label>
 
-  <p id="status" class="status" role="status" aria-live="polite">Press “Start recording”. Your browser will ask to use the microphone.</p>
+  <p id="status" class="status" role="status" aria-live="polite">${t('status_idle')}</p>
   <p id="countdown" class="countdown" aria-live="assertive" hidden></p>
   <div class="meter" id="meter" hidden><div class="meter-fill" id="meter-fill"></div></div>
   <p id="timer" class="timer" hidden></p>
 
   <div class="controls">
-    <button type="button" id="start" class="primary">Start recording</button>
-    <button type="button" id="stop" class="primary" hidden>Stop</button>
-    <button type="button" id="listen" hidden>Listen</button>
-    <button type="button" id="rerecord" hidden>Record again</button>
-    <button type="button" id="submit" class="primary" hidden>Submit</button>
+    <button type="button" id="start" class="primary">${t('start')}</button>
+    <button type="button" id="stop" class="primary" hidden>${t('stop')}</button>
+    <button type="button" id="listen" hidden>${t('listen')}</button>
+    <button type="button" id="rerecord" hidden>${t('record_again')}</button>
+    <button type="button" id="submit" class="primary" hidden>${t('submit')}</button>
   </div>
   <audio id="preview" controls preload="auto" hidden></audio>
 
   <details class="upload" id="upload-box">
-    <summary>Upload a file instead</summary>
-    <label class="field" for="file">Audio file (WebM, Ogg, WAV, MP3 or M4A, up to 5 MB)
+    <summary>${t('upload_summary')}</summary>
+    <label class="field" for="file">${t('upload_label')}
       <input type="file" id="file" accept="audio/*,.webm,.ogg,.wav,.mp3,.m4a">
     </label>
-    <button type="button" id="upload">Upload file</button>
+    <button type="button" id="upload">${t('upload_button')}</button>
   </details>
 
   <section id="result" class="result" hidden>
-    <h2>Saved. Thank you!</h2>
-    <p>Your name is now at <a id="play-link" href="#" target="_blank" rel="noopener"></a></p>
+    <h2>${t('saved_title')}</h2>
+    <p>${withSlot(t('saved_at', { link: SLOT }), html`<a id="play-link" href="#" target="_blank" rel="noopener"></a>`)}</p>
   </section>
 
-  <noscript><p class="status">Recording needs JavaScript. Please turn it on, or ask for another way to send your recording.</p></noscript>
+  ${collection.selfEdit ? detailsForm(t, data) : ''}
+
+  <section class="privacy" aria-labelledby="privacy-title">
+    <h2 id="privacy-title">${t('privacy_title')}</h2>
+    <p id="privacy-note">${collection.privacyNote ?? t('privacy_default')}</p>
+  </section>
+
+  <noscript><p class="status">${t('noscript')}</p></noscript>
+  <script type="application/json" id="recorder-messages">${jsonForScript(messages)}</script>
 </main>`;
-  return layout(`Record your name: ${data.displayName}`, data.styleUrl, body, data.scriptUrl);
+  return layout(data.locale, t('title', { name: person.displayName }), data.styleUrl, body, data.scriptUrl);
 }
 
-export function recorderNotFoundPage(styleUrl: string): SafeHtml {
+type Translate = ReturnType<typeof translator>;
+
+/** What a returning person has: their recording to hear, download or delete, and their play link. */
+function currentRecording(t: Translate, data: RecorderPageData): SafeHtml {
+  return html`<section class="current" aria-labelledby="current-title">
+    <h2 id="current-title">${t('current_title')}</h2>
+    <audio controls preload="none" src="${data.downloadUrl}"></audio>
+    <p><a href="${data.downloadUrl}" download>${t('download')}</a></p>
+    ${
+      data.playLink
+        ? html`<label class="field" for="own-play-link">${t('play_link')}</label>
+    <div class="copy-row"><input id="own-play-link" readonly value="${data.playLink}"><button type="button" data-copy="own-play-link">${t('copy')}</button></div>`
+        : ''
+    }
+    ${
+      data.signatureHtml
+        ? html`<details class="signature"><summary>${t('signature_summary')}</summary>
+      <p id="signature-help">${t('signature_help')}</p>
+      <label class="field" for="signature-html">${t('signature_summary')}</label>
+      <div class="copy-row"><textarea id="signature-html" readonly rows="4" aria-describedby="signature-help">${data.signatureHtml}</textarea><button type="button" data-copy="signature-html">${t('copy')}</button></div>
+    </details>`
+        : ''
+    }
+    <details><summary>${t('delete_summary')}</summary>
+      <form method="post" action="${data.deleteUrl}">
+        <p>${t('delete_explain')}</p>
+        <button type="submit" class="danger">${t('delete_button')}</button>
+      </form>
+    </details>
+  </section>`;
+}
+
+/** The person corrects how their name is written (the collection's `self_edit`). */
+function detailsForm(t: Translate, data: RecorderPageData): SafeHtml {
+  const { person } = data;
+  const labels = {
+    display_name: t('display_name'),
+    preferred_name: t('preferred_name'),
+    pronouns: t('pronouns'),
+    phonetic_spelling: t('phonetic'),
+  };
+  const invalid = (field: keyof typeof labels) =>
+    data.detailsError === field ? html` aria-invalid="true" aria-describedby="details-error"` : html``;
+  return html`<details class="details" id="details"${data.detailsError ? html` open` : ''}>
+    <summary>${t('details_summary')}</summary>
+    ${data.detailsError ? html`<p class="error" id="details-error" role="alert">${t('details_invalid', { field: labels[data.detailsError] })}</p>` : ''}
+    <form method="post" action="${data.detailsUrl}">
+      <label class="field" for="display-name">${labels.display_name}
+        <input id="display-name" name="display_name" maxlength="200" required autocomplete="name" value="${person.displayName}"${invalid('display_name')}>
+      </label>
+      <label class="field" for="preferred-name">${labels.preferred_name} <span class="optional">${t('optional')}</span>
+        <input id="preferred-name" name="preferred_name" maxlength="100" autocomplete="nickname" value="${person.preferredName ?? ''}"${invalid('preferred_name')}>
+      </label>
+      <label class="field" for="pronouns">${labels.pronouns} <span class="optional">${t('optional')}</span>
+        <input id="pronouns" name="pronouns" maxlength="40" placeholder="${t('pronouns_placeholder')}" value="${person.pronouns ?? ''}"${invalid('pronouns')}>
+      </label>
+      <label class="field" for="details-phonetic">${labels.phonetic_spelling} <span class="optional">${t('optional')}</span>
+        <input id="details-phonetic" name="phonetic_spelling" maxlength="100" autocomplete="off" placeholder="${t('phonetic_placeholder')}" value="${person.phoneticSpelling ?? ''}"${invalid('phonetic_spelling')}>
+      </label>
+      <button type="submit">${t('save')}</button>
+    </form>
+  </details>`;
+}
+
+export function recorderNotFoundPage(styleUrl: string, locale: Locale = 'en'): SafeHtml {
+  const t = translator(locale, 'recorder');
   return layout(
-    'Recording link not valid',
+    locale,
+    t('not_found_title'),
     styleUrl,
-    html`<main class="recorder"><h1>This recording link is not valid</h1>
-<p>It may have been replaced by a newer link. Ask the person who sent it for a new one.</p></main>`,
+    html`<main class="recorder"><h1>${t('not_found_title')}</h1>
+<p>${t('not_found_body')}</p></main>`,
   );
 }

@@ -1,0 +1,164 @@
+/**
+ * The record page as the person invited sees it: who asks and by when, who will hear the
+ * recording, the collection's language (or the browser's), a returning person's play link and
+ * signature badge, and correcting their own details (only where the collection allows, only
+ * from the page itself, by the API's rules).
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { speechWav } from './helpers/audio.js';
+
+let t: TestApp;
+let key: string;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ({ key } = await t.newAccount());
+});
+afterAll(() => t.close());
+
+async function personIn(settings: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  const collection = await t.request({
+    method: 'POST',
+    url: '/v1/collections',
+    key,
+    json: { name: 'Convocation 2027', ...settings },
+  });
+  expect(collection.statusCode, collection.body).toBe(201);
+  const id = collection.json<{ id: string }>().id;
+  const user = await t.request({
+    method: 'POST',
+    url: `/v1/collections/${id}/users`,
+    key,
+    json: { email: `${Math.random()}@example.com`, first_name: 'Siobhán', last_name: 'Ní Bhriain', ...extra },
+  });
+  const body = user.json<{ id: string; record_url: string }>();
+  return { collectionId: id, userId: body.id, path: new URL(body.record_url).pathname };
+}
+
+const page = (path: string, headers: Record<string, string> = {}) => t.request({ method: 'GET', url: path, headers });
+const saveDetails = (
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = { origin: 'http://localhost:3000' },
+) =>
+  t.app.inject({
+    method: 'POST',
+    url: `${path}/details`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: new URLSearchParams(fields).toString(),
+  });
+
+describe('the record page', () => {
+  it('says who asks, by when, and who will hear the recording', async () => {
+    const { path } = await personIn({
+      deadline: '2027-03-15',
+      branding: {
+        organisation_name: 'Riverside <University>',
+        intro: 'Help us say your name right.',
+        privacy_note: 'Only the ceremony team hears it.',
+      },
+    });
+    const res = await page(path);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('<html lang="en" dir="ltr">');
+    expect(res.body).toContain('<strong>Riverside &lt;University&gt;</strong> · For Convocation 2027');
+    expect(res.body).toContain('Help us say your name right.');
+    expect(res.body).toContain('Please record by March 15, 2027.');
+    expect(res.body).toContain('<p id="privacy-note">Only the ceremony team hears it.</p>');
+
+    const plain = await page((await personIn({})).path);
+    expect(plain.body).toContain('<p id="privacy-note">Anyone with your play link can hear your recording.</p>');
+    expect(plain.body).not.toContain('id="deadline"');
+  });
+
+  it("is in the collection's language unless the browser asks for another it has; Arabic is right-to-left", async () => {
+    const { path } = await personIn({ language: 'es', deadline: '2027-03-15' });
+    const spanish = await page(path);
+    expect(spanish.body).toContain('<html lang="es" dir="ltr">');
+    expect(spanish.body).toContain('Graba antes del 15 de marzo de 2027, por favor.');
+    expect(spanish.body).toContain('>Empezar a grabar</button>');
+    // The script's own messages come in the same language.
+    expect(spanish.body).toMatch(/<script type="application\/json" id="recorder-messages">\{[^<]*"get_ready":"Prepárate…"/);
+
+    const arabic = await page(path, { 'accept-language': 'ar-EG,ar;q=0.9' });
+    expect(arabic.body).toContain('<html lang="ar" dir="rtl">');
+    const unknown = await page(path, { 'accept-language': 'tlh' });
+    expect(unknown.body).toContain('<html lang="es" dir="ltr">');
+  });
+
+  it('gives a returning person their play link and signature badge HTML', async () => {
+    const { path, collectionId, userId } = await personIn({});
+    const res = await t.request({
+      method: 'PUT',
+      url: `/v1/collections/${collectionId}/users/${userId}/recording`,
+      key,
+      headers: { 'content-type': 'audio/wav' },
+      payload: fs.readFileSync(speechWav()),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const playLink = res.json<{ play_link: string }>().play_link;
+    const body = (await page(path)).body;
+    expect(body).toContain(`<input id="own-play-link" readonly value="${playLink}">`);
+    expect(body).toContain(
+      `&lt;a href=&quot;${playLink}&quot;&gt;&lt;img src=&quot;${playLink}/badge.png?scale=2&quot; width=&quot;180&quot; height=&quot;40&quot;`,
+    );
+  });
+});
+
+describe('correcting their own details', () => {
+  it('saves display name, preferred name, pronouns and phonetic spelling from the page', async () => {
+    const { path, collectionId, userId } = await personIn({});
+    expect((await page(path)).body).toContain('id="details"');
+    const res = await saveDetails(path, {
+      display_name: 'Siobhán Ní Bhriain-Walsh',
+      preferred_name: 'Shiv',
+      pronouns: 'she/her',
+      phonetic_spelling: 'shi-VAWN nee VREE-in',
+    });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe(`${path}?saved=1`);
+    const user = (await t.request({ method: 'GET', url: `/v1/collections/${collectionId}/users/${userId}`, key })).json();
+    expect(user).toMatchObject({
+      display_name: 'Siobhán Ní Bhriain-Walsh',
+      preferred_name: 'Shiv',
+      pronouns: 'she/her',
+      phonetic_spelling: 'shi-VAWN nee VREE-in',
+    });
+    expect((await page(`${path}?saved=1`)).body).toContain('Your details are saved.');
+
+    // Emptying an optional field removes it.
+    await saveDetails(path, { display_name: 'Siobhán', preferred_name: '', pronouns: '', phonetic_spelling: '' });
+    const cleared = (await t.request({ method: 'GET', url: `/v1/collections/${collectionId}/users/${userId}`, key })).json();
+    expect(cleared).toMatchObject({ display_name: 'Siobhán', preferred_name: null, pronouns: null, phonetic_spelling: null });
+  });
+
+  it('refuses what the API refuses, saying which field, and changes nothing', async () => {
+    const { path, collectionId, userId } = await personIn({});
+    for (const [fields, field] of [
+      [{ display_name: '' }, 'Your name as shown'],
+      [{ display_name: 'Siobhán', pronouns: 'x'.repeat(41) }, 'Pronouns'],
+      [{ display_name: 'Siobhán', phonetic_spelling: 'a\u0007b' }, 'Phonetic spelling'],
+    ] as const) {
+      const res = await saveDetails(path, fields);
+      expect(res.statusCode, JSON.stringify(fields)).toBe(400);
+      expect(res.body).toContain(`That could not be saved: check “${field}”.`);
+      expect(res.body).toContain('aria-invalid="true"');
+    }
+    const user = (await t.request({ method: 'GET', url: `/v1/collections/${collectionId}/users/${userId}`, key })).json();
+    expect(user).toMatchObject({ display_name: 'Siobhán Ní Bhriain', pronouns: null, phonetic_spelling: null });
+  });
+
+  it('is not offered, and refused, where the collection turned self-editing off; and never from another site', async () => {
+    const { path } = await personIn({ self_edit: false });
+    expect((await page(path)).body).not.toContain('id="details"');
+    expect((await saveDetails(path, { display_name: 'Someone else' })).statusCode).toBe(403);
+
+    const open = await personIn({});
+    const foreign: Record<string, string>[] = [{ 'sec-fetch-site': 'cross-site' }, { origin: 'https://evil.example' }, {}];
+    for (const headers of foreign) {
+      expect((await saveDetails(open.path, { display_name: 'Mallory' }, headers)).statusCode, JSON.stringify(headers)).toBe(403);
+    }
+  });
+});
