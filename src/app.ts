@@ -20,6 +20,7 @@ import { exportsRoutes } from './features/exports/routes.js';
 import { erasureRoutes } from './features/erasure/routes.js';
 import { registerErasedTokenAnswers } from './features/erasure/gone.js';
 import { createPlayLinkFastPath } from './features/play-links/fast-path.js';
+import { registerLogoRoutes } from './features/collections/logo-routes.js';
 import { invitationsRoutes } from './features/invitations/routes.js';
 import { unsubscribeRoutes } from './features/invitations/public-routes.js';
 import { registerPlayLinkPublicRoutes } from './features/play-links/public-routes.js';
@@ -98,6 +99,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(entitiesRoutes(deps.entities));
   registerErasedTokenAnswers(app, deps);
   registerPlayLinkPublicRoutes(app, deps);
+  registerLogoRoutes(app, deps);
   await app.register(unsubscribeRoutes(deps));
   await app.register(playLinkImageRoutes(deps));
   await app.register(dashboardRoutes(deps), { prefix: '/dashboard' });

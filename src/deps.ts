@@ -10,7 +10,9 @@ import type { Config } from './config.js';
 import { JobsWakeup } from './jobs/wakeup.js';
 import { type Cards, createCards } from './cards/index.js';
 import { type Db, openDb } from './db/index.js';
+import { createLogoEncoder, type LogoEncoder } from './images/logo.js';
 import { createMailerFromConfig, type Mailer } from './integrations/mailer.js';
+import { locateFfmpeg, locatePrlimit } from './audio/ffmpeg.js';
 import { createPaymentProvider, type PaymentProvider } from './integrations/payments/index.js';
 import { createEntitiesContext, type EntitiesContext } from './features/entities/context.js';
 import { createPlayLinkRuntime, type PlayLinkRuntime } from './features/play-links/cache.js';
@@ -52,6 +54,8 @@ export interface Deps {
   rateLimits: RateLimitStore;
   /** Preview cards and signature badges: font metrics and the PNG renderer (a worker thread, started on first use). */
   cards: Cards;
+  /** Uploaded logos → plain PNG (ffmpeg, with the audio pipeline's caps). */
+  logos: LogoEncoder;
   /** The entities feature's schema, validator, signing keys and URLs, shared by its routes and jobs. */
   entities: EntitiesContext;
 }
@@ -99,6 +103,15 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     mailer: overrides.mailer ?? createMailerFromConfig(config, logger),
     rateLimits: createRateLimitStore(config.redisUrl, logger),
     cards: createCards(),
+    logos: createLogoEncoder({
+      ffmpegPath: () => locateFfmpeg(config.ffmpegPath),
+      timeoutMs: config.audioTimeoutMs,
+      limits: {
+        memoryBytes: config.audioMaxMemoryMb * 1024 * 1024,
+        cpuSeconds: Math.ceil(config.audioTimeoutMs / 1000),
+        prlimitPath: locatePrlimit(),
+      },
+    }),
   };
   return { ...adapters, entities: createEntitiesContext(adapters) };
 }

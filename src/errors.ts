@@ -47,6 +47,9 @@ const kinds = {
   /** A CSV import with more data rows than one request takes. */
   too_many_rows: { status: 400, type: 'invalid_request_error' },
   audio_empty: { status: 400, type: 'invalid_request_error' },
+  image_empty: { status: 400, type: 'invalid_request_error' },
+  image_unsupported_format: { status: 415, type: 'invalid_request_error' },
+  image_corrupt: { status: 422, type: 'invalid_request_error' },
   audio_too_large: { status: 413, type: 'invalid_request_error' },
   audio_unsupported_format: { status: 415, type: 'invalid_request_error' },
   audio_corrupt: { status: 422, type: 'invalid_request_error' },

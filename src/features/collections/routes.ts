@@ -13,6 +13,8 @@ import {
   UpdateCollectionBody,
 } from './schemas.js';
 import { eraseCollectionNow } from '../erasure/service.js';
+import { removeCollectionLogo, setCollectionLogo } from './logo-service.js';
+import { LOGO_CONTENT_TYPES, MAX_LOGO_BYTES } from '../../images/logo.js';
 import {
   archiveCollection,
   createCollection,
@@ -111,5 +113,56 @@ export const collectionsRoutes =
         },
       },
       async (request) => restoreCollection(deps, accountOf(request), request.params.collection_id),
+    );
+
+    await app.register(async (logos) => {
+      logos.addContentTypeParser(
+        [...LOGO_CONTENT_TYPES],
+        { parseAs: 'buffer', bodyLimit: MAX_LOGO_BYTES },
+        (_request, body, done) => done(null, body),
+      );
+      logos.put(
+        '/collections/:collection_id/logo',
+        {
+          config: { audit: 'collection.logo_set' },
+          bodyLimit: MAX_LOGO_BYTES,
+          schema: {
+            tags,
+            summary: "Set the collection's logo",
+            description:
+              'The raw image as the body (`Content-Type: image/png`, `image/jpeg` or `image/webp`, at most 1 MB; SVG is not ' +
+              'accepted). It is re-encoded as a PNG of at most 512x512 without metadata and served from `branding.logo_url`, ' +
+              'a content-addressed URL. Shown on the record page, the player page and in mail. 413 over 1 MB, 415 ' +
+              '`image_unsupported_format` for anything but PNG, JPEG or WebP (judged by its bytes), 422 `image_corrupt` ' +
+              'when it cannot be decoded.',
+            params: CollectionParams,
+            body: {
+              content: Object.fromEntries(
+                // No `type`: it would make the validator refuse the raw bytes; the schema only documents them.
+                LOGO_CONTENT_TYPES.map((type) => [type, { schema: { contentMediaType: type } }]),
+              ),
+            } as never,
+            response: { 200: Collection, 413: ErrorResponse, 415: ErrorResponse, 422: ErrorResponse, ...errors },
+          },
+        },
+        async (request) => {
+          const { collection_id } = request.params as { collection_id: string };
+          return setCollectionLogo(deps, accountOf(request), collection_id, request.body as Buffer);
+        },
+      );
+    });
+
+    app.delete(
+      '/collections/:collection_id/logo',
+      {
+        config: { audit: 'collection.logo_removed' },
+        schema: {
+          tags,
+          summary: "Remove the collection's logo",
+          params: CollectionParams,
+          response: { 200: Collection, ...errors },
+        },
+      },
+      async (request) => removeCollectionLogo(deps, accountOf(request), request.params.collection_id),
     );
   };

@@ -18,6 +18,7 @@ const link = (token: string, userId = 'u1'): ResolvedPlayLink => ({
   allowIndexing: false,
   language: 'en',
   organisation: 'Class of 2027',
+  logoUrl: null,
   contentHash: 'h',
   audioLocation: '/a',
 });

@@ -31,6 +31,8 @@ export interface ResolvedPlayLink {
   language: string;
   /** Who the link is from ("From …" on the player page and the preview card): the branding's organisation name, else the collection's name. */
   organisation: string;
+  /** The collection's logo (content-addressed PNG), or null. */
+  logoUrl: string | null;
   /** Hex digest naming the audio content: the ETag and part of the immutable audio URL. */
   contentHash: string;
   /** Where `/p/<token>.mp3` redirects: an absolute URL (CDN, presigned S3) or an app path. */

@@ -179,6 +179,7 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
       pronouns: link.pronouns,
       phoneticSpelling: link.phoneticSpelling,
       organisation: link.organisation,
+      logoUrl: link.logoUrl,
       durationSeconds: durationSeconds(link.durationMs),
       playLink: urls.play_link,
       playUrl: urls.play_url,

@@ -23,6 +23,7 @@ export interface ResolvedLinkRow {
   collection_name: string;
   collection_language: string;
   organisation_name: string | null;
+  logo_key: string | null;
 }
 
 /**
@@ -75,6 +76,7 @@ const resolvableLinkQuery = (db: Executor, tokenList: ReturnType<typeof sql<bool
       'c.name as collection_name',
       'c.language as collection_language',
       'c.organisation_name',
+      'c.logo_key',
     ])
     .where(tokenList)
     .where('pl.status', '=', 'active')

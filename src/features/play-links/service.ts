@@ -7,7 +7,7 @@ import { AppError, notFound } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { isUuid, randomToken } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
-import { requireLiveCollection } from '../collections/service.js';
+import { logoUrl, requireLiveCollection } from '../collections/service.js';
 import { batchPlayCounts, KeyBatcher, type ResolvedPlayLink, type UserLinkSummary } from './cache.js';
 import {
   addPlayCounts,
@@ -300,6 +300,7 @@ async function toResolved(deps: Deps, row: ResolvedLinkRow): Promise<ResolvedPla
     allowIndexing: row.allow_indexing === 1,
     language: row.collection_language,
     organisation: row.organisation_name ?? row.collection_name,
+    logoUrl: logoUrl(deps.config.baseUrl, row.logo_key),
     contentHash,
     audioLocation: direct ?? `${deps.config.baseUrl}${appAudioPath(row.token, contentHash, row.blob_key)}`,
   };

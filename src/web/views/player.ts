@@ -22,6 +22,8 @@ export interface PlayerPageData {
   phoneticSpelling: string | null;
   /** Who the link comes from: the collection's organisation (or its name). */
   organisation: string;
+  /** The collection's logo, or null. */
+  logoUrl: string | null;
   durationSeconds: number;
   playLink: string;
   playUrl: string;
@@ -140,7 +142,7 @@ ${personDetails(d)}
 <a href="${d.playUrl}">${t('download')}</a>
 </audio>
 <p class="duration">${withSlot(t('duration', { duration: SLOT }), duration)}</p>
-<p class="from" id="from">${tc('from_organisation', { organisation: d.organisation })}</p>
+<p class="from" id="from">${d.logoUrl ? html`<img class="logo" src="${d.logoUrl}" alt="" height="32"> ` : ''}${tc('from_organisation', { organisation: d.organisation })}</p>
 ${shareSection(d)}
 </main>
 <script src="${d.scriptUrl}" defer></script>
