@@ -4,9 +4,11 @@
  * limit at its boundary, and the rules the schema cannot say (calendar dates, reminders need a
  * deadline, known placeholders only).
  */
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
-import { type Browserish, get, post, signIn } from './helpers/dashboard.js';
+import { ffmpegPath } from './helpers/binaries.js';
+import { type Browserish, cookieHeader, get, post, signIn } from './helpers/dashboard.js';
 
 let t: TestApp;
 let key: string;
@@ -221,5 +223,59 @@ describe('the dashboard settings form', () => {
     expect((await get(t, stranger, `/dashboard/collections/${id}/settings`)).statusCode).toBe(404);
     const res = await post(t, stranger, `/dashboard/collections/${id}/settings`, { csrf: stranger.csrf, language: 'de' });
     expect(res.statusCode).toBe(404);
+  });
+
+  it('uploads a logo (re-encoded), refuses an SVG on the page, and removes it', async () => {
+    const { id } = await create();
+    const boundary = '----voicenameLogoBoundary';
+    const upload = (file: Buffer, type: string, csrf = organiser.csrf) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/dashboard/collections/${id}/logo`,
+        remoteAddress: organiser.ip,
+        headers: { cookie: cookieHeader(organiser), 'content-type': `multipart/form-data; boundary=${boundary}` },
+        payload: Buffer.concat([
+          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n${csrf}\r\n`),
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="logo"; filename="logo"\r\nContent-Type: ${type}\r\n\r\n`,
+          ),
+          file,
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]),
+      });
+    const png = execFileSync(ffmpegPath(), [
+      '-hide_banner',
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=640x320',
+      '-frames:v',
+      '1',
+      '-f',
+      'image2pipe',
+      '-c:v',
+      'png',
+      'pipe:1',
+    ]);
+    expect((await upload(png, 'image/png', 'forged')).statusCode).toBe(403);
+    const res = await upload(png, 'image/png');
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe(`/dashboard/collections/${id}/settings#logo`);
+    const logoUrl = (await api('GET', `/v1/collections/${id}`)).json().branding.logo_url as string;
+    expect(logoUrl).toMatch(/\/logos\/[0-9a-f]{64}\.png$/);
+    expect((await get(t, organiser, `/dashboard/collections/${id}/settings`)).body).toContain(
+      `<img src="${logoUrl}" alt="Current logo"`,
+    );
+
+    const svg = await upload(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'image/svg+xml');
+    expect(svg.statusCode).toBe(415);
+    expect(svg.body).toContain('id="logo-error"');
+    expect(svg.body).toContain('A logo must be a PNG, JPEG or WebP image');
+
+    const removed = await post(t, organiser, `/dashboard/collections/${id}/logo/remove`, { csrf: organiser.csrf });
+    expect(removed.statusCode).toBe(303);
+    expect((await api('GET', `/v1/collections/${id}`)).json().branding.logo_url).toBeNull();
   });
 });

@@ -3,7 +3,7 @@
  * service; any member may download, it is a read) and the two-step CSV import. Step 1 uploads
  * the file (`multipart/form-data`, read by `multipart.ts`), runs the import as a dry run and
  * shows its preview; the file is held for 30 minutes (`import-uploads.ts`). Step 2 confirms
- * with the held file's token and imports it.
+ * with the held file's token and imports it. The collection's logo is uploaded here too.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
@@ -13,12 +13,17 @@ import { SAFE_TEXT_RULE, unsafeTextReason } from '../../lib/text.js';
 import type { CollectionItem } from '../../web/views/dashboard/collections.js';
 import { type ImportIssue, importFormPage, importPreviewPage, importResultPage } from '../../web/views/dashboard/import.js';
 import type { Collection } from '../collections/schemas.js';
+import { INVITATION_PLACEHOLDERS } from '../collections/schemas.js';
 import { getCollection } from '../collections/service.js';
+import { removeCollectionLogo, setCollectionLogo } from '../collections/logo-service.js';
+import { MAX_LOGO_BYTES } from '../../images/logo.js';
+import { collectionSettingsPage } from '../../web/views/dashboard/collection-settings.js';
 import { exportCollection } from '../exports/service.js';
 import { STANDARD_FIELDS } from '../users/csv-columns.js';
 import { importUsersCsv } from '../users/import-service.js';
 import { type ImportMode, IMPORT_MODES, MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from '../users/schemas.js';
-import { queryText, viewerOf } from './forms.js';
+import { formErrorOf, queryText, viewerOf } from './forms.js';
+import { settingsFormOf } from './settings-routes.js';
 import { formField, redirect, requireSession, sendPage, sessionOf } from './http.js';
 import { dropUpload, holdUpload, readUpload, type UploadOwner } from './import-uploads.js';
 import { type MultipartForm, parseMultipart, type UploadedFile } from './multipart.js';
@@ -205,6 +210,47 @@ export function collectionFileRoutes(deps: Deps, options: { styleUrl: string }) 
     // A bookmarked or reloaded confirmation goes back to the upload form.
     app.get<Params>('/collections/:id/import/confirm', { preHandler: requireSession }, async (request, reply) =>
       redirect(reply, `/dashboard/collections/${request.params.id}/import`),
+    );
+
+    // The collection's logo, from the settings page: the same service as PUT /v1/collections/{id}/logo.
+    app.post<Params>(
+      '/collections/:id/logo',
+      { preHandler: requireSession, config: { audit: 'collection.logo_set' } },
+      async (request, reply) => {
+        const accountId = accountOf(request);
+        const collection = await getCollection(deps, accountId, request.params.id);
+        const file = uploadedFile(request, 'logo');
+        try {
+          if (!file || file.data.length === 0) throw new AppError('image_empty', 'Choose a PNG, JPEG or WebP file first.');
+          if (file.data.length > MAX_LOGO_BYTES) throw new AppError('payload_too_large', 'The logo is larger than 1 MB.');
+          await setCollectionLogo(deps, accountId, collection.id, file.data);
+        } catch (error) {
+          const refused = formErrorOf(error);
+          if (!refused) throw error;
+          return sendPage(
+            reply,
+            collectionSettingsPage({
+              styleUrl,
+              viewer: viewerOf(request),
+              collection,
+              form: settingsFormOf(collection),
+              placeholders: INVITATION_PLACEHOLDERS,
+              logoError: refused.message,
+            }),
+            refused.status,
+          );
+        }
+        return redirect(reply, `/dashboard/collections/${collection.id}/settings#logo`);
+      },
+    );
+
+    app.post<Params>(
+      '/collections/:id/logo/remove',
+      { preHandler: requireSession, config: { audit: 'collection.logo_removed' } },
+      async (request, reply) => {
+        await removeCollectionLogo(deps, accountOf(request), request.params.id);
+        return redirect(reply, `/dashboard/collections/${request.params.id}/settings#logo`);
+      },
     );
   };
 }

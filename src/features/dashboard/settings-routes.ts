@@ -12,7 +12,7 @@ import { getCollection, updateCollection } from '../collections/service.js';
 import { checkBody, formErrorOf, viewerOf } from './forms.js';
 import { formField, redirect, requireSession, sendPage, sessionOf } from './http.js';
 
-const formOf = (collection: Collection): SettingsForm => ({
+export const settingsFormOf = (collection: Collection): SettingsForm => ({
   deadline: collection.deadline ?? '',
   language: collection.language,
   self_edit: collection.self_edit,
@@ -54,7 +54,7 @@ export function settingsRoutes(deps: Deps, options: { styleUrl: string }) {
 
     app.get<{ Params: { id: string } }>('/collections/:id/settings', { preHandler: requireSession }, async (request, reply) => {
       const collection = await getCollection(deps, accountOf(request), request.params.id);
-      return sendPage(reply, render(request, collection, formOf(collection)));
+      return sendPage(reply, render(request, collection, settingsFormOf(collection)));
     });
 
     app.post<{ Params: { id: string } }>(

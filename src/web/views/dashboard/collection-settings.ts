@@ -24,10 +24,12 @@ export interface SettingsForm {
 export function collectionSettingsPage(data: {
   styleUrl: string;
   viewer: Viewer;
-  collection: { id: string; name: string };
+  collection: { id: string; name: string; branding: { logo_url: string | null } };
   form: SettingsForm;
   placeholders: readonly string[];
   error?: FormError | null;
+  /** Why the last logo upload was refused. */
+  logoError?: string | null;
 }): SafeHtml {
   const { collection, form } = data;
   const error = data.error ?? null;
@@ -67,8 +69,27 @@ ${text('reply-to', 'reply_to', 'Reply-to address', 254, 'Where replies go.', 'em
 ${text('reminders', 'reminders', 'Reminders', 40, 'Days before the deadline to remind people who have not recorded, separated by commas, e.g. 7, 2. At most 5.')}
 ${area('message', 'message', 'Invitation message', 5000, `Leave empty for the standard text in the collection's language. Placeholders: ${data.placeholders.map((p) => `{{${p}}}`).join(' ')}.`)}
 <div class="row"><button type="submit" class="primary">Save settings</button><a class="button" href="/dashboard/collections/${collection.id}">Cancel</a></div>
-</form>`,
+</form>
+${logoCard(collection.id, collection.branding.logo_url, data.viewer.csrfToken, data.logoError ?? null)}`,
   });
+}
+
+/** The organisation's logo: upload (re-encoded server-side) or remove. */
+function logoCard(collectionId: string, logoUrl: string | null, csrfToken: string, error: string | null): SafeHtml {
+  const base = `/dashboard/collections/${collectionId}/logo`;
+  return html`<section class="card stack" id="logo">
+<h2>Logo</h2>
+${logoUrl ? html`<p><img src="${logoUrl}" alt="Current logo" id="current-logo" style="max-height:64px;max-width:12rem"></p>` : html`<p class="muted">No logo yet.</p>`}
+${error ? html`<p class="error" id="logo-error" role="alert">${error}</p>` : ''}
+<form method="post" action="${base}" enctype="multipart/form-data" class="stack">
+${csrfField(csrfToken)}
+<label for="logo-file">PNG, JPEG or WebP, at most 1 MB</label>
+<p class="muted" id="logo-hint">Shown on the record page, the player page and in mail. It is re-encoded as a PNG of at most 512x512 pixels.</p>
+<input type="file" id="logo-file" name="logo" accept="image/png,image/jpeg,image/webp" required aria-describedby="logo-hint">
+<div class="row"><button type="submit">Upload logo</button></div>
+</form>
+${logoUrl ? html`<form method="post" action="${base}/remove">${csrfField(csrfToken)}<button type="submit" class="danger-link">Remove logo</button></form>` : ''}
+</section>`;
 }
 
 /** The API parameter a form field reports its errors under. */
