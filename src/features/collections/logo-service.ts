@@ -14,7 +14,7 @@ import type { Deps as AppDeps } from '../../deps.js';
 import { invalidateAllPlayLinks } from '../play-links/invalidation.js';
 import { updateLiveCollection } from './repo.js';
 import type { Collection } from './schemas.js';
-import { requireLiveCollection, toCollection } from './service.js';
+import { type CollectionRow, requireLiveCollection, toCollection } from './service.js';
 
 type LogoDeps = Pick<AppDeps, 'playLinks' | 'notifications'> & {
   db: Db;
@@ -32,14 +32,7 @@ export async function setCollectionLogo(deps: LogoDeps, accountId: string, id: s
   const png = await deps.logos(upload);
   const key = `logos/${sha256Hex(png)}.png`;
   await deps.blobs.put(key, png, 'image/png');
-  const row = await updateLiveCollection(deps.db.kysely, accountId, current.id, {
-    logo_key: key,
-    updated_at: laterThan(deps.clock, current.updated_at),
-  });
-  if (!row) throw notFound('collection', 'collection_id');
-  // Player pages show the logo: drop cached links here and in the other processes.
-  invalidateAllPlayLinks(deps);
-  return toCollection(row, deps.config.baseUrl);
+  return saveLogoKey(deps, accountId, current, key);
 }
 
 /**
@@ -48,8 +41,12 @@ export async function setCollectionLogo(deps: LogoDeps, accountId: string, id: s
  */
 export async function removeCollectionLogo(deps: LogoDeps, accountId: string, id: string): Promise<Collection> {
   const current = await requireLiveCollection(deps, accountId, id);
+  return saveLogoKey(deps, accountId, current, null);
+}
+
+async function saveLogoKey(deps: LogoDeps, accountId: string, current: CollectionRow, key: string | null): Promise<Collection> {
   const row = await updateLiveCollection(deps.db.kysely, accountId, current.id, {
-    logo_key: null,
+    logo_key: key,
     updated_at: laterThan(deps.clock, current.updated_at),
   });
   if (!row) throw notFound('collection', 'collection_id');

@@ -5,6 +5,7 @@
  * Origin to check; the token is the capability and unsubscribing harms no one).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { pageSecurityHeaders } from '../../http/security-headers.js';
@@ -42,25 +43,24 @@ export const unsubscribeRoutes =
         actionUrl: `/u/${request.params.token}`,
       }).toString();
 
-    app.get('/u/:token', { schema: { hide: true, params: Params } }, async (request, reply) => {
-      const subject = await describeUnsubscribe(deps, request.params.token);
-      return reply
+    const answer = (
+      request: Parameters<typeof page>[0],
+      reply: FastifyReply,
+      subject: Awaited<ReturnType<typeof describeUnsubscribe>>,
+    ) =>
+      reply
         .headers(headers)
         .code(subject ? 200 : 404)
         .type('text/html; charset=utf-8')
         .send(page(request, subject));
-    });
+
+    app.get('/u/:token', { schema: { hide: true, params: Params } }, async (request, reply) =>
+      answer(request, reply, await describeUnsubscribe(deps, request.params.token)),
+    );
 
     app.post(
       '/u/:token',
       { schema: { hide: true, params: Params }, config: { audit: 'person.unsubscribed' } },
-      async (request, reply) => {
-        const subject = await unsubscribe(deps, request.params.token);
-        return reply
-          .headers(headers)
-          .code(subject ? 200 : 404)
-          .type('text/html; charset=utf-8')
-          .send(page(request, subject));
-      },
+      async (request, reply) => answer(request, reply, await unsubscribe(deps, request.params.token)),
     );
   };

@@ -72,7 +72,8 @@ export interface RecorderPageData {
   maxUploadBytes: number;
 }
 
-function layout(locale: Locale, title: string, styleUrl: string, body: SafeHtml, scriptUrl?: string): SafeHtml {
+/** The frame of the pages people open from their mail (record page, unsubscribe): private, in their language. */
+export function personPageLayout(locale: Locale, title: string, styleUrl: string, body: SafeHtml, scriptUrl?: string): SafeHtml {
   return html`<!doctype html>
 <html lang="${locale}" dir="${textDirection(locale)}">
 <head>
@@ -161,7 +162,7 @@ export function recorderPage(data: RecorderPageData): SafeHtml {
   <noscript><p class="status">${t('noscript')}</p></noscript>
   <script type="application/json" id="recorder-messages">${jsonForScript(messages)}</script>
 </main>`;
-  return layout(data.locale, t('title', { name: person.displayName }), data.styleUrl, body, data.scriptUrl);
+  return personPageLayout(data.locale, t('title', { name: person.displayName }), data.styleUrl, body, data.scriptUrl);
 }
 
 type Translate = ReturnType<typeof translator>;
@@ -230,7 +231,7 @@ function detailsForm(t: Translate, data: RecorderPageData): SafeHtml {
 
 export function recorderNotFoundPage(styleUrl: string, locale: Locale = 'en'): SafeHtml {
   const t = translator(locale, 'recorder');
-  return layout(
+  return personPageLayout(
     locale,
     t('not_found_title'),
     styleUrl,

@@ -3,8 +3,9 @@
  * and previews fetch links, so the change is a POST (the page's button, or a mail client's
  * RFC 8058 one-click request).
  */
-import { type Locale, textDirection, translator } from '../../i18n/index.js';
+import { type Locale, translator } from '../../i18n/index.js';
 import { html, type SafeHtml } from '../html.js';
+import { personPageLayout } from './recorder.js';
 
 export interface UnsubscribePageData {
   locale: Locale;
@@ -30,19 +31,5 @@ export function unsubscribePage(data: UnsubscribePageData): SafeHtml {
 <p>${t('unsubscribe_question', { collection: subject.collection, email: subject.email })}</p>
 <form method="post" action="${data.actionUrl}"><button type="submit" class="primary">${t('unsubscribe')}</button></form>
 <p>${t('unsubscribe_keeps')}</p>`;
-  return html`<!doctype html>
-<html lang="${data.locale}" dir="${textDirection(data.locale)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
-<title>${title}</title>
-<link rel="stylesheet" href="${data.styleUrl}">
-<link rel="icon" href="/favicon.svg" type="image/svg+xml">
-</head>
-<body>
-<main class="recorder">${body}</main>
-</body>
-</html>`;
+  return personPageLayout(data.locale, title, data.styleUrl, html`<main class="recorder">${body}</main>`);
 }
