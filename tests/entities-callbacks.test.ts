@@ -113,7 +113,7 @@ describe('entity.published callbacks', () => {
     );
   });
 
-  it('are never sent to private addresses without WEBHOOK_ALLOW_PRIVATE_URLS; http URLs are refused up front', async () => {
+  it('to private addresses or over http are refused up front (400, before any 402) without WEBHOOK_ALLOW_PRIVATE_URLS', async () => {
     const clock = new ManualClock(new Date());
     const t = await app({}, clock);
     received.length = 0;
@@ -124,11 +124,23 @@ describe('entity.published callbacks', () => {
       payload: JSON.stringify(validBody({ callback_url: receiverUrl })),
     });
     expect(http400.statusCode).toBe(400);
+    // A private or loopback target is refused before any 402: nobody pays for a callback that cannot be sent.
     const port = (receiver.address() as AddressInfo).port;
-    await publishEntity(t, validBody({ callback_url: `https://127.0.0.1:${port}/hooks` }));
-    await publishEntity(t, validBody({ callback_url: `https://localhost:${port}/hooks` }));
+    for (const url of [`https://127.0.0.1:${port}/hooks`, `https://localhost:${port}/hooks`, `https://[::1]:${port}/hooks`]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/entities/generate',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(validBody({ callback_url: url })),
+      });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().invalid).toEqual([
+        { field: 'callback_url', received: url, allowed: ['a public https: URL (its host resolving to public addresses only)'] },
+      ]);
+    }
+    expect(await t.deps.db.kysely.selectFrom('entity_payment_requests').selectAll().execute()).toHaveLength(0);
     const worker = createWorker(t.deps);
-    expect(await worker.runDue()).toBe(2);
+    expect(await worker.runDue()).toBe(0);
     expect(received).toHaveLength(0);
     expect(await t.deps.db.kysely.selectFrom('jobs').selectAll().where('name', '=', 'entities.callback').execute()).toHaveLength(
       0,

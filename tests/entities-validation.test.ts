@@ -195,6 +195,24 @@ describe('URLs', () => {
     await expectInvalid(validBody({ callback_url: 'ftp://x' }), 'callback_url', 'ftp://x', [RULES.callback_url]);
   });
 
+  it('callback_url and avatar_url on a private or loopback address are refused before any 402', async () => {
+    const callbackRule = 'a public https: URL (its host resolving to public addresses only)';
+    for (const url of [
+      'https://10.0.0.7/hook',
+      'https://[fd00::1]/hook',
+      'https://169.254.169.254/latest',
+      'https://localhost/hook',
+    ]) {
+      await expectInvalid(validBody({ callback_url: url }), 'callback_url', url, [callbackRule]);
+    }
+    const avatarRule = 'an https: URL on a public host, or a path on this site';
+    await expectInvalid(validBody({ avatar_url: 'https://192.168.1.20/me.png' }), 'avatar_url', 'https://192.168.1.20/me.png', [
+      avatarRule,
+    ]);
+    // An avatar is shown, never fetched: its host name is not resolved, so an unknown name is fine.
+    await expectValid(validBody({ avatar_url: 'https://cdn.example.com/bot.png' }));
+  });
+
   it('language: a BCP 47 tag', async () => {
     await expectValid(validBody({ language: 'en-GB' }));
     await expectValid(validBody({ language: 'fr' }));

@@ -221,6 +221,28 @@ export async function checkOutboundUrl(url: string, options: { allowPrivate: boo
   await resolvePublicAddress(target.host, options.lookup ?? systemLookup, 5000);
 }
 
+/**
+ * Why the outbound rules would certainly refuse `url`, or null: for refusing a request before
+ * anyone pays for it. Bad syntax or scheme, a literal private address or loopback name, and
+ * (with `resolve`) a name whose answers include a forbidden address are refused; a name that
+ * does not resolve right now is not (DNS may recover before the URL is used).
+ */
+export async function outboundRefusal(
+  url: string,
+  options: { allowPrivate: boolean; resolve: boolean; lookup?: HostLookup },
+): Promise<OutboundError | null> {
+  try {
+    const target = parseTarget(url, options.allowPrivate);
+    if (options.allowPrivate) return null;
+    if (!options.resolve && net.isIP(target.host) === 0 && !/(^|\.)localhost\.?$/i.test(target.host)) return null;
+    await resolvePublicAddress(target.host, options.lookup ?? systemLookup, 2000);
+    return null;
+  } catch (error) {
+    if (error instanceof OutboundError && (error.code === 'invalid_url' || error.code === 'forbidden_address')) return error;
+    return null;
+  }
+}
+
 function classifyFailure(error: unknown, timedOut: boolean): OutboundError {
   if (error instanceof OutboundError) return error;
   if (timedOut) return new OutboundError('timeout', 'The request timed out.', { cause: error });

@@ -6,6 +6,7 @@
  */
 import { withTransaction } from '../../db/transaction.js';
 import type { Deps } from '../../deps.js';
+import { outboundRefusal } from '../../integrations/outbound-http.js';
 import type { PaymentIntentView } from '../../integrations/payments/provider.js';
 import { enqueue } from '../../jobs/queue.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
@@ -33,7 +34,7 @@ import {
   slugExists,
 } from './repo.js';
 import { slugify } from './slug.js';
-import { describeProblems, summarizeReceived, type ValidationProblems } from './validation.js';
+import { describeProblems, type InvalidField, summarizeReceived, type ValidationProblems } from './validation.js';
 
 export type { EntityRow } from './repo.js';
 import type { AppError } from '../../errors.js';
@@ -117,6 +118,40 @@ const invalidName = (name: string, message: string, context: EntitiesContext) =>
   );
 
 /**
+ * A `callback_url` or `avatar_url` the outbound rules would refuse (not https, a private or
+ * loopback address, a name resolving to one) is a 400 now, before any 402: nobody pays for a
+ * request that cannot be honoured. The avatar is only shown, never fetched, so its name is not
+ * resolved; a callback's is (and again before every delivery).
+ */
+async function refuseUnusableUrls(context: EntitiesContext, body: GenerationRequest): Promise<void> {
+  const allowPrivate = context.config.webhooks.allowPrivateUrls;
+  const checks = [
+    {
+      field: 'callback_url',
+      url: body.callback_url,
+      resolve: true,
+      allowed: 'a public https: URL (its host resolving to public addresses only)',
+    },
+    {
+      field: 'avatar_url',
+      url: body.avatar_url?.startsWith('https:') ? body.avatar_url : undefined,
+      resolve: false,
+      allowed: 'an https: URL on a public host, or a path on this site',
+    },
+  ];
+  const invalid: InvalidField[] = [];
+  const reasons: string[] = [];
+  for (const check of checks) {
+    if (check.url === undefined) continue;
+    const refusal = await outboundRefusal(check.url, { allowPrivate, resolve: check.resolve });
+    if (!refusal) continue;
+    invalid.push({ field: check.field, received: summarizeReceived(check.url), allowed: [check.allowed] });
+    reasons.push(`${check.field}: ${refusal.message}`);
+  }
+  if (invalid.length > 0) throw invalidRequest({ missing: [], invalid }, `The request is invalid: ${reasons.join(' ')}`);
+}
+
+/**
  * Handles one `POST /api/entities/generate`. Validation always comes first (P8); without a valid
  * credential the answer is a 402 with a fresh intent bound to this exact body (P2, P10, P14, P15);
  * with one, the intent is verified with the processor (P3, P4, P5), claimed atomically (P1, P6)
@@ -134,6 +169,7 @@ export async function generateEntity(
   const slug = slugify(body.name);
   if (slug === '')
     throw invalidName(body.name, 'The request is invalid: name must contain at least one letter or digit.', context);
+  await refuseUnusableUrls(context, body);
   if (input.credential.kind === 'invalid') {
     const problems: ValidationProblems = {
       missing: [],
