@@ -206,7 +206,10 @@ export function dashboardRoutes(deps: Deps) {
 
     // --- Agent profiles -------------------------------------------------------------------
     const profileList = async (accountId: string) =>
-      (await listClaimedEntities(deps, accountId)).map((p) => ({ ...p, url: `${deps.config.siteUrl}/e/${p.slug}` }));
+      (await listClaimedEntities(deps, accountId)).map((p) => ({
+        ...p,
+        url: `${deps.config.siteUrl}/e/${encodeURIComponent(p.slug)}`,
+      }));
 
     const renderProfiles = async (
       request: Parameters<typeof sessionOf>[0],

@@ -14,7 +14,7 @@ import {
   markEntityClaimed,
   updateClaimedEntityVisibility,
 } from './repo.js';
-import { SLUG_PATTERN } from './slug.js';
+import { isSlug } from './slug.js';
 
 type ClaimDeps = Pick<Deps, 'db' | 'clock'>;
 
@@ -54,7 +54,7 @@ export function slugFromProfileInput(input: string): string | null {
   } catch {
     return null;
   }
-  return SLUG_PATTERN.test(slug) && slug.length <= 120 ? slug : null;
+  return isSlug(slug) ? slug : null;
 }
 
 const noSuchProfile = () => new AppError('resource_missing', 'No published profile at that address.', { param: 'profile' });
@@ -72,7 +72,7 @@ export async function claimEntity(
   slug: string,
   deletionToken: string,
 ): Promise<ClaimedEntity> {
-  if (!SLUG_PATTERN.test(slug) || slug.length > 120) throw noSuchProfile();
+  if (!isSlug(slug)) throw noSuchProfile();
   const entity = await findEntityBySlug(deps.db.kysely, slug);
   if (!entity || entity.deleted_at !== null) throw noSuchProfile();
   if (!deletionTokenMatches(entity, deletionToken)) {
@@ -108,7 +108,7 @@ export async function setClaimedEntityVisibility(
   if (!(PROFILE_VISIBILITIES as readonly string[]).includes(visibility)) {
     throw new AppError('parameter_invalid', 'Visibility must be public or unlisted.', { param: 'visibility' });
   }
-  if (!SLUG_PATTERN.test(slug) || !(await updateClaimedEntityVisibility(deps.db.kysely, { slug, accountId, visibility }))) {
+  if (!isSlug(slug) || !(await updateClaimedEntityVisibility(deps.db.kysely, { slug, accountId, visibility }))) {
     throw noSuchProfile();
   }
 }

@@ -6,6 +6,7 @@
 import type { Deps } from '../../deps.js';
 import { buildRequestSchema, type RequestSchema, SCHEMA_PATH } from './request-schema.js';
 import { type EntityKeys, loadEntityKeys } from './signing.js';
+import { slugPath } from './slug.js';
 import { createRequestValidator, type RequestValidator } from './validation.js';
 
 export interface EntitiesContext extends Omit<Deps, 'entities'> {
@@ -44,9 +45,9 @@ export function createEntitiesContext(deps: Omit<Deps, 'entities'>): EntitiesCon
       docs: `${site}/llms.txt`,
       discovery: `${site}/.well-known/service-agent-services.json`,
       generate: `${site}/api/entities/generate`,
-      profile: (slug) => `${site}/e/${slug}`,
-      machineReadable: (slug) => `${site}/e/${slug}/.well-known/service.json`,
-      audio: (slug) => `${site}/e/${slug}/name.mp3`,
+      profile: (slug) => `${site}/e/${slugPath(slug)}`,
+      machineReadable: (slug) => `${site}/e/${slugPath(slug)}/.well-known/service.json`,
+      audio: (slug) => `${site}/e/${slugPath(slug)}/name.mp3`,
       defaultAvatar: () => `${site}${deps.assets.url('robot-avatar.svg')}`,
       sandboxConfirm: (id) => `${site}/api/sandbox/payment-intents/${id}/confirm`,
     },

@@ -95,7 +95,7 @@ export function buildDiscoveryDocument(context: EntitiesContext) {
           '429': { status: 'rate_limited', message: '…' },
         },
         limits: {
-          name: 'max 100 characters; must contain a Latin letter or digit; unique (compared by slug)',
+          name: 'max 100 characters in any script; must contain a letter or digit; one script (or Latin with Chinese, Japanese or Korean); unique (compared by slug)',
           description: '10 to 1000 characters',
           intro: 'max 500 characters',
           operator: 'max 200 characters',

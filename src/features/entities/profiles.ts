@@ -6,13 +6,13 @@ import { isoNow } from '../../lib/clock.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
 import { agentError } from './agent-errors.js';
 import { type EntityRow, findEntityBySlug, markEntityDeleted } from './repo.js';
-import { SLUG_PATTERN } from './slug.js';
+import { isSlug } from './slug.js';
 
 export type ProfileLookup = { kind: 'found'; entity: EntityRow } | { kind: 'gone' } | { kind: 'not_found' };
 
 /** The live entity at `slug`, `gone` after deletion (the slug stays reserved), or `not_found`. */
 export async function findProfile(deps: Pick<Deps, 'db'>, slug: string): Promise<ProfileLookup> {
-  if (!SLUG_PATTERN.test(slug) || slug.length > 120) return { kind: 'not_found' };
+  if (!isSlug(slug)) return { kind: 'not_found' };
   const entity = await findEntityBySlug(deps.db.kysely, slug);
   if (!entity) return { kind: 'not_found' };
   return entity.deleted_at ? { kind: 'gone' } : { kind: 'found', entity };

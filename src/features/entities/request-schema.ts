@@ -74,8 +74,11 @@ export function buildRequestSchema(options: { siteUrl: string; allowHttpCallback
         minLength: 1,
         maxLength: 100,
         description:
-          'Display name; spoken in the audio and turned into the profile slug (lower case, accents folded, ' +
-          'other characters to hyphens). Must contain a Latin letter or digit and must not be taken already.',
+          'Display name in any script; spoken in the audio (in a voice of its script unless `language` says otherwise) and ' +
+          'turned into the profile slug (letters and digits of every script kept, Latin, Greek and Cyrillic accents folded ' +
+          'and lower-cased, other characters to hyphens). Must contain a letter or digit, must not mix scripts into a ' +
+          'look-alike (UTS #39 highly restrictive: one script, or Latin with Chinese, Japanese or Korean) and must not be ' +
+          'taken already.',
         'x-rule': 'a string of 1 to 100 characters with at least one letter or digit, not already taken',
       },
       entity_type: { type: 'string', enum: [...ENTITY_TYPES] },

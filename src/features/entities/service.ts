@@ -33,6 +33,7 @@ import {
   renewClaim,
   slugExists,
 } from './repo.js';
+import { speechLanguageFor, untrustedScriptMix } from './scripts.js';
 import { slugify } from './slug.js';
 import { describeProblems, type InvalidField, summarizeReceived, type ValidationProblems } from './validation.js';
 
@@ -169,6 +170,14 @@ export async function generateEntity(
   const slug = slugify(body.name);
   if (slug === '')
     throw invalidName(body.name, 'The request is invalid: name must contain at least one letter or digit.', context);
+  const mixed = untrustedScriptMix(body.name);
+  if (mixed) {
+    throw invalidName(
+      body.name,
+      `The request is invalid: name mixes ${mixed.join(' and ')} letters, which makes look-alikes of other names; write it in one script.`,
+      context,
+    );
+  }
   await refuseUnusableUrls(context, body);
   if (input.credential.kind === 'invalid') {
     const problems: ValidationProblems = {
@@ -426,7 +435,12 @@ async function publish(
   const attempt = row.attempts + 1;
   let blobKey: string | null = null;
   try {
-    const speech = await context.speech.synthesize({ text: body.name, voiceStyle: body.voice_style, language: body.language });
+    // Without a language hint the name is read in a voice of its own script, never spelled out as English.
+    const speech = await context.speech.synthesize({
+      text: body.name,
+      voiceStyle: body.voice_style,
+      language: body.language ?? speechLanguageFor(body.name),
+    });
     blobKey = `entities/${entityId}/name-${sha256Hex(speech.mp3).slice(0, 12)}.mp3`;
     await context.blobs.put(blobKey, speech.mp3, 'audio/mpeg');
     const now = isoNow(context.clock);
