@@ -61,8 +61,10 @@ describe('claiming an agent profile', () => {
     expect((await get(t, owner, '/dashboard')).body).toMatch(/id="claimed-profiles">1</);
 
     const page = await t.app.inject({ url: `/e/${entity.slug}` });
-    expect(page.body).toContain('✓ Claimed · Verified');
+    expect(page.body).toContain('Claimed by its publisher');
     expect(page.body).not.toContain('Unclaimed');
+    // The claim proves control of the profile, not of the operator or homepage it names.
+    expect(page.body).not.toMatch(/Verified|✓/);
     const machine = await t.app.inject({ url: `/e/${entity.slug}/.well-known/service.json` });
     expect(machine.json().claim).toEqual({
       state: 'claimed',
@@ -174,5 +176,21 @@ describe('slugFromProfileInput', () => {
 
     expect((await setVisibility(owner, 'public')).statusCode).toBe(303);
     expect((await t.app.inject({ url: `/e/${entity.slug}` })).body).not.toContain('noindex');
+  });
+
+  it('never vouches for a brand the claimant has not proved: "Siri Official, operated by Apple Inc." stays the publisher\'s word', async () => {
+    const { paid } = await publishEntity(
+      t,
+      validBody({ name: `Siri Official ${Date.now()}`, operator: 'Apple Inc.', source_url: 'https://apple.com/' }),
+    );
+    const entity = paid.json().entity;
+    const slug = new URL(entity.profile_url).pathname.split('/')[2] as string;
+    expect((await claim(owner, entity.profile_url, paid.json().receipt.deletion_token)).statusCode).toBe(303);
+    const page = await t.app.inject({ url: `/e/${slug}` });
+    expect(page.body).toMatch(/<span class="badge claimed" id="claim-badge" title="[^"]*">Claimed by its publisher<\/span>/);
+    expect(page.body).toContain(
+      'The operator and homepage shown are the publisher’s own statements; voicename has not checked them.',
+    );
+    expect(page.body).not.toMatch(/Verified|✓/);
   });
 });

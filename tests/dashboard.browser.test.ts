@@ -122,7 +122,7 @@ describe('dashboard in Chromium', () => {
     await page.getByText('The profile is claimed by your account').waitFor();
     await page.locator('#profiles a').first().click();
     expect(new URL(page.url()).pathname).toBe(new URL(entity.profile_url).pathname);
-    expect(await page.locator('#claim-badge').textContent()).toBe('✓ Claimed · Verified');
+    expect(await page.locator('#claim-badge').textContent()).toBe('Claimed by its publisher');
     await context.close();
   });
 

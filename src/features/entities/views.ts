@@ -137,7 +137,7 @@ ${context.config.twitterSite ? html`<meta name="twitter:site" content="${context
 <p class="meta"><span id="entity-type">${type}</span> · ${withSlot(t('operated_by', { operator: SLOT }), html`<span id="entity-operator">${entity.operator}</span>`)}</p>
 ${
   entity.claim_state === 'claimed'
-    ? html`<span class="badge verified" id="claim-badge" title="${t('claimed_title', { date: claimedOn })}">${t('claimed_badge')}</span>`
+    ? html`<span class="badge claimed" id="claim-badge" title="${t('claimed_title', { date: claimedOn })}">${t('claimed_badge')}</span>`
     : html`<span class="badge" id="claim-badge">${t('unclaimed_badge')}</span>`
 }
 </div>

@@ -11,8 +11,9 @@ export default {
   eyebrow: 'So spricht man aus',
   card_detail: '{{type}} von {{operator}}',
   operated_by: 'betrieben von {{operator}}',
-  claimed_badge: '✓ Beansprucht · Verifiziert',
-  claimed_title: 'Am {{date}} von einer Person beansprucht, die die Kontrolle über den Agenten nachgewiesen hat',
+  claimed_badge: 'Vom Herausgeber beansprucht',
+  claimed_title:
+    'Am {{date}} von dem Konto beansprucht, das es veröffentlicht hat. Betreiber und Website sind dessen eigene Angaben, von voicename nicht geprüft.',
   unclaimed_badge: 'Nicht beansprucht · Nicht verifiziert',
   avatar_alt: 'Avatar von {{name}}',
   listen: 'So spricht man {{name}} aus',
@@ -22,7 +23,7 @@ export default {
   metadata: 'Metadaten',
   created: 'Am {{date}} von einem Agenten über die voicename-API erstellt.',
   claimed_footer:
-    'Am {{date}} von einer Person beansprucht und verifiziert, die die Kontrolle über den Agenten nachgewiesen hat.',
+    'Am {{date}} vom Herausgeber beansprucht. Betreiber und Website sind Angaben des Herausgebers; voicename hat sie nicht geprüft.',
   unclaimed_footer: 'Dieses Profil wurde von keiner Person beansprucht.',
   machine_readable: 'Maschinenlesbares Profil',
 };

@@ -11,8 +11,9 @@ export default {
   eyebrow: 'How to say',
   card_detail: '{{type}} by {{operator}}',
   operated_by: 'operated by {{operator}}',
-  claimed_badge: '✓ Claimed · Verified',
-  claimed_title: 'Claimed on {{date}} by a person who proved control of the agent',
+  claimed_badge: 'Claimed by its publisher',
+  claimed_title:
+    'Claimed on {{date}} by the account that published it. The operator and homepage are its own statements, not checked by voicename.',
   unclaimed_badge: 'Unclaimed · Unverified',
   avatar_alt: 'Avatar of {{name}}',
   listen: 'How to say {{name}}',
@@ -21,7 +22,8 @@ export default {
   homepage: 'Homepage: {{url}}',
   metadata: 'Metadata',
   created: 'Created by an agent through the voicename API on {{date}}.',
-  claimed_footer: 'Claimed and verified on {{date}} by a person who proved control of the agent.',
+  claimed_footer:
+    'Claimed on {{date}} by its publisher. The operator and homepage shown are the publisher’s own statements; voicename has not checked them.',
   unclaimed_footer: 'This profile has not been claimed by a person.',
   machine_readable: 'Machine-readable profile',
 };

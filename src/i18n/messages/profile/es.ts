@@ -11,8 +11,9 @@ export default {
   eyebrow: 'Cómo se pronuncia',
   card_detail: '{{type}} de {{operator}}',
   operated_by: 'gestionado por {{operator}}',
-  claimed_badge: '✓ Reclamado · Verificado',
-  claimed_title: 'Reclamado el {{date}} por una persona que demostró controlar el agente',
+  claimed_badge: 'Reclamado por quien lo publicó',
+  claimed_title:
+    'Reclamado el {{date}} por la cuenta que lo publicó. El operador y la página web son declaraciones suyas, no comprobadas por voicename.',
   unclaimed_badge: 'Sin reclamar · Sin verificar',
   avatar_alt: 'Avatar de {{name}}',
   listen: 'Cómo se pronuncia {{name}}',
@@ -21,7 +22,8 @@ export default {
   homepage: 'Sitio web: {{url}}',
   metadata: 'Metadatos',
   created: 'Creado por un agente a través de la API de voicename el {{date}}.',
-  claimed_footer: 'Reclamado y verificado el {{date}} por una persona que demostró controlar el agente.',
+  claimed_footer:
+    'Reclamado el {{date}} por quien lo publicó. El operador y la página web que se muestran son declaraciones de quien lo publicó; voicename no los ha comprobado.',
   unclaimed_footer: 'Ninguna persona ha reclamado este perfil.',
   machine_readable: 'Perfil legible por máquinas',
 };

@@ -11,8 +11,9 @@ export default {
   eyebrow: 'Comment prononcer',
   card_detail: '{{type}} de {{operator}}',
   operated_by: 'exploité par {{operator}}',
-  claimed_badge: '✓ Revendiqué · Vérifié',
-  claimed_title: 'Revendiqué le {{date}} par une personne qui a prouvé contrôler l’agent',
+  claimed_badge: 'Revendiqué par son éditeur',
+  claimed_title:
+    'Revendiqué le {{date}} par le compte qui l’a publié. L’opérateur et le site sont ses propres déclarations, non vérifiées par voicename.',
   unclaimed_badge: 'Non revendiqué · Non vérifié',
   avatar_alt: 'Avatar de {{name}}',
   listen: 'Comment prononcer {{name}}',
@@ -21,7 +22,8 @@ export default {
   homepage: 'Site web : {{url}}',
   metadata: 'Métadonnées',
   created: 'Créé par un agent via l’API voicename le {{date}}.',
-  claimed_footer: 'Revendiqué et vérifié le {{date}} par une personne qui a prouvé contrôler l’agent.',
+  claimed_footer:
+    'Revendiqué le {{date}} par son éditeur. L’opérateur et le site affichés sont ses propres déclarations ; voicename ne les a pas vérifiés.',
   unclaimed_footer: 'Ce profil n’a été revendiqué par personne.',
   machine_readable: 'Profil lisible par machine',
 };

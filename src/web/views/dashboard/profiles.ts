@@ -35,7 +35,7 @@ export function profilesPage(data: {
       <button type="submit">Save</button>
     </form>
   </td>
-  <td><span class="badge ok">Claimed · Verified</span></td>
+  <td><span class="badge ok">Claimed</span></td>
   <td>${when(p.claimed_at)}</td>
 </tr>`,
   );
