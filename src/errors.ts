@@ -71,6 +71,7 @@ const kinds = {
   mail_unavailable: { status: 503, type: 'api_error' },
   claim_token_invalid: { status: 403, type: 'invalid_request_error' },
   entity_already_claimed: { status: 409, type: 'invalid_request_error' },
+  domain_not_verified: { status: 400, type: 'invalid_request_error' },
   /** The signed-in member's role does not allow this (viewers read only; members and the audit log are for owners). */
   role_forbidden: { status: 403, type: 'invalid_request_error' },
   member_exists: { status: 409, type: 'invalid_request_error' },

@@ -72,6 +72,8 @@ describe('claiming an agent profile', () => {
       claimed: true,
       verified: true,
       claimed_at: row.claimed_at,
+      // No domain proved: nothing vouches for the operator or homepage.
+      verified_domain: null,
     });
   });
 

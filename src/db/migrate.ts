@@ -14,6 +14,7 @@ import * as m0012 from './migrations/0012_users_name_order.js';
 import * as m0013 from './migrations/0013_collection_settings.js';
 import * as m0014 from './migrations/0014_data_rights.js';
 import * as m0015 from './migrations/0015_invitations.js';
+import * as m0016 from './migrations/0016_domain_proof.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0013_collection_settings': m0013,
   '0014_data_rights': m0014,
   '0015_invitations': m0015,
+  '0016_domain_proof': m0016,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

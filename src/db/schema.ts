@@ -308,6 +308,11 @@ export interface EntitiesTable {
   /** The dashboard account that claimed the entity (null while unclaimed). */
   claimed_by_account_id: string | null;
   claimed_at: string | null;
+  /** The token the owner publishes to prove control of the source_url's domain (0016). */
+  domain_token: string | null;
+  /** The domain the owner proved control of; only then the profile says "Verified: <domain>". */
+  verified_domain: string | null;
+  domain_verified_at: string | null;
 }
 
 /** Payment intents of the built-in sandbox processor. */

@@ -22,9 +22,10 @@ import { Agent, request } from 'undici';
 
 export interface OutboundRequest {
   url: string;
-  method?: 'POST';
+  /** POST (the default) sends `body`; GET sends none. */
+  method?: 'POST' | 'GET';
   headers: Record<string, string>;
-  body: string;
+  body?: string;
   /** DNS + TCP + TLS budget. Default 5000. */
   connectTimeoutMs?: number;
   /** Whole request budget, from start to the end of reading the response snippet. Default 15000. */
@@ -301,9 +302,9 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundRespon
         }),
     );
     const response = await request(target.url, {
-      method: 'POST',
+      method: req.method ?? 'POST',
       headers: req.headers,
-      body: req.body,
+      ...(req.method === 'GET' ? {} : { body: req.body ?? '' }),
       dispatcher: agent,
       signal: controller.signal,
       headersTimeout: timeoutMs,

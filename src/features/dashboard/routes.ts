@@ -46,6 +46,7 @@ import { membersRoutes } from './members-routes.js';
 import { personRoutes } from './person-routes.js';
 import { readerRoutes } from './reader-routes.js';
 import { countSessions, signOutOtherSessions } from './service.js';
+import { profileDomainRoutes } from './profile-domain-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
 
 /** Success messages shown after a redirect, chosen by a fixed code in the query (never echoed input). */
@@ -55,6 +56,8 @@ export const NOTICES: Record<string, string> = {
   'sessions-ended': 'You are signed out on every other browser.',
   'profile-claimed': 'The profile is claimed by your account and shows as verified.',
   'profile-visibility': 'The profile’s visibility is changed. Cached copies of the page may take a minute to follow.',
+  'domain-verified':
+    'The domain is verified: the profile now says “Verified” with it. Cached copies may take a minute to follow.',
 };
 
 const noticeOf = (query: unknown): string | null => {
@@ -203,6 +206,7 @@ export function dashboardRoutes(deps: Deps) {
     });
 
     await app.register(webhookRoutes(deps, { styleUrl, viewerOf }));
+    await app.register(profileDomainRoutes(deps, { styleUrl }));
 
     // --- Agent profiles -------------------------------------------------------------------
     const profileList = async (accountId: string) =>

@@ -7,7 +7,7 @@ import { type Picture, previewCard } from '../../cards/index.js';
 import { DEFAULT_LOCALE, textDirection, translator } from '../../i18n/index.js';
 import type { EntitiesContext } from './context.js';
 import type { EntityRow } from './repo.js';
-import { typeLabel } from './views.js';
+import { provenDomainOf, typeLabel } from './views.js';
 
 export function entityCard(context: EntitiesContext, entity: EntityRow): Picture {
   const t = translator(DEFAULT_LOCALE, 'profile');
@@ -17,7 +17,12 @@ export function entityCard(context: EntitiesContext, entity: EntityRow): Picture
     name: entity.name,
     phonetic: null,
     detail: t('card_detail', { type: typeLabel(t, entity.entity_type), operator: entity.operator }),
-    footer: entity.claim_state === 'claimed' ? t('claimed_badge') : null,
+    footer:
+      entity.claim_state !== 'claimed'
+        ? null
+        : provenDomainOf(entity)
+          ? t('domain_badge', { domain: provenDomainOf(entity) as string })
+          : t('claimed_badge'),
   });
 }
 

@@ -27,7 +27,21 @@ export interface ClaimedEntity {
   verification_state: string;
   claimed_at: string | null;
   created_at: string;
+  /** The domain of the profile's homepage (source_url), which its owner may prove; null without one. */
+  source_domain: string | null;
+  /** The domain the owner proved control of (src/features/entities/domains.ts), or null. */
+  verified_domain: string | null;
 }
+
+const domainOf = (url: string | null): string | null => {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.hostname : null;
+  } catch {
+    return null;
+  }
+};
 
 const view = (row: EntityRow): ClaimedEntity => ({
   slug: row.slug,
@@ -38,6 +52,8 @@ const view = (row: EntityRow): ClaimedEntity => ({
   verification_state: row.verification_state,
   claimed_at: row.claimed_at,
   created_at: row.created_at,
+  source_domain: domainOf(row.source_url),
+  verified_domain: row.verified_domain !== null && row.verified_domain === domainOf(row.source_url) ? row.verified_domain : null,
 });
 
 /**
@@ -90,6 +106,13 @@ export async function claimEntity(
     throw new AppError('entity_already_claimed', 'This profile is already claimed by another account.');
   }
   return view((await findEntityBySlug(deps.db.kysely, slug)) as EntityRow);
+}
+
+/** The name of a live profile claimed by `accountId`; 404 `resource_missing` otherwise. */
+export async function findClaimedProfileName(deps: ClaimDeps, accountId: string, slug: string): Promise<string> {
+  const entity = isSlug(slug) ? await findEntityBySlug(deps.db.kysely, slug) : undefined;
+  if (!entity || entity.deleted_at !== null || entity.claimed_by_account_id !== accountId) throw noSuchProfile();
+  return entity.name;
 }
 
 export const PROFILE_VISIBILITIES = ['public', 'unlisted'] as const;

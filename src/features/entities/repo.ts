@@ -189,3 +189,27 @@ export async function deleteCanceledRequestsBefore(db: Q, before: string): Promi
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Stores the domain-proof token of a live entity claimed by `accountId`, unless it has one. */
+export async function setDomainToken(db: Q, input: { id: string; accountId: string; token: string }) {
+  await db
+    .updateTable('entities')
+    .set({ domain_token: input.token })
+    .where('id', '=', input.id)
+    .where('claimed_by_account_id', '=', input.accountId)
+    .where('domain_token', 'is', null)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+/** Records that the owner proved control of `domain`; true when the entity is still theirs. */
+export async function markDomainVerified(db: Q, input: { id: string; accountId: string; domain: string; now: string }) {
+  const result = await db
+    .updateTable('entities')
+    .set({ verified_domain: input.domain, domain_verified_at: input.now })
+    .where('id', '=', input.id)
+    .where('claimed_by_account_id', '=', input.accountId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -114,7 +114,8 @@ export function buildRequestSchema(options: { siteUrl: string; allowHttpCallback
         type: 'string',
         maxLength: 2048,
         format: 'uri-reference',
-        pattern: httpsOrSitePath,
+        // http: only where outbound requests may reach private hosts (local development and tests).
+        pattern: options.allowHttpCallbacks ? '^(https?://[^\\s]+|/(?![/\\\\])[^\\s]*)$' : httpsOrSitePath,
         description: "Canonical link to the agent's homepage (https:).",
         'x-rule': 'an https: URL or a path on this site, at most 2048 characters',
       },

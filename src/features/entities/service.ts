@@ -474,6 +474,9 @@ async function publish(
       deleted_at: null,
       claimed_by_account_id: null,
       claimed_at: null,
+      domain_token: null,
+      verified_domain: null,
+      domain_verified_at: null,
     };
     await withTransaction(context, async (tx) => {
       const { trx } = tx;

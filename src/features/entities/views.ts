@@ -17,6 +17,19 @@ export function typeLabel(t: Translate, entityType: string): string {
 }
 
 /** An https: URL or a site path as an absolute URL; anything else is dropped. */
+/**
+ * The domain the claimed owner proved control of (src/features/entities/domains.ts), while it is
+ * still the domain of the profile's homepage; null otherwise. Only this vouches for a brand.
+ */
+export function provenDomainOf(entity: Pick<EntityRow, 'claim_state' | 'verified_domain' | 'source_url'>): string | null {
+  if (entity.claim_state !== 'claimed' || !entity.verified_domain || !entity.source_url) return null;
+  try {
+    return new URL(entity.source_url).hostname === entity.verified_domain ? entity.verified_domain : null;
+  } catch {
+    return null;
+  }
+}
+
 export function safeUrl(context: EntitiesContext, value: string | null): string | null {
   if (!value) return null;
   if (/^\/(?![/\\])/.test(value)) return `${context.urls.site}${value}`;
@@ -54,6 +67,7 @@ export function machineReadableProfile(context: EntitiesContext, entity: EntityR
       claimed: entity.claim_state === 'claimed',
       verified: entity.verification_state === 'verified',
       claimed_at: entity.claimed_at,
+      verified_domain: provenDomainOf(entity),
     },
     audio: { url: urls.audio(entity.slug), content_type: 'audio/mpeg', duration_ms: entity.audio_duration_ms },
     links: { profile: urls.profile(entity.slug), machine_readable: urls.machineReadable(entity.slug), discovery: urls.discovery },
@@ -83,6 +97,7 @@ export function profilePage(
   const title = t('title', { name: entity.name, type, operator: entity.operator });
   const cardAlt = t('listen', { name: entity.name });
   const claimedOn = entity.claimed_at?.slice(0, 10) ?? '';
+  const domain = provenDomainOf(entity);
   const jsonLd = {
     '@context': 'https://schema.org',
     '@type': 'SoftwareApplication',
@@ -136,9 +151,11 @@ ${context.config.twitterSite ? html`<meta name="twitter:site" content="${context
 <h1 id="entity-name">${entity.name}</h1>
 <p class="meta"><span id="entity-type">${type}</span> · ${withSlot(t('operated_by', { operator: SLOT }), html`<span id="entity-operator">${entity.operator}</span>`)}</p>
 ${
-  entity.claim_state === 'claimed'
-    ? html`<span class="badge claimed" id="claim-badge" title="${t('claimed_title', { date: claimedOn })}">${t('claimed_badge')}</span>`
-    : html`<span class="badge" id="claim-badge">${t('unclaimed_badge')}</span>`
+  entity.claim_state !== 'claimed'
+    ? html`<span class="badge" id="claim-badge">${t('unclaimed_badge')}</span>`
+    : domain
+      ? html`<span class="badge verified" id="claim-badge" title="${t('domain_title', { domain, date: (entity.domain_verified_at ?? '').slice(0, 10) })}">${t('domain_badge', { domain })}</span>`
+      : html`<span class="badge claimed" id="claim-badge" title="${t('claimed_title', { date: claimedOn })}">${t('claimed_badge')}</span>`
 }
 </div>
 </header>

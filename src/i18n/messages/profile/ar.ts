@@ -24,4 +24,6 @@ export default {
   claimed_footer: 'طالب به ناشره في {{date}}. المشغّل والصفحة الرئيسية المعروضان من أقوال الناشر؛ ولم تتحقق منهما voicename.',
   unclaimed_footer: 'لم يطالب أي شخص بهذا الملف بعد.',
   machine_readable: 'ملف قابل للقراءة آليًا',
+  domain_badge: '✓ موثّق: {{domain}}',
+  domain_title: 'أثبت مالكه تحكّمه في {{domain}} في {{date}}.',
 };

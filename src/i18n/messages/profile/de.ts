@@ -26,4 +26,6 @@ export default {
     'Am {{date}} vom Herausgeber beansprucht. Betreiber und Website sind Angaben des Herausgebers; voicename hat sie nicht geprüft.',
   unclaimed_footer: 'Dieses Profil wurde von keiner Person beansprucht.',
   machine_readable: 'Maschinenlesbares Profil',
+  domain_badge: '✓ Verifiziert: {{domain}}',
+  domain_title: 'Der Inhaber hat am {{date}} nachgewiesen, dass er {{domain}} kontrolliert.',
 };

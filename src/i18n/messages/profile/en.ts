@@ -26,4 +26,6 @@ export default {
     'Claimed on {{date}} by its publisher. The operator and homepage shown are the publisher’s own statements; voicename has not checked them.',
   unclaimed_footer: 'This profile has not been claimed by a person.',
   machine_readable: 'Machine-readable profile',
+  domain_badge: '✓ Verified: {{domain}}',
+  domain_title: 'Its owner proved control of {{domain}} on {{date}}.',
 };

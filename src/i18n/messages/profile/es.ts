@@ -26,4 +26,6 @@ export default {
     'Reclamado el {{date}} por quien lo publicó. El operador y la página web que se muestran son declaraciones de quien lo publicó; voicename no los ha comprobado.',
   unclaimed_footer: 'Ninguna persona ha reclamado este perfil.',
   machine_readable: 'Perfil legible por máquinas',
+  domain_badge: '✓ Verificado: {{domain}}',
+  domain_title: 'Su propietario demostró controlar {{domain}} el {{date}}.',
 };

@@ -26,4 +26,6 @@ export default {
     'Revendiqué le {{date}} par son éditeur. L’opérateur et le site affichés sont ses propres déclarations ; voicename ne les a pas vérifiés.',
   unclaimed_footer: 'Ce profil n’a été revendiqué par personne.',
   machine_readable: 'Profil lisible par machine',
+  domain_badge: '✓ Vérifié : {{domain}}',
+  domain_title: 'Son propriétaire a prouvé contrôler {{domain}} le {{date}}.',
 };

@@ -24,4 +24,6 @@ export default {
   claimed_footer: '{{date}} 由发布者认领。显示的运营方和主页是发布者的自述，voicename 未核实。',
   unclaimed_footer: '此资料尚未被任何人认领。',
   machine_readable: '机器可读资料',
+  domain_badge: '✓ 已验证：{{domain}}',
+  domain_title: '所有者已于 {{date}} 证明其控制 {{domain}}。',
 };

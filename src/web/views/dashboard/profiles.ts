@@ -9,6 +9,8 @@ export interface ProfileItem {
   visibility: string;
   claimed_at: string | null;
   url: string;
+  source_domain: string | null;
+  verified_domain: string | null;
 }
 
 export function profilesPage(data: {
@@ -36,6 +38,13 @@ export function profilesPage(data: {
     </form>
   </td>
   <td><span class="badge ok">Claimed</span></td>
+  <td class="domain">${
+    p.verified_domain
+      ? html`<span class="badge ok">✓ ${p.verified_domain}</span>`
+      : p.source_domain
+        ? html`<a href="/dashboard/profiles/${encodeURIComponent(p.slug)}/domain">Verify ${p.source_domain}…</a>`
+        : html`<span class="muted">No homepage</span>`
+  }</td>
   <td>${when(p.claimed_at)}</td>
 </tr>`,
   );
@@ -68,7 +77,7 @@ ${
   data.profiles.length === 0
     ? html`<p class="empty" id="no-profiles">You have not claimed any profile yet.</p>`
     : html`<table class="list" id="profiles">
-<thead><tr><th>Profile</th><th>Type</th><th>Visibility</th><th>Status</th><th>Claimed</th></tr></thead>
+<thead><tr><th>Profile</th><th>Type</th><th>Visibility</th><th>Status</th><th>Domain</th><th>Claimed</th></tr></thead>
 <tbody>${rows}</tbody>
 </table>`
 }`,

@@ -1,0 +1,102 @@
+/**
+ * Proof of a domain for a claimed agent profile. Claiming proves the account published the
+ * profile (it holds the receipt's token), not that it runs the operator or the homepage the
+ * profile names. To show "Verified: <domain>", the owner publishes a token at
+ * `https://<domain of source_url>/.well-known/voicename-verification.txt`; the service fetches it
+ * through the SSRF-safe outbound client (public addresses only, no redirects, 2 KB read) and,
+ * when one line of the file is the token, records the domain.
+ */
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
+import { isoNow } from '../../lib/clock.js';
+import { randomToken } from '../../lib/ids.js';
+import { findEntityBySlug, markDomainVerified, setDomainToken } from './repo.js';
+import type { EntityRow } from './repo.js';
+import { isSlug } from './slug.js';
+
+type DomainDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger'>;
+
+export const VERIFICATION_PATH = '/.well-known/voicename-verification.txt';
+
+export interface DomainProof {
+  domain: string;
+  /** Where the token must be published. */
+  url: string;
+  /** The line the file must contain. */
+  token: string;
+  verified: boolean;
+}
+
+/** The origin a profile's `source_url` names, when it is an absolute http(s) URL. */
+function sourceOrigin(entity: Pick<EntityRow, 'source_url'>): URL | null {
+  if (!entity.source_url) return null;
+  try {
+    const url = new URL(entity.source_url);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+const noSuchProfile = () => new AppError('resource_missing', 'No profile of yours at that address.', { param: 'profile' });
+
+async function ownedEntity(deps: DomainDeps, accountId: string, slug: string): Promise<EntityRow> {
+  const entity = isSlug(slug) ? await findEntityBySlug(deps.db.kysely, slug) : undefined;
+  if (!entity || entity.deleted_at !== null || entity.claimed_by_account_id !== accountId) throw noSuchProfile();
+  return entity;
+}
+
+/** What the owner must publish to prove the domain of the profile's homepage (a token is made once). */
+export async function domainProofOf(deps: DomainDeps, accountId: string, slug: string): Promise<DomainProof | null> {
+  let entity = await ownedEntity(deps, accountId, slug);
+  const origin = sourceOrigin(entity);
+  if (!origin) return null;
+  if (!entity.domain_token) {
+    await setDomainToken(deps.db.kysely, { id: entity.id, accountId, token: `voicename-verification=${randomToken(24)}` });
+    entity = await ownedEntity(deps, accountId, slug);
+  }
+  return {
+    domain: origin.hostname,
+    url: `${origin.origin}${VERIFICATION_PATH}`,
+    token: entity.domain_token as string,
+    verified: entity.verified_domain === origin.hostname,
+  };
+}
+
+/**
+ * Fetches the verification file and records the domain when it holds the token. Errors (400
+ * `domain_not_verified`) say what was found instead, so the owner can fix it.
+ */
+export async function verifyDomain(deps: DomainDeps, accountId: string, slug: string): Promise<DomainProof> {
+  const proof = await domainProofOf(deps, accountId, slug);
+  if (!proof) {
+    throw new AppError('domain_not_verified', 'This profile has no homepage (source_url) whose domain could be verified.');
+  }
+  const refuse = (why: string) =>
+    new AppError('domain_not_verified', `${proof.domain} is not verified: ${why}`, { param: 'profile' });
+  let body: string;
+  try {
+    const response = await sendOutbound({
+      url: proof.url,
+      method: 'GET',
+      headers: { accept: 'text/plain', 'user-agent': 'voicename-verification/1' },
+      allowPrivate: deps.config.webhooks.allowPrivateUrls,
+      timeoutMs: 10_000,
+    });
+    if (response.status !== 200) throw refuse(`${proof.url} answered HTTP ${response.status}.`);
+    body = response.bodySnippet;
+  } catch (error) {
+    if (error instanceof OutboundError) throw refuse(`${proof.url} could not be fetched (${error.message})`);
+    throw error;
+  }
+  if (!body.split(/\r?\n/).some((line) => line.trim() === proof.token)) {
+    throw refuse(`${proof.url} does not contain the line ${proof.token}.`);
+  }
+  const entity = await ownedEntity(deps, accountId, slug);
+  if (!(await markDomainVerified(deps.db.kysely, { id: entity.id, accountId, domain: proof.domain, now: isoNow(deps.clock) }))) {
+    throw noSuchProfile();
+  }
+  deps.logger.info({ entity: slug, domain: proof.domain }, 'agent profile domain verified');
+  return { ...proof, verified: true };
+}
