@@ -47,6 +47,7 @@ import { personRoutes } from './person-routes.js';
 import { readerRoutes } from './reader-routes.js';
 import { countSessions, signOutOtherSessions } from './service.js';
 import { profileDomainRoutes } from './profile-domain-routes.js';
+import { profileManageRoutes } from './profile-manage-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
 
 /** Success messages shown after a redirect, chosen by a fixed code in the query (never echoed input). */
@@ -56,6 +57,8 @@ export const NOTICES: Record<string, string> = {
   'sessions-ended': 'You are signed out on every other browser.',
   'profile-claimed': 'The profile is claimed by your account and shows as verified.',
   'profile-visibility': 'The profile’s visibility is changed. Cached copies of the page may take a minute to follow.',
+  'profile-updated': 'The profile is saved. Cached copies of the page may take a minute to follow.',
+  'profile-deleted': 'The profile is deleted: its addresses answer 410 Gone.',
   'domain-verified':
     'The domain is verified: the profile now says “Verified” with it. Cached copies may take a minute to follow.',
 };
@@ -207,6 +210,7 @@ export function dashboardRoutes(deps: Deps) {
 
     await app.register(webhookRoutes(deps, { styleUrl, viewerOf }));
     await app.register(profileDomainRoutes(deps, { styleUrl }));
+    await app.register(profileManageRoutes(deps, { styleUrl }));
 
     // --- Agent profiles -------------------------------------------------------------------
     const profileList = async (accountId: string) =>

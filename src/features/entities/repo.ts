@@ -213,3 +213,32 @@ export async function markDomainVerified(db: Q, input: { id: string; accountId: 
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** Changes a live entity claimed by `accountId` (the owner's settings). */
+export const updateOwnedEntity = (
+  db: Q,
+  input: {
+    id: string;
+    accountId: string;
+    changes: Partial<
+      Pick<
+        EntityRow,
+        | 'description'
+        | 'intro'
+        | 'avatar_url'
+        | 'source_url'
+        | 'voice_style'
+        | 'audio_blob_key'
+        | 'audio_byte_size'
+        | 'audio_duration_ms'
+      >
+    >;
+  },
+) =>
+  db
+    .updateTable('entities')
+    .set(input.changes)
+    .where('id', '=', input.id)
+    .where('claimed_by_account_id', '=', input.accountId)
+    .where('deleted_at', 'is', null)
+    .execute();

@@ -24,7 +24,7 @@ export function profilesPage(data: {
 }): SafeHtml {
   const rows = data.profiles.map(
     (p) => html`<tr data-slug="${p.slug}">
-  <td><a href="${p.url}">${p.name}</a><br><span class="muted"><code>/e/${p.slug}</code></span></td>
+  <td><a href="${p.url}">${p.name}</a><br><span class="muted"><code>/e/${p.slug}</code></span><br><a href="/dashboard/profiles/${encodeURIComponent(p.slug)}/manage">Manage…</a></td>
   <td>${p.entity_type}</td>
   <td>
     <form method="post" action="/dashboard/profiles/${p.slug}/visibility" class="inline">

@@ -1,0 +1,115 @@
+/**
+ * What the owner of a claimed agent profile manages from the dashboard: its description, intro,
+ * avatar and homepage (checked by the very rules of the generation request), its audio (spoken
+ * again in another voice style) and the profile itself (deleted as the agent's receipt would).
+ * Only the claiming account may; every other profile is 404 `resource_missing`.
+ */
+import { withTransaction } from '../../db/transaction.js';
+import { AppError } from '../../errors.js';
+import { outboundRefusal } from '../../integrations/outbound-http.js';
+import { isoNow } from '../../lib/clock.js';
+import { sha256Hex } from '../../lib/secrets.js';
+import type { VoiceStyle } from '../../speech/synthesizer.js';
+import type { EntitiesContext } from './context.js';
+import { findEntityBySlug, markEntityDeleted, updateOwnedEntity } from './repo.js';
+import type { EntityRow } from './repo.js';
+import { speechLanguageFor } from './scripts.js';
+import { isSlug } from './slug.js';
+import { describeProblems } from './validation.js';
+
+export interface ProfileDetails {
+  description: string;
+  intro: string | null;
+  avatar_url: string | null;
+  source_url: string | null;
+}
+
+export type OwnedEntity = EntityRow;
+
+const noSuchProfile = () => new AppError('resource_missing', 'No profile of yours at that address.', { param: 'profile' });
+
+export async function ownedProfile(context: EntitiesContext, accountId: string, slug: string): Promise<EntityRow> {
+  const entity = isSlug(slug) ? await findEntityBySlug(context.db.kysely, slug) : undefined;
+  if (!entity || entity.deleted_at !== null || entity.claimed_by_account_id !== accountId) throw noSuchProfile();
+  return entity;
+}
+
+/** The generation request the profile would be, with `changes`: checked by the published schema. */
+function asRequest(entity: EntityRow, changes: Partial<ProfileDetails> & { voice_style?: string }): Record<string, unknown> {
+  const merged = {
+    name: entity.name,
+    entity_type: entity.entity_type,
+    description: entity.description,
+    operator: entity.operator,
+    visibility: entity.visibility,
+    intro: entity.intro,
+    avatar_url: entity.avatar_url,
+    source_url: entity.source_url,
+    voice_style: entity.voice_style,
+    ...changes,
+  };
+  return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== null && value !== undefined));
+}
+
+/** Changes the description, intro, avatar and homepage; an empty optional field removes it. */
+export async function updateProfileDetails(
+  context: EntitiesContext,
+  accountId: string,
+  slug: string,
+  details: ProfileDetails,
+): Promise<EntityRow> {
+  const entity = await ownedProfile(context, accountId, slug);
+  const problems = context.validate(asRequest(entity, details));
+  if (problems)
+    throw new AppError('parameter_invalid', describeProblems(problems), { param: problems.invalid[0]?.field ?? 'body' });
+  if (details.avatar_url?.startsWith('https:')) {
+    const refusal = await outboundRefusal(details.avatar_url, {
+      allowPrivate: context.config.webhooks.allowPrivateUrls,
+      resolve: false,
+    });
+    if (refusal) throw new AppError('parameter_invalid', `avatar_url: ${refusal.message}`, { param: 'avatar_url' });
+  }
+  await updateOwnedEntity(context.db.kysely, { id: entity.id, accountId, changes: details });
+  return ownedProfile(context, accountId, slug);
+}
+
+/** Speaks the name again in `voiceStyle` (in a voice of its script); the old audio is deleted after the change. */
+export async function regenerateProfileAudio(
+  context: EntitiesContext,
+  accountId: string,
+  slug: string,
+  voiceStyle: string,
+): Promise<EntityRow> {
+  const entity = await ownedProfile(context, accountId, slug);
+  const problems = context.validate(asRequest(entity, { voice_style: voiceStyle }));
+  if (problems) throw new AppError('parameter_invalid', describeProblems(problems), { param: 'voice_style' });
+  const speech = await context.speech.synthesize({
+    text: entity.name,
+    voiceStyle: voiceStyle as VoiceStyle,
+    language: entity.language ?? speechLanguageFor(entity.name),
+  });
+  const blobKey = `entities/${entity.id}/name-${sha256Hex(speech.mp3).slice(0, 12)}.mp3`;
+  await context.blobs.put(blobKey, speech.mp3, 'audio/mpeg');
+  const previous = entity.audio_blob_key;
+  await withTransaction(context, async (tx) => {
+    await updateOwnedEntity(tx.trx, {
+      id: entity.id,
+      accountId,
+      changes: {
+        voice_style: voiceStyle,
+        audio_blob_key: blobKey,
+        audio_byte_size: speech.mp3.length,
+        audio_duration_ms: speech.durationMs,
+      },
+    });
+    if (previous && previous !== blobKey) tx.afterCommit(() => context.blobs.delete(previous));
+  });
+  return ownedProfile(context, accountId, slug);
+}
+
+/** Deletes the profile as its receipt's deletion token would: its URLs answer 410, the slug stays reserved. */
+export async function deleteOwnedProfile(context: EntitiesContext, accountId: string, slug: string): Promise<void> {
+  const entity = await ownedProfile(context, accountId, slug);
+  if (!(await markEntityDeleted(context.db.kysely, { id: entity.id, now: isoNow(context.clock) }))) throw noSuchProfile();
+  if (entity.audio_blob_key) await context.blobs.delete(entity.audio_blob_key);
+}
