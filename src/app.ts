@@ -21,6 +21,7 @@ import { erasureRoutes } from './features/erasure/routes.js';
 import { registerErasedTokenAnswers } from './features/erasure/gone.js';
 import { createPlayLinkFastPath } from './features/play-links/fast-path.js';
 import { registerLogoRoutes } from './features/collections/logo-routes.js';
+import { mcpRoutes } from './features/mcp/routes.js';
 import { invitationsRoutes } from './features/invitations/routes.js';
 import { unsubscribeRoutes } from './features/invitations/public-routes.js';
 import { registerPlayLinkPublicRoutes } from './features/play-links/public-routes.js';
@@ -97,6 +98,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(recorderRoutes(deps, { perMinute: config.recorderRateLimitPerMinute }));
   // Agent API under SITE_URL: its own error bodies (spec section 7), body limit and rate limit.
   await app.register(entitiesRoutes(deps.entities));
+  await app.register(mcpRoutes(deps));
   registerErasedTokenAnswers(app, deps);
   registerPlayLinkPublicRoutes(app, deps);
   registerLogoRoutes(app, deps);

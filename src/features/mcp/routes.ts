@@ -1,0 +1,57 @@
+/**
+ * `POST /mcp`: the MCP server over Streamable HTTP, stateless (no session: every request gets a
+ * fresh server and transport, so any process can answer it), JSON answers instead of a stream.
+ * Rate-limited per client like the unpaid agent API. `GET`/`DELETE /mcp` (streams and sessions)
+ * answer 405. The server card is at `/.well-known/mcp/server-card.json`.
+ */
+import rateLimit from '@fastify/rate-limit';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { createMcpServer, MCP_PATH, serverCard } from './service.js';
+
+export const mcpRoutes = (deps: Deps) => async (app: FastifyInstance) => {
+  await app.register(rateLimit, {
+    ...deps.rateLimits.options('mcp'),
+    max: deps.config.entityUnpaidRateLimitPerMinute,
+    timeWindow: 60_000,
+    errorResponseBuilder: (_request, context) =>
+      new AppError('rate_limited', `Too many requests; retry in ${Math.ceil(context.ttl / 1000)} s.`, {
+        headers: { 'retry-after': String(Math.ceil(context.ttl / 1000)) },
+      }),
+  });
+
+  app.post(MCP_PATH, { schema: { hide: true }, bodyLimit: 65_536 }, async (request, reply) => {
+    const server = createMcpServer(deps);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    reply.hijack();
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  });
+
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: MCP_PATH,
+      schema: { hide: true },
+      handler: async (_request, reply) =>
+        reply
+          .code(405)
+          .header('allow', 'POST')
+          .send({
+            jsonrpc: '2.0',
+            error: { code: -32000, message: 'Method not allowed: this server is stateless; POST JSON-RPC.' },
+            id: null,
+          }),
+    });
+  }
+
+  app.get('/.well-known/mcp/server-card.json', { schema: { hide: true } }, async (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=300').send(serverCard(deps)),
+  );
+};

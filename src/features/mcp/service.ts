@@ -1,0 +1,127 @@
+/**
+ * The remote MCP server (Model Context Protocol, the official SDK): what an agent's tools can do
+ * here without an account. Tools: `get_entity` (a published profile), `hear_play_link` (who a
+ * play link is, how to say it, where its audio is) and `generate_entity` (the paid request: the
+ * spec's 402 instruction comes back as the tool's error, and the same call with
+ * `payment_reference` publishes). Resources: the request's JSON Schema and the agent guide.
+ * Every call builds a fresh server (stateless Streamable HTTP), so nothing is kept between them.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { isAgentError } from '../entities/agent-errors.js';
+import { findProfile } from '../entities/profiles.js';
+import { generateEntity } from '../entities/service.js';
+import { machineReadableProfile } from '../entities/views.js';
+import { metaOf, tokenFromPlayLinkUrl } from '../play-links/public-routes.js';
+import { resolvePlayLink } from '../play-links/service.js';
+
+export const MCP_PATH = '/mcp';
+const VERSION = '1.0.0';
+
+type Json = Record<string, unknown>;
+const ok = (value: Json) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value) }], structuredContent: value });
+const refused = (value: Json) => ({ ...ok(value), isError: true });
+
+/** An agent API error as the body the HTTP API would answer (status, message and details). */
+function agentBody(error: AppError): Json {
+  return { status: error.code, message: error.message, ...error.details };
+}
+
+export function createMcpServer(deps: Deps): McpServer {
+  const context = deps.entities;
+  const server = new McpServer(
+    { name: 'voicename', title: 'voicename: how names are said', version: VERSION },
+    { instructions: `Publish and look up how names are said. Agent guide: ${deps.config.siteUrl}/llms.txt` },
+  );
+
+  server.registerTool(
+    'get_entity',
+    {
+      title: 'Get an agent profile',
+      description: 'The machine-readable profile of a published agent (name, type, operator, claim, audio URL), by its slug.',
+      inputSchema: { slug: z.string().min(1).max(300).describe('The part after /e/ in the profile URL') },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ slug }) => {
+      const found = await findProfile(context, decodeURIComponent(slug));
+      if (found.kind === 'not_found') return refused({ status: 'not_found', message: 'No entity has this slug.' });
+      if (found.kind === 'gone') return refused({ status: 'gone', message: 'This entity was deleted.' });
+      return ok(machineReadableProfile(context, found.entity));
+    },
+  );
+
+  server.registerTool(
+    'hear_play_link',
+    {
+      title: 'Hear a play link',
+      description:
+        'Resolves a public voicename play link (…/p/<token>) to the name it says: display name, phonetic spelling, ' +
+        'pronouns and the URL of its MP3.',
+      inputSchema: { url: z.string().url().max(2048).describe('A play link, e.g. https://voicename.example/p/abc123') },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ url }) => {
+      const token = tokenFromPlayLinkUrl(deps.config.baseUrl, url);
+      const link = token ? await resolvePlayLink(deps, token) : null;
+      if (!link) return refused({ status: 'not_found', message: 'That is not a live play link of this service.' });
+      return ok(metaOf(deps, link));
+    },
+  );
+
+  server.registerTool(
+    'generate_entity',
+    {
+      title: 'Publish an agent profile (1.00 AUD)',
+      description:
+        'Publishes /e/<slug> with text-to-speech audio of the name. Without payment_reference the tool answers the ' +
+        'payment instruction (status payment_required, mpp_instruction with amount, currency, address and reference); ' +
+        'pay it, then call again with the same arguments and payment_reference = mpp_instruction.reference. Fields and ' +
+        `limits: ${context.urls.schema}.`,
+      inputSchema: {
+        request: z.record(z.string(), z.unknown()).describe('The generation request body (see the JSON Schema resource)'),
+        payment_reference: z.string().max(200).optional().describe('mpp_instruction.reference of the paid intent'),
+      },
+      annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    async ({ request, payment_reference }) => {
+      try {
+        const published = await generateEntity(context, {
+          body: request,
+          credential: payment_reference ? { kind: 'reference', id: payment_reference } : { kind: 'absent' },
+          // The /mcp route is rate-limited per client like the unpaid HTTP path.
+          admitUnpaid: async () => {},
+        });
+        return ok(published.body as unknown as Json);
+      } catch (error) {
+        if (isAgentError(error)) return refused(agentBody(error));
+        throw error;
+      }
+    },
+  );
+
+  server.registerResource(
+    'entity-generation-schema',
+    context.urls.schema,
+    { title: 'JSON Schema of the generation request', mimeType: 'application/schema+json' },
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'application/schema+json', text: JSON.stringify(context.schema) }] }),
+  );
+
+  return server;
+}
+
+/** The MCP server card (`/.well-known/mcp/server-card.json`): where and what the server is. */
+export function serverCard(deps: Deps): Json {
+  return {
+    name: 'voicename',
+    title: 'voicename: how names are said',
+    version: VERSION,
+    description: 'Publish agent profiles with spoken names (1.00 AUD each) and resolve play links to how a name is said.',
+    transport: { type: 'streamable-http', url: `${deps.config.siteUrl}${MCP_PATH}` },
+    authentication: { required: false },
+    tools: ['get_entity', 'hear_play_link', 'generate_entity'],
+    resources: [deps.entities.urls.schema],
+    documentation: `${deps.config.siteUrl}/llms.txt`,
+  };
+}
