@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { profileDomainPage } from '../../web/views/dashboard/profile-domain.js';
 import { domainProofOf, verifyDomain } from '../entities/domains.js';
-import { findClaimedProfileName } from '../entities/claims.js';
+import { findOwnedEntity } from '../entities/claims.js';
 import { viewerOf } from './forms.js';
 import { redirect, requireSession, sendPage, sessionOf } from './http.js';
 
@@ -19,7 +19,7 @@ export function profileDomainRoutes(deps: Deps, options: { styleUrl: string }) {
       const accountId = sessionOf(request).account.id;
       const proof = await domainProofOf(deps, accountId, request.params.slug);
       if (!proof) throw new AppError('resource_missing', 'This profile has no homepage whose domain could be verified.');
-      const name = await findClaimedProfileName(deps, accountId, request.params.slug);
+      const { name } = await findOwnedEntity(deps, accountId, request.params.slug);
       return profileDomainPage({
         styleUrl: options.styleUrl,
         viewer: viewerOf(request),

@@ -108,11 +108,13 @@ export async function claimEntity(
   return view((await findEntityBySlug(deps.db.kysely, slug)) as EntityRow);
 }
 
-/** The name of a live profile claimed by `accountId`; 404 `resource_missing` otherwise. */
-export async function findClaimedProfileName(deps: ClaimDeps, accountId: string, slug: string): Promise<string> {
+/** The live profile at `slug` claimed by `accountId`; 404 `resource_missing` for any other. */
+export async function findOwnedEntity(deps: Pick<Deps, 'db'>, accountId: string, slug: string): Promise<EntityRow> {
   const entity = isSlug(slug) ? await findEntityBySlug(deps.db.kysely, slug) : undefined;
-  if (!entity || entity.deleted_at !== null || entity.claimed_by_account_id !== accountId) throw noSuchProfile();
-  return entity.name;
+  if (!entity || entity.deleted_at !== null || entity.claimed_by_account_id !== accountId) {
+    throw new AppError('resource_missing', 'No profile of yours at that address.', { param: 'profile' });
+  }
+  return entity;
 }
 
 export const PROFILE_VISIBILITIES = ['public', 'unlisted'] as const;

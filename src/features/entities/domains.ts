@@ -11,9 +11,9 @@ import { AppError } from '../../errors.js';
 import { OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
 import { isoNow } from '../../lib/clock.js';
 import { randomToken } from '../../lib/ids.js';
-import { findEntityBySlug, markDomainVerified, setDomainToken } from './repo.js';
+import { findOwnedEntity } from './claims.js';
+import { markDomainVerified, setDomainToken } from './repo.js';
 import type { EntityRow } from './repo.js';
-import { isSlug } from './slug.js';
 
 type DomainDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger'>;
 
@@ -39,22 +39,14 @@ function sourceOrigin(entity: Pick<EntityRow, 'source_url'>): URL | null {
   }
 }
 
-const noSuchProfile = () => new AppError('resource_missing', 'No profile of yours at that address.', { param: 'profile' });
-
-async function ownedEntity(deps: DomainDeps, accountId: string, slug: string): Promise<EntityRow> {
-  const entity = isSlug(slug) ? await findEntityBySlug(deps.db.kysely, slug) : undefined;
-  if (!entity || entity.deleted_at !== null || entity.claimed_by_account_id !== accountId) throw noSuchProfile();
-  return entity;
-}
-
 /** What the owner must publish to prove the domain of the profile's homepage (a token is made once). */
 export async function domainProofOf(deps: DomainDeps, accountId: string, slug: string): Promise<DomainProof | null> {
-  let entity = await ownedEntity(deps, accountId, slug);
+  let entity = await findOwnedEntity(deps, accountId, slug);
   const origin = sourceOrigin(entity);
   if (!origin) return null;
   if (!entity.domain_token) {
     await setDomainToken(deps.db.kysely, { id: entity.id, accountId, token: `voicename-verification=${randomToken(24)}` });
-    entity = await ownedEntity(deps, accountId, slug);
+    entity = await findOwnedEntity(deps, accountId, slug);
   }
   return {
     domain: origin.hostname,
@@ -93,9 +85,10 @@ export async function verifyDomain(deps: DomainDeps, accountId: string, slug: st
   if (!body.split(/\r?\n/).some((line) => line.trim() === proof.token)) {
     throw refuse(`${proof.url} does not contain the line ${proof.token}.`);
   }
-  const entity = await ownedEntity(deps, accountId, slug);
+  const entity = await findOwnedEntity(deps, accountId, slug);
   if (!(await markDomainVerified(deps.db.kysely, { id: entity.id, accountId, domain: proof.domain, now: isoNow(deps.clock) }))) {
-    throw noSuchProfile();
+    // Deleted or unclaimed since: the same answer as for any profile not theirs.
+    await findOwnedEntity(deps, accountId, slug);
   }
   deps.logger.info({ entity: slug, domain: proof.domain }, 'agent profile domain verified');
   return { ...proof, verified: true };

@@ -11,10 +11,10 @@ import { isoNow } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import type { VoiceStyle } from '../../speech/synthesizer.js';
 import type { EntitiesContext } from './context.js';
-import { findEntityBySlug, markEntityDeleted, updateOwnedEntity } from './repo.js';
+import { findOwnedEntity } from './claims.js';
+import { markEntityDeleted, updateOwnedEntity } from './repo.js';
 import type { EntityRow } from './repo.js';
 import { speechLanguageFor } from './scripts.js';
-import { isSlug } from './slug.js';
 import { describeProblems } from './validation.js';
 
 export interface ProfileDetails {
@@ -26,13 +26,9 @@ export interface ProfileDetails {
 
 export type OwnedEntity = EntityRow;
 
-const noSuchProfile = () => new AppError('resource_missing', 'No profile of yours at that address.', { param: 'profile' });
-
-export async function ownedProfile(context: EntitiesContext, accountId: string, slug: string): Promise<EntityRow> {
-  const entity = isSlug(slug) ? await findEntityBySlug(context.db.kysely, slug) : undefined;
-  if (!entity || entity.deleted_at !== null || entity.claimed_by_account_id !== accountId) throw noSuchProfile();
-  return entity;
-}
+/** The live profile at `slug` claimed by `accountId`; 404 `resource_missing` for any other. */
+export const ownedProfile = (context: EntitiesContext, accountId: string, slug: string): Promise<EntityRow> =>
+  findOwnedEntity(context, accountId, slug);
 
 /** The generation request the profile would be, with `changes`: checked by the published schema. */
 function asRequest(entity: EntityRow, changes: Partial<ProfileDetails> & { voice_style?: string }): Record<string, unknown> {
@@ -110,6 +106,8 @@ export async function regenerateProfileAudio(
 /** Deletes the profile as its receipt's deletion token would: its URLs answer 410, the slug stays reserved. */
 export async function deleteOwnedProfile(context: EntitiesContext, accountId: string, slug: string): Promise<void> {
   const entity = await ownedProfile(context, accountId, slug);
-  if (!(await markEntityDeleted(context.db.kysely, { id: entity.id, now: isoNow(context.clock) }))) throw noSuchProfile();
+  if (!(await markEntityDeleted(context.db.kysely, { id: entity.id, now: isoNow(context.clock) }))) {
+    await findOwnedEntity(context, accountId, slug);
+  }
   if (entity.audio_blob_key) await context.blobs.delete(entity.audio_blob_key);
 }
