@@ -20,7 +20,10 @@ export function buildDiscoveryDocument(context: EntitiesContext) {
     site_url: urls.site,
     docs_url: urls.docs,
     llms_txt: urls.docs,
+    llms_full_txt: `${urls.site}/llms-full.txt`,
     openapi_url: `${config.baseUrl}/v1/openapi.json`,
+    api_catalog_url: `${urls.site}/.well-known/api-catalog`,
+    mcp: { url: `${urls.site}/mcp`, transport: 'streamable-http', server_card: `${urls.site}/.well-known/mcp/server-card.json` },
     services: [
       {
         id: 'entities.generate',
@@ -165,5 +168,7 @@ Callbacks: with \`callback_url\`, an \`entity.published\` POST signed with Ed255
 - [Discovery document](${urls.discovery}): operations, pricing, payment steps, limits, signing key
 - [Request JSON Schema](${urls.schema}): every field and rule (JSON Schema 2020-12)
 - [OpenAPI](${context.config.baseUrl}/v1/openapi.json): includes the entity API with x-payment-info
+- [API catalog](${urls.site}/.well-known/api-catalog) (RFC 9727) and the [whole agent guide](${urls.site}/llms-full.txt)
+- MCP server: ${urls.site}/mcp (Streamable HTTP; tools generate_entity, get_entity, hear_play_link)
 `;
 }

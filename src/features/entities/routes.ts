@@ -15,6 +15,7 @@ import { SandboxPaymentProvider } from '../../integrations/payments/sandbox.js';
 import { agentError, invalidRequest, isAgentError } from './agent-errors.js';
 import type { EntitiesContext } from './context.js';
 import { buildDiscoveryDocument, buildLlmsTxt } from './discovery.js';
+import { API_CATALOG_LINK, API_CATALOG_PATH, API_CATALOG_TYPE, buildApiCatalog, buildLlmsFullTxt } from './catalog.js';
 import { parsePaymentAuthorization } from './payment-header.js';
 import { deleteEntity, findProfile } from './profiles.js';
 import { SCHEMA_PATH } from './request-schema.js';
@@ -202,7 +203,7 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
   app.get('/.well-known/service-agent-services.json', { schema: { hide: true } }, async (request, reply) =>
     sendCacheableJson(
       request,
-      reply,
+      reply.header('link', API_CATALOG_LINK),
       JSON.stringify(buildDiscoveryDocument(context), null, 2),
       'application/json; charset=utf-8',
     ),
@@ -211,7 +212,19 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
     sendCacheableJson(request, reply, JSON.stringify(context.schema, null, 2), 'application/schema+json'),
   );
   app.get('/llms.txt', { schema: { hide: true } }, async (request, reply) =>
-    sendCacheableJson(request, reply, buildLlmsTxt(context), 'text/plain; charset=utf-8'),
+    sendCacheableJson(request, reply.header('link', API_CATALOG_LINK), buildLlmsTxt(context), 'text/plain; charset=utf-8'),
+  );
+  app.get('/llms-full.txt', { schema: { hide: true } }, async (request, reply) =>
+    sendCacheableJson(request, reply.header('link', API_CATALOG_LINK), buildLlmsFullTxt(context), 'text/plain; charset=utf-8'),
+  );
+  // RFC 9727: the catalog answers GET (Fastify adds HEAD) and names itself in a Link header.
+  app.get(API_CATALOG_PATH, { schema: { hide: true } }, async (request, reply) =>
+    sendCacheableJson(
+      request,
+      reply.header('link', API_CATALOG_LINK),
+      JSON.stringify(buildApiCatalog(context), null, 2),
+      API_CATALOG_TYPE,
+    ),
   );
 
   // The JSON API under /api/entities, with its own not-found answer (never the /v1 envelope).

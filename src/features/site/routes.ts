@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Deps } from '../../deps.js';
+import { API_CATALOG_LINK } from '../entities/catalog.js';
 import { pageSecurityHeaders } from '../../http/security-headers.js';
 import { homePage } from '../../web/views/home.js';
 import { PRICE } from '../entities/service.js';
@@ -34,7 +35,12 @@ export function siteRoutes(deps: Deps) {
     const headers = pageSecurityHeaders({ csp: HOME_CSP, https: config.baseUrl.startsWith('https:') });
 
     app.get('/', { schema: { hide: true } }, async (_request, reply) =>
-      reply.headers(headers).header('cache-control', HOME_CACHE).type('text/html; charset=utf-8').send(page),
+      reply
+        .headers(headers)
+        .header('cache-control', HOME_CACHE)
+        .header('link', API_CATALOG_LINK)
+        .type('text/html; charset=utf-8')
+        .send(page),
     );
 
     const icon = (name: string) => {

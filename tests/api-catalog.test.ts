@@ -1,0 +1,66 @@
+/**
+ * Discovery an agent's tools look for: the RFC 9727 API catalog (a linkset whose every link
+ * resolves), its `Link` header on the site's documents, `/llms-full.txt` with the whole agent
+ * guide, and the discovery document's links to all of them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestApp } from './helpers/app.js';
+
+let t: TestApp & { url: string };
+
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t.close());
+
+const CATALOG_LINK = '</.well-known/api-catalog>; rel="api-catalog"';
+
+describe('API catalog (RFC 9727)', () => {
+  it('is a linkset of the REST API, the agent API and the MCP server, every link resolving', async () => {
+    const res = await fetch(`${t.url}/.well-known/api-catalog`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(
+      /^application\/linkset\+json; profile="https:\/\/www\.rfc-editor\.org\/info\/rfc9727"/,
+    );
+    expect(res.headers.get('link')).toBe(CATALOG_LINK);
+    const { linkset } = (await res.json()) as { linkset: Array<Record<string, unknown> & { anchor: string }> };
+    expect(linkset[0]?.anchor).toBe(`${t.url}/.well-known/api-catalog`);
+    expect(linkset.slice(1).map((entry) => entry.anchor)).toEqual([
+      `${t.url}/v1`,
+      `${t.url}/api/entities/generate`,
+      `${t.url}/mcp`,
+    ]);
+    const hrefs = linkset.flatMap((entry) =>
+      ['service-desc', 'service-doc'].flatMap((rel) =>
+        ((entry[rel] as { href: string }[] | undefined) ?? []).map((link) => link.href),
+      ),
+    );
+    expect(hrefs.length).toBeGreaterThanOrEqual(8);
+    for (const href of new Set(hrefs)) expect((await fetch(href)).status, href).toBe(200);
+    const head = await fetch(`${t.url}/.well-known/api-catalog`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('link')).toBe(CATALOG_LINK);
+  });
+
+  it('is announced by the site root, llms.txt and the discovery document', async () => {
+    for (const path of ['/', '/llms.txt', '/.well-known/service-agent-services.json']) {
+      expect((await fetch(`${t.url}${path}`)).headers.get('link'), path).toBe(CATALOG_LINK);
+    }
+    const discovery = (await (await fetch(`${t.url}/.well-known/service-agent-services.json`)).json()) as Record<string, unknown>;
+    expect(discovery).toMatchObject({
+      llms_full_txt: `${t.url}/llms-full.txt`,
+      api_catalog_url: `${t.url}/.well-known/api-catalog`,
+      mcp: { url: `${t.url}/mcp`, server_card: `${t.url}/.well-known/mcp/server-card.json` },
+    });
+  });
+
+  it('serves the whole agent guide at /llms-full.txt', async () => {
+    const [short, full] = await Promise.all([
+      fetch(`${t.url}/llms.txt`).then((r) => r.text()),
+      fetch(`${t.url}/llms-full.txt`).then((r) => r.text()),
+    ]);
+    expect(full.startsWith(short)).toBe(true);
+    expect(full).toContain('## MCP server');
+    expect(full).toContain('## Callbacks (`callback_url`)');
+  });
+});
