@@ -86,6 +86,9 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   metrics.readers.jobQueue = () => readJobQueueDepth(db, clock);
   metrics.readers.audioQueued = () => audio.queued?.() ?? 0;
   metrics.readers.playLinkCache = () => ({ ...playLinks.cache.lookups });
+  // The logo encoder finds its binaries on first use (memoised), not at start-up.
+  let ffmpeg: string | undefined;
+  let prlimit: string | null | undefined;
   const adapters = {
     metrics,
     config,
@@ -104,13 +107,13 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     rateLimits: createRateLimitStore(config.redisUrl, logger),
     cards: createCards(),
     logos: createLogoEncoder({
-      ffmpegPath: () => locateFfmpeg(config.ffmpegPath),
+      ffmpegPath: () => (ffmpeg ??= locateFfmpeg(config.ffmpegPath)),
       timeoutMs: config.audioTimeoutMs,
-      limits: {
+      limits: () => ({
         memoryBytes: config.audioMaxMemoryMb * 1024 * 1024,
         cpuSeconds: Math.ceil(config.audioTimeoutMs / 1000),
-        prlimitPath: locatePrlimit(),
-      },
+        prlimitPath: (prlimit ??= locatePrlimit()),
+      }),
     }),
   };
   return { ...adapters, entities: createEntitiesContext(adapters) };

@@ -31,7 +31,8 @@ export interface LogoEncoder {
 export function createLogoEncoder(options: {
   ffmpegPath: () => string;
   timeoutMs: number;
-  limits?: ResourceLimits;
+  /** Found on first use, like the binary: nothing is looked up at start-up. */
+  limits?: () => ResourceLimits;
 }): LogoEncoder {
   return async (upload) => {
     if (upload.length === 0) throw new AppError('image_empty', 'The logo file is empty.');
@@ -75,7 +76,7 @@ export function createLogoEncoder(options: {
         {
           timeoutMs: options.timeoutMs,
           maxStdoutBytes: 4 * 1024 * 1024,
-          ...(options.limits ? { limits: options.limits } : {}),
+          ...(options.limits ? { limits: options.limits() } : {}),
         },
       ).catch(() => null);
     } finally {

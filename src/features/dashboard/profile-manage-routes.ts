@@ -4,13 +4,8 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { VOICE_STYLES } from '../../speech/synthesizer.js';
 import { type ManagedProfile, profileManagePage } from '../../web/views/dashboard/profile-manage.js';
-import {
-  deleteOwnedProfile,
-  type OwnedEntity,
-  ownedProfile,
-  regenerateProfileAudio,
-  updateProfileDetails,
-} from '../entities/owner.js';
+import { deleteOwnedProfile, type OwnedEntity, regenerateProfileAudio, updateProfileDetails } from '../entities/owner.js';
+import { findOwnedEntity } from '../entities/claims.js';
 import { viewerOf } from './forms.js';
 import { formField, redirect, requireSession, sendPage, sessionOf } from './http.js';
 
@@ -37,7 +32,7 @@ export function profileManageRoutes(deps: Deps, options: { styleUrl: string }) {
       extra: { error?: { form: 'details' | 'voice'; message: string }; draft?: Partial<ManagedProfile> } = {},
       status = 200,
     ) => {
-      const entity = await ownedProfile(deps.entities, accountOf(request), request.params.slug);
+      const entity = await findOwnedEntity(deps.entities, accountOf(request), request.params.slug);
       return sendPage(
         reply,
         profileManagePage({

@@ -7,7 +7,8 @@ import { type Picture, previewCard } from '../../cards/index.js';
 import { DEFAULT_LOCALE, textDirection, translator } from '../../i18n/index.js';
 import type { EntitiesContext } from './context.js';
 import type { EntityRow } from './repo.js';
-import { provenDomainOf, typeLabel } from './views.js';
+import { provenDomainOf } from './homepage.js';
+import { typeLabel } from './views.js';
 
 export function entityCard(context: EntitiesContext, entity: EntityRow): Picture {
   const t = translator(DEFAULT_LOCALE, 'profile');

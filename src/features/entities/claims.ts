@@ -14,6 +14,7 @@ import {
   markEntityClaimed,
   updateClaimedEntityVisibility,
 } from './repo.js';
+import { homepageOf, provenDomainOf } from './homepage.js';
 import { isSlug } from './slug.js';
 
 type ClaimDeps = Pick<Deps, 'db' | 'clock'>;
@@ -33,16 +34,6 @@ export interface ClaimedEntity {
   verified_domain: string | null;
 }
 
-const domainOf = (url: string | null): string | null => {
-  if (!url) return null;
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.hostname : null;
-  } catch {
-    return null;
-  }
-};
-
 const view = (row: EntityRow): ClaimedEntity => ({
   slug: row.slug,
   name: row.name,
@@ -52,8 +43,8 @@ const view = (row: EntityRow): ClaimedEntity => ({
   verification_state: row.verification_state,
   claimed_at: row.claimed_at,
   created_at: row.created_at,
-  source_domain: domainOf(row.source_url),
-  verified_domain: row.verified_domain !== null && row.verified_domain === domainOf(row.source_url) ? row.verified_domain : null,
+  source_domain: homepageOf(row.source_url)?.hostname ?? null,
+  verified_domain: provenDomainOf(row),
 });
 
 /**

@@ -12,8 +12,8 @@ import { OutboundError, sendOutbound } from '../../integrations/outbound-http.js
 import { isoNow } from '../../lib/clock.js';
 import { randomToken } from '../../lib/ids.js';
 import { findOwnedEntity } from './claims.js';
+import { homepageOf } from './homepage.js';
 import { markDomainVerified, setDomainToken } from './repo.js';
-import type { EntityRow } from './repo.js';
 
 type DomainDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger'>;
 
@@ -28,21 +28,10 @@ export interface DomainProof {
   verified: boolean;
 }
 
-/** The origin a profile's `source_url` names, when it is an absolute http(s) URL. */
-function sourceOrigin(entity: Pick<EntityRow, 'source_url'>): URL | null {
-  if (!entity.source_url) return null;
-  try {
-    const url = new URL(entity.source_url);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url : null;
-  } catch {
-    return null;
-  }
-}
-
 /** What the owner must publish to prove the domain of the profile's homepage (a token is made once). */
 export async function domainProofOf(deps: DomainDeps, accountId: string, slug: string): Promise<DomainProof | null> {
   let entity = await findOwnedEntity(deps, accountId, slug);
-  const origin = sourceOrigin(entity);
+  const origin = homepageOf(entity.source_url);
   if (!origin) return null;
   if (!entity.domain_token) {
     await setDomainToken(deps.db.kysely, { id: entity.id, accountId, token: `voicename-verification=${randomToken(24)}` });

@@ -26,10 +26,6 @@ export interface ProfileDetails {
 
 export type OwnedEntity = EntityRow;
 
-/** The live profile at `slug` claimed by `accountId`; 404 `resource_missing` for any other. */
-export const ownedProfile = (context: EntitiesContext, accountId: string, slug: string): Promise<EntityRow> =>
-  findOwnedEntity(context, accountId, slug);
-
 /** The generation request the profile would be, with `changes`: checked by the published schema. */
 function asRequest(entity: EntityRow, changes: Partial<ProfileDetails> & { voice_style?: string }): Record<string, unknown> {
   const merged = {
@@ -54,7 +50,7 @@ export async function updateProfileDetails(
   slug: string,
   details: ProfileDetails,
 ): Promise<EntityRow> {
-  const entity = await ownedProfile(context, accountId, slug);
+  const entity = await findOwnedEntity(context, accountId, slug);
   const problems = context.validate(asRequest(entity, details));
   if (problems)
     throw new AppError('parameter_invalid', describeProblems(problems), { param: problems.invalid[0]?.field ?? 'body' });
@@ -66,7 +62,7 @@ export async function updateProfileDetails(
     if (refusal) throw new AppError('parameter_invalid', `avatar_url: ${refusal.message}`, { param: 'avatar_url' });
   }
   await updateOwnedEntity(context.db.kysely, { id: entity.id, accountId, changes: details });
-  return ownedProfile(context, accountId, slug);
+  return findOwnedEntity(context, accountId, slug);
 }
 
 /** Speaks the name again in `voiceStyle` (in a voice of its script); the old audio is deleted after the change. */
@@ -76,7 +72,7 @@ export async function regenerateProfileAudio(
   slug: string,
   voiceStyle: string,
 ): Promise<EntityRow> {
-  const entity = await ownedProfile(context, accountId, slug);
+  const entity = await findOwnedEntity(context, accountId, slug);
   const problems = context.validate(asRequest(entity, { voice_style: voiceStyle }));
   if (problems) throw new AppError('parameter_invalid', describeProblems(problems), { param: 'voice_style' });
   const speech = await context.speech.synthesize({
@@ -100,12 +96,12 @@ export async function regenerateProfileAudio(
     });
     if (previous && previous !== blobKey) tx.afterCommit(() => context.blobs.delete(previous));
   });
-  return ownedProfile(context, accountId, slug);
+  return findOwnedEntity(context, accountId, slug);
 }
 
 /** Deletes the profile as its receipt's deletion token would: its URLs answer 410, the slug stays reserved. */
 export async function deleteOwnedProfile(context: EntitiesContext, accountId: string, slug: string): Promise<void> {
-  const entity = await ownedProfile(context, accountId, slug);
+  const entity = await findOwnedEntity(context, accountId, slug);
   if (!(await markEntityDeleted(context.db.kysely, { id: entity.id, now: isoNow(context.clock) }))) {
     await findOwnedEntity(context, accountId, slug);
   }

@@ -8,6 +8,7 @@
 import { DEFAULT_LOCALE, negotiateLocale, textDirection, type Translate, translator } from '../../i18n/index.js';
 import { html, jsonForScript, type SafeHtml, SLOT, withSlot } from '../../web/html.js';
 import type { EntitiesContext } from './context.js';
+import { provenDomainOf } from './homepage.js';
 import { avatarUrlOf, type EntityRow } from './service.js';
 
 /** The entity type in the page's language (an unknown type is shown as stored). */
@@ -17,19 +18,6 @@ export function typeLabel(t: Translate, entityType: string): string {
 }
 
 /** An https: URL or a site path as an absolute URL; anything else is dropped. */
-/**
- * The domain the claimed owner proved control of (src/features/entities/domains.ts), while it is
- * still the domain of the profile's homepage; null otherwise. Only this vouches for a brand.
- */
-export function provenDomainOf(entity: Pick<EntityRow, 'claim_state' | 'verified_domain' | 'source_url'>): string | null {
-  if (entity.claim_state !== 'claimed' || !entity.verified_domain || !entity.source_url) return null;
-  try {
-    return new URL(entity.source_url).hostname === entity.verified_domain ? entity.verified_domain : null;
-  } catch {
-    return null;
-  }
-}
-
 export function safeUrl(context: EntitiesContext, value: string | null): string | null {
   if (!value) return null;
   if (/^\/(?![/\\])/.test(value)) return `${context.urls.site}${value}`;

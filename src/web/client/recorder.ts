@@ -175,18 +175,6 @@ function stopRecording() {
   if (recorder && recorder.state !== 'inactive') recorder.stop();
 }
 
-/** Upload refusals the page explains in its own words (the `audio_*` codes of the API). */
-const AUDIO_CODES = new Set([
-  'audio_silent',
-  'audio_too_short',
-  'audio_too_long',
-  'audio_clipped',
-  'audio_too_large',
-  'audio_unsupported_format',
-  'audio_corrupt',
-  'audio_empty',
-]);
-
 async function upload(body: Blob, type: string) {
   if (body.size > maxBytes) {
     setState('error', say('audio_too_large'));
@@ -203,7 +191,8 @@ async function upload(body: Blob, type: string) {
     const payload = await response.json().catch(() => null);
     if (!response.ok) {
       const code = payload?.error?.code as string | undefined;
-      setState('error', code && AUDIO_CODES.has(code) ? say(code) : payload?.error?.message || say('failed'));
+      // The page's messages hold its own words for every audio_* refusal of the API.
+      setState('error', code?.startsWith('audio_') && code in text ? say(code) : payload?.error?.message || say('failed'));
       return;
     }
     playLink.href = payload.play_link;
