@@ -66,6 +66,11 @@ export interface Config {
   paymentProvider: 'sandbox' | 'stripe';
   stripeSecretKey: string | null;
   stripePublishableKey: string | null;
+  /**
+   * This seller's id on Stripe's network (`profile_…`), named in the MPP `stripe` challenge so an
+   * agent's wallet can grant a shared payment token to it.
+   */
+  stripeNetworkId: string;
   /** Where the Stripe SDK sends requests (tests point it at a local fake); null = Stripe's own API. */
   stripeApi: { host: string; port: number; protocol: 'http' | 'https' } | null;
   /** Seconds a payment instruction (402) stays payable before it is cancelled. */
@@ -333,6 +338,7 @@ export function loadConfig(env: Env = process.env): Config {
     paymentProvider: paymentProvider(env, nodeEnv),
     stripeSecretKey: optional(env, 'STRIPE_SECRET_KEY'),
     stripePublishableKey: optional(env, 'STRIPE_PUBLISHABLE_KEY'),
+    stripeNetworkId: optional(env, 'STRIPE_NETWORK_ID') ?? 'internal',
     stripeApi: stripeApi(env),
     entityInstructionTtlSeconds: int(env, 'ENTITY_INSTRUCTION_TTL_SECONDS', 1800, 60, 7 * 86400),
     entityRefundGraceSeconds: int(env, 'ENTITY_REFUND_GRACE_SECONDS', 3600, 0, 30 * 86400),

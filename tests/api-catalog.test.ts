@@ -3,6 +3,7 @@
  * resolves), its `Link` header on the site's documents, `/llms-full.txt` with the whole agent
  * guide, and the discovery document's links to all of them.
  */
+import { validate as validateDiscovery } from 'mppx/discovery';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
 
@@ -51,6 +52,37 @@ describe('API catalog (RFC 9727)', () => {
       llms_full_txt: `${t.url}/llms-full.txt`,
       api_catalog_url: `${t.url}/.well-known/api-catalog`,
       mcp: { url: `${t.url}/mcp`, server_card: `${t.url}/.well-known/mcp/server-card.json` },
+    });
+  });
+
+  it('serves the agent OpenAPI document at the site root: x-payment-info with real methods, valid for MPP discovery', async () => {
+    const res = await fetch(`${t.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(res.headers.get('link')).toBe(CATALOG_LINK);
+    const doc = (await res.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, { 'x-payment-info'?: unknown; responses: Record<string, unknown> }>>;
+      'x-service-info': unknown;
+      'x-related': { rest_api: string };
+    };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(validateDiscovery(doc)).toEqual([]);
+    const operation = doc.paths['/api/entities/generate']?.post;
+    expect(operation?.['x-payment-info']).toEqual({
+      offers: [expect.objectContaining({ method: 'sandbox', intent: 'charge', amount: '100', currency: 'aud' })],
+    });
+    expect(Object.keys(operation?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '402']));
+    expect(doc['x-service-info']).toMatchObject({ docs: { llms: `${t.url}/llms.txt` } });
+    expect((await fetch(doc['x-related'].rest_api)).status).toBe(200);
+    const discovery = (await (await fetch(`${t.url}/.well-known/service-agent-services.json`)).json()) as {
+      agent_openapi_url: string;
+      services: { payment: { standard: { methods: { method: string }[]; receipt_header: string } } }[];
+    };
+    expect(discovery.agent_openapi_url).toBe(`${t.url}/openapi.json`);
+    expect(discovery.services[0]?.payment.standard).toMatchObject({
+      receipt_header: 'Payment-Receipt',
+      methods: [expect.objectContaining({ method: 'sandbox' })],
     });
   });
 

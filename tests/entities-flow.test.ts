@@ -260,7 +260,9 @@ describe('sandbox flow from a clean start', () => {
     expect(llms.body).toContain('Payment-Authorization: mpp; reference=');
     const openapi = (await t.app.inject({ url: '/v1/openapi.json' })).json();
     const operation = openapi.paths['/api/entities/generate'].post;
-    expect(operation['x-payment-info']).toMatchObject({ intent: 'charge', amount: '100', currency: 'aud' });
+    expect(operation['x-payment-info']).toEqual({
+      offers: [{ method: 'sandbox', intent: 'charge', amount: '100', currency: 'aud' }],
+    });
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '402', '409']));
     expect(operation.security).toEqual([]);
     expect(openapi.paths['/api/entities/{slug}'].delete).toBeTruthy();

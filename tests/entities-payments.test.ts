@@ -477,7 +477,7 @@ describe('payment properties', () => {
       expect(res.statusCode, value).toBe(400);
       expect(res.json().invalid[0]).toMatchObject({
         field: 'Payment-Authorization',
-        allowed: ['one header: mpp; reference="<payment_intent_id>"'],
+        allowed: ['one header: mpp; reference="<payment_intent_id>"', 'one header: Payment <base64url credential>'],
       });
     }
     const twice = await t.app.inject({

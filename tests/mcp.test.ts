@@ -7,7 +7,9 @@
 import fs from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpClient } from 'mppx/mcp/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandbox } from '../src/sdk/mpp-sandbox.js';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { speechWav } from './helpers/audio.js';
 import { confirmSandbox, validBody } from './helpers/entities.js';
@@ -64,6 +66,35 @@ describe('MCP server', () => {
     expect(read.structuredContent).toMatchObject({ name: request.name, slug: decodeURIComponent(slug) });
     const missing = await client.callTool({ name: 'get_entity', arguments: { slug: 'no-such-agent-here' } });
     expect(missing.isError).toBe(true);
+  });
+
+  it('generate_entity with an MPP client: the payment-required result carries the challenge; the wrapped client pays and gets a receipt', async () => {
+    const request = validBody({ name: `Orbit MCP Standard ${Date.now()}` });
+    const unpaid = await client.callTool({ name: 'generate_entity', arguments: { request } });
+    const required = (unpaid._meta as Record<string, { challenges: { method: string; intent: string }[] }>)[
+      'org.paymentauth/payment-required'
+    ];
+    expect(required?.challenges).toEqual([expect.objectContaining({ method: 'sandbox', intent: 'charge' })]);
+
+    const paying = new Client({ name: 'voicename-mppx-test', version: '1.0.0' });
+    await paying.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+    try {
+      McpClient.wrap(paying, { methods: [sandbox()] });
+      const paid = (await paying.callTool({ name: 'generate_entity', arguments: { request } })) as unknown as {
+        isError?: boolean;
+        structuredContent: { status: string; receipt: { transaction_id: string } };
+        receipt?: { method: string; reference: string; status: string };
+      };
+      expect(paid.isError).toBeFalsy();
+      expect(paid.structuredContent.status).toBe('published');
+      expect(paid.receipt).toMatchObject({
+        method: 'sandbox',
+        status: 'success',
+        reference: paid.structuredContent.receipt.transaction_id,
+      });
+    } finally {
+      await paying.close();
+    }
   });
 
   it('generate_entity refuses an invalid request with the API’s own lists', async () => {

@@ -4,8 +4,11 @@
  * create (with metadata and idempotency keys), retrieve (with `expand[]=latest_charge`), confirm
  * with the test methods `pm_card_visa` (succeeds) and `pm_card_chargeDeclined` (402 card_declined),
  * cancel (refused once succeeded), refunds (one full refund per charge) and idempotent replays
- * (`Idempotent-Replayed: true`; the same key with other parameters is an error). No published
- * mock implements PaymentIntents statefully, so the tests bring their own.
+ * (`Idempotent-Replayed: true`; the same key with other parameters is an error). Shared payment
+ * tokens too (the MPP `stripe` method): the test helper that grants one (`spt_…`, limited in
+ * currency, amount and time, usable once) and a PaymentIntent created and confirmed from one,
+ * which like Stripe needs a `.preview` API version. No published mock implements PaymentIntents
+ * statefully, so the tests bring their own.
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -47,6 +50,14 @@ export interface FakeCharge {
   payment_method_details: { type: string };
 }
 
+export interface FakeSharedToken {
+  id: string;
+  object: 'shared_payment.granted_token';
+  payment_method: string;
+  usage_limits: { currency: string; max_amount: number; expires_at: number };
+  used: boolean;
+}
+
 export interface LoggedRequest {
   method: string;
   path: string;
@@ -76,6 +87,7 @@ export class FakeStripe {
   readonly charges = new Map<string, FakeCharge>();
   readonly refunds = new Map<string, { id: string; payment_intent: string; amount: number; charge: string }>();
   readonly requests: LoggedRequest[] = [];
+  readonly sharedTokens = new Map<string, FakeSharedToken>();
   private readonly idempotency = new Map<string, { path: string; params: string; status: number; body: string }>();
   private server: http.Server | null = null;
   /** The next n refund calls fail with a 500 api_error (the SDK retries those itself). */
@@ -152,7 +164,10 @@ export class FakeStripe {
     const log: LoggedRequest = { method: req.method ?? 'GET', path: url.pathname, idempotencyKey: key, params, replayed: false };
     this.requests.push(log);
 
-    const isSecret = auth === `Bearer ${this.secretKey}`;
+    // The SDK sends Bearer; mppx's token helper sends Basic (key as the user name).
+    const isSecret =
+      auth === `Bearer ${this.secretKey}` || auth === `Basic ${Buffer.from(`${this.secretKey}:`).toString('base64')}`;
+    const preview = String(req.headers['stripe-version'] ?? '').endsWith('.preview');
     const isPublishable = auth.startsWith('Bearer pk_test_');
     if (!isSecret && !isPublishable)
       return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
@@ -176,7 +191,7 @@ export class FakeStripe {
         log.replayed = true;
         return send(seen.status, seen.body, true);
       }
-      const result = this.route(req.method ?? 'GET', url.pathname, params, isSecret);
+      const result = this.route(req.method ?? 'GET', url.pathname, params, isSecret, preview);
       if (result.status < 500) {
         this.idempotency.set(`${auth}:${key}`, {
           path: url.pathname,
@@ -189,7 +204,7 @@ export class FakeStripe {
     }
     if (req.method === 'GET' && this.retrieveDelayMs > 0)
       await new Promise((resolve) => setTimeout(resolve, this.retrieveDelayMs));
-    const result = this.route(req.method ?? 'GET', url.pathname, params, isSecret);
+    const result = this.route(req.method ?? 'GET', url.pathname, params, isSecret, preview);
     return send(result.status, result.body);
   }
 
@@ -204,8 +219,61 @@ export class FakeStripe {
     return intent;
   }
 
-  private route(method: string, path: string, params: Params, isSecret: boolean): { status: number; body: unknown } {
+  /** Grants a shared payment token as an agent's wallet would (what the test helper endpoint does). */
+  grantToken(input: { paymentMethod?: string; currency?: string; maxAmount?: number; expiresAt?: number } = {}) {
+    const token: FakeSharedToken = {
+      id: `spt_${rand(24)}`,
+      object: 'shared_payment.granted_token',
+      payment_method: input.paymentMethod ?? 'pm_card_visa',
+      usage_limits: {
+        currency: input.currency ?? 'aud',
+        max_amount: input.maxAmount ?? 100,
+        expires_at: input.expiresAt ?? Math.floor(Date.now() / 1000) + 3600,
+      },
+      used: false,
+    };
+    this.sharedTokens.set(token.id, token);
+    return token;
+  }
+
+  private route(
+    method: string,
+    path: string,
+    params: Params,
+    isSecret: boolean,
+    preview = false,
+  ): { status: number; body: unknown } {
     const expand = Object.values((params.expand ?? {}) as Record<string, string>);
+    if (method === 'POST' && path === '/v1/test_helpers/shared_payment/granted_tokens') {
+      if (!isSecret) return this.error(401, 'invalid_request_error', 'A secret key is required.');
+      const limits = nested(params.usage_limits);
+      const token = this.grantToken({
+        paymentMethod: text(params.payment_method) ?? '',
+        currency: text(limits.currency),
+        maxAmount: Number(text(limits.max_amount)),
+        expiresAt: Number(text(limits.expires_at)),
+      });
+      return { status: 200, body: token };
+    }
+    if (method === 'POST' && path === '/v1/payment_intents' && params.shared_payment_granted_token !== undefined) {
+      if (!isSecret) return this.error(401, 'invalid_request_error', 'A secret key is required.');
+      if (!preview) return this.error(400, 'invalid_request_error', 'shared_payment_granted_token needs a preview API version.');
+      const token = this.sharedTokens.get(String(params.shared_payment_granted_token));
+      const amount = Number(params.amount);
+      const now = Math.floor(Date.now() / 1000);
+      if (!token) return this.error(400, 'invalid_request_error', 'No such shared payment token.', 'resource_missing');
+      if (token.used) return this.error(400, 'invalid_request_error', 'This shared payment token was already used.');
+      if (token.usage_limits.expires_at <= now)
+        return this.error(400, 'invalid_request_error', 'This shared payment token has expired.');
+      if (token.usage_limits.currency !== params.currency || amount > token.usage_limits.max_amount)
+        return this.error(400, 'invalid_request_error', "The amount or currency exceeds the token's usage limits.");
+      token.used = true;
+      const created = this.route(method, path, { ...params, shared_payment_granted_token: undefined }, isSecret);
+      const intent = created.body as FakeIntent;
+      const confirmed = this.confirm(intent, token.payment_method);
+      if (confirmed.status !== 200) return confirmed;
+      return { status: 200, body: this.intentBody(intent, expand) };
+    }
     if (method === 'POST' && path === '/v1/payment_intents') {
       if (!isSecret) return this.error(401, 'invalid_request_error', 'A secret key is required.');
       const amount = Number(params.amount);

@@ -3,7 +3,9 @@
  * table in src/errors.ts gives each its HTTP status); `details` carries the other fields of the
  * spec's body, which the entities routes' error handler renders (never the /v1 envelope).
  */
+import type { Challenge } from 'mppx';
 import { AppError, type AppErrorOptions } from '../../errors.js';
+import { wwwAuthenticate } from './mpp.js';
 import type { PaymentInstruction } from './service.js';
 import type { ValidationProblems } from './validation.js';
 
@@ -36,9 +38,23 @@ export const agentError = (code: AgentErrorCode, message: string, options: { ret
 export const invalidRequest = (problems: ValidationProblems, message: string) =>
   new AppError('invalid_request', message, { details: { missing: problems.missing, invalid: problems.invalid } });
 
-/** 402 with the payment instruction to pay before repeating the request. */
-export const paymentRequired = (instruction: PaymentInstruction, message: string, options: { retryAfter?: number } = {}) =>
-  new AppError('payment_required', message, { ...retryAfter(options.retryAfter), details: { mpp_instruction: instruction } });
+/**
+ * 402 with the payment instruction to pay before repeating the request, and the same payment as
+ * MPP challenges: serialized in `WWW-Authenticate`, and as objects in `details.challenges` for
+ * transports that carry them otherwise (MCP).
+ */
+export const paymentRequired = (
+  instruction: PaymentInstruction,
+  message: string,
+  options: { retryAfter?: number; challenges?: Challenge.Challenge[] } = {},
+) => {
+  const challenges = options.challenges ?? [];
+  const headers = {
+    ...retryAfter(options.retryAfter).headers,
+    ...(challenges.length > 0 ? { 'www-authenticate': wwwAuthenticate(challenges) } : {}),
+  };
+  return new AppError('payment_required', message, { headers, details: { mpp_instruction: instruction, challenges } });
+};
 
 /** 503: nothing went wrong for good; `payment_status` says whether the agent has paid. */
 export const temporarilyUnavailable = (message: string, retryAfterSeconds: number, paymentStatus: 'paid' | 'unpaid') =>

@@ -32,7 +32,7 @@ export function buildApiCatalog(context: EntitiesContext) {
         'service-desc': [
           { href: urls.discovery, type: 'application/json' },
           { href: urls.schema, type: 'application/schema+json' },
-          { href: `${config.baseUrl}/v1/openapi.json`, type: 'application/vnd.oai.openapi+json' },
+          { href: `${urls.site}/openapi.json`, type: 'application/vnd.oai.openapi+json' },
         ],
         'service-doc': [
           { href: urls.docs, type: 'text/plain' },

@@ -6,7 +6,8 @@
 import { VOICE_STYLES } from '../../speech/synthesizer.js';
 import type { EntitiesContext } from './context.js';
 import { ENTITY_TYPES, METADATA_LIMITS, VISIBILITIES } from './request-schema.js';
-import { PRICE } from './service.js';
+import { offeredMethods } from './mpp.js';
+import { PRICE } from './price.js';
 
 export function buildDiscoveryDocument(context: EntitiesContext) {
   const { urls, config, payments } = context;
@@ -22,6 +23,7 @@ export function buildDiscoveryDocument(context: EntitiesContext) {
     llms_txt: urls.docs,
     llms_full_txt: `${urls.site}/llms-full.txt`,
     openapi_url: `${config.baseUrl}/v1/openapi.json`,
+    agent_openapi_url: `${urls.site}/openapi.json`,
     api_catalog_url: `${urls.site}/.well-known/api-catalog`,
     mcp: { url: `${urls.site}/mcp`, transport: 'streamable-http', server_card: `${urls.site}/.well-known/mcp/server-card.json` },
     services: [
@@ -64,6 +66,30 @@ export function buildDiscoveryDocument(context: EntitiesContext) {
               '503 with payment_status "paid": repeat the same request at no charge; after 3 failures the payment is refunded (502, payment_status "refunded").',
           },
           ...(sandbox ? { sandbox: { confirm_url_template: urls.sandboxConfirm('{payment_intent_id}') } } : {}),
+          // The same payment through the standard Payment HTTP authentication scheme (MPP clients such as mppx).
+          standard: {
+            scheme: 'Payment',
+            specification: 'draft-httpauth-payment-01',
+            challenge_header: 'WWW-Authenticate',
+            credential_headers: [
+              'Authorization: Payment <base64url credential>',
+              'Payment-Authorization: Payment <base64url credential>',
+            ],
+            receipt_header: 'Payment-Receipt',
+            methods: offeredMethods(context).map((method) => ({
+              method,
+              intent: 'charge',
+              amount: String(PRICE.amountMinor),
+              currency: PRICE.currency,
+              decimals: PRICE.decimals,
+              ...(method === 'sandbox'
+                ? {
+                    client:
+                      'The sandbox method for mppx clients ships with voicename: docs/entities.md, "Paying with an MPP client".',
+                  }
+                : { network_id: config.stripeNetworkId, payment_method_types: ['card'] }),
+            })),
+          },
         },
         responses: {
           '200': {

@@ -1,29 +1,68 @@
 /**
- * Strict parsing of `Payment-Authorization: mpp; reference="pi_…"` (P13): exactly one header,
- * at most 256 characters, scheme `mpp` (any case), `reference` quoted or bare, and an id of the
- * shape processors issue. `mpp reference=…` (space instead of `;`) is accepted too.
+ * Reads the payment credential of a generation request (P13). Two forms are accepted:
+ *
+ * - the spec's reference: `Payment-Authorization: mpp; reference="pi_…"` — exactly one header, at
+ *   most 256 characters, scheme `mpp` (any case), `reference` quoted or bare, an id of the shape
+ *   processors issue (`mpp reference=…`, with a space instead of `;`, is accepted too);
+ * - a standard credential of the Payment HTTP authentication scheme (draft-httpauth-payment):
+ *   `Authorization: Payment <base64url JSON>`, or the same value in `Payment-Authorization` (the
+ *   draft's `header` parameter), at most 8 KB.
+ *
+ * `Payment-Authorization` is routed by its scheme token. A malformed reference, two credentials,
+ * or an unknown scheme is a 400; a standard credential that cannot be decoded answers like an
+ * unpaid request (a fresh 402 with new challenges), as the draft asks.
  */
 import type { IncomingMessage } from 'node:http';
+import { Credential } from 'mppx';
 import { PAYMENT_INTENT_ID } from '../../integrations/payments/provider.js';
 
-export type PaymentCredential = { kind: 'absent' } | { kind: 'invalid'; received: string } | { kind: 'reference'; id: string };
+export type PaymentCredential =
+  | { kind: 'absent' }
+  | { kind: 'invalid'; received: string }
+  | { kind: 'reference'; id: string }
+  | { kind: 'standard'; credential: Credential.Credential }
+  | { kind: 'unreadable' };
 
-const GRAMMAR = /^mpp(?:[ \t]*;[ \t]*|[ \t]+)reference[ \t]*=[ \t]*(?:"([^"\\]*)"|([^\s";,]+))[ \t]*;?[ \t]*$/i;
+const REFERENCE_GRAMMAR = /^mpp(?:[ \t]*;[ \t]*|[ \t]+)reference[ \t]*=[ \t]*(?:"([^"\\]*)"|([^\s";,]+))[ \t]*;?[ \t]*$/i;
+const STANDARD_SCHEME = /^Payment[ \t]+/i;
 export const MAX_HEADER_LENGTH = 256;
+export const MAX_STANDARD_CREDENTIAL_LENGTH = 8192;
 export const HEADER_NAME = 'Payment-Authorization';
 
-export function parsePaymentAuthorization(raw: IncomingMessage): PaymentCredential {
+function headerValues(raw: IncomingMessage, name: string): string[] {
   const values: string[] = [];
   for (let i = 0; i < raw.rawHeaders.length; i += 2) {
-    if (raw.rawHeaders[i]?.toLowerCase() === 'payment-authorization') values.push(raw.rawHeaders[i + 1] ?? '');
+    if (raw.rawHeaders[i]?.toLowerCase() === name) values.push(raw.rawHeaders[i + 1] ?? '');
   }
-  if (values.length === 0) return { kind: 'absent' };
-  const received = values.join(', ');
-  if (values.length > 1) return { kind: 'invalid', received };
-  const value = (values[0] as string).trim();
+  return values;
+}
+
+function readStandard(value: string): PaymentCredential {
+  if (value.length > MAX_STANDARD_CREDENTIAL_LENGTH) return { kind: 'unreadable' };
+  try {
+    return { kind: 'standard', credential: Credential.deserialize(value) };
+  } catch {
+    return { kind: 'unreadable' };
+  }
+}
+
+function readReference(value: string, received: string): PaymentCredential {
   if (value.length === 0 || value.length > MAX_HEADER_LENGTH) return { kind: 'invalid', received };
-  const match = GRAMMAR.exec(value);
+  const match = REFERENCE_GRAMMAR.exec(value);
   const id = match?.[1] ?? match?.[2];
   if (id === undefined || !PAYMENT_INTENT_ID.test(id)) return { kind: 'invalid', received };
   return { kind: 'reference', id };
+}
+
+export function parsePaymentAuthorization(raw: IncomingMessage): PaymentCredential {
+  const paymentHeaders = headerValues(raw, 'payment-authorization');
+  // `Authorization` counts only when it carries the Payment scheme; the agent API has no other use for it.
+  const authorization = headerValues(raw, 'authorization').filter((value) => STANDARD_SCHEME.test(value.trim()));
+  if (paymentHeaders.length === 0 && authorization.length === 0) return { kind: 'absent' };
+  const all = [...paymentHeaders, ...authorization];
+  const received = all.join(', ');
+  if (all.length > 1) return { kind: 'invalid', received };
+  const value = (all[0] as string).trim();
+  if (STANDARD_SCHEME.test(value)) return readStandard(value);
+  return readReference(value, received);
 }

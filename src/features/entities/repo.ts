@@ -20,6 +20,11 @@ export const findPaymentRequestByIntent = (db: Q, paymentIntentId: string) =>
     .where('payment_intent_id', '=', paymentIntentId)
     .executeTakeFirst() as Promise<PaymentRequestRow | undefined>;
 
+export const findPaymentRequestById = (db: Q, id: string) =>
+  db.selectFrom('entity_payment_requests').selectAll().where('id', '=', id).executeTakeFirst() as Promise<
+    PaymentRequestRow | undefined
+  >;
+
 const CLAIMABLE: readonly PaymentState[] = ['pending', 'claimed'];
 
 /**

@@ -16,6 +16,7 @@ import { agentError, invalidRequest, isAgentError } from './agent-errors.js';
 import type { EntitiesContext } from './context.js';
 import { buildDiscoveryDocument, buildLlmsTxt } from './discovery.js';
 import { API_CATALOG_LINK, API_CATALOG_PATH, API_CATALOG_TYPE, buildApiCatalog, buildLlmsFullTxt } from './catalog.js';
+import { buildAgentOpenApi } from './openapi.js';
 import { parsePaymentAuthorization } from './payment-header.js';
 import { deleteEntity, findProfile } from './profiles.js';
 import { SCHEMA_PATH } from './request-schema.js';
@@ -27,6 +28,7 @@ import {
   SlugParams,
   StatusResponse,
 } from './schemas.js';
+import { offeredMethods } from './mpp.js';
 import { generateEntity, PRICE, type Published } from './service.js';
 import { summarizeReceived } from './validation.js';
 import { gonePage, machineReadableProfile, PROFILE_CSP, profileLanguage, profilePage } from './views.js';
@@ -140,18 +142,10 @@ function sendCacheableJson(request: FastifyRequest, reply: FastifyReply, text: s
 }
 
 function sendPublished(reply: FastifyReply, published: Published) {
-  reply.header('cache-control', 'no-store');
+  reply.header('cache-control', 'no-store').header('payment-receipt', published.receipt);
   if (published.replayed) reply.header('idempotent-replayed', 'true');
   return reply.code(200).send(published.body);
 }
-
-const paymentInfo = {
-  intent: 'charge',
-  method: 'mpp',
-  amount: String(PRICE.amountMinor),
-  currency: PRICE.currency,
-  description: '1.00 AUD per successful generation; 402 body carries mpp_instruction',
-};
 
 export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyInstance) => {
   const { urls } = context;
@@ -208,6 +202,15 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
       'application/json; charset=utf-8',
     ),
   );
+  // MPP discovery: the agent API's OpenAPI document at the site's root.
+  app.get('/openapi.json', { schema: { hide: true } }, async (request, reply) =>
+    sendCacheableJson(
+      request,
+      reply.header('link', API_CATALOG_LINK),
+      JSON.stringify(buildAgentOpenApi(context), null, 2),
+      'application/json; charset=utf-8',
+    ),
+  );
   app.get(SCHEMA_PATH, { schema: { hide: true } }, async (request, reply) =>
     sendCacheableJson(request, reply, JSON.stringify(context.schema, null, 2), 'application/schema+json'),
   );
@@ -250,12 +253,26 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
             summary: 'Generate and publish an entity profile (paid: 1.00 AUD)',
             description:
               `No API key. Send the body without payment: 402 with \`mpp_instruction\`. Pay the intent, then repeat the exact request with ` +
-              `\`Payment-Authorization: mpp; reference="<payment_intent_id>"\`. Rules: ${urls.schema}.`,
+              `\`Payment-Authorization: mpp; reference="<payment_intent_id>"\`, or answer a \`WWW-Authenticate: Payment\` ` +
+              `challenge with \`Authorization: Payment <credential>\`. Rules: ${urls.schema}.`,
             security: [],
-            'x-payment-info': paymentInfo,
+            'x-payment-info': {
+              offers: offeredMethods(context).map((method) => ({
+                method,
+                intent: 'charge',
+                amount: String(PRICE.amountMinor),
+                currency: PRICE.currency,
+              })),
+            },
             headers: {
               type: 'object',
-              properties: { 'payment-authorization': { type: 'string', description: 'mpp; reference="<payment_intent_id>"' } },
+              properties: {
+                'payment-authorization': {
+                  type: 'string',
+                  description: 'mpp; reference="<payment_intent_id>", or Payment <base64url credential>',
+                },
+                authorization: { type: 'string', description: 'Payment <base64url credential> (MPP)' },
+              },
             },
             body: GenerateBody,
             response: {

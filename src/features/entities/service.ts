@@ -33,6 +33,9 @@ import {
   renewClaim,
   slugExists,
 } from './repo.js';
+import { PAYMENT_DESCRIPTION, PRICE, PURPOSE } from './price.js';
+import { challengesFor, paymentReceipt } from './mpp.js';
+import { type LocatedRequest, requestMismatch, rowForStandardCredential } from './standard-credential.js';
 import { speechLanguageFor, untrustedScriptMix } from './scripts.js';
 import { slugify } from './slug.js';
 import { describeProblems, type InvalidField, summarizeReceived, type ValidationProblems } from './validation.js';
@@ -41,8 +44,7 @@ export type { EntityRow } from './repo.js';
 import type { AppError } from '../../errors.js';
 import { isUniqueViolation } from '../../db/errors.js';
 
-export const PRICE = { amountMinor: 100, amount: '1.00', currency: 'aud', displayCurrency: 'AUD' } as const;
-export const PURPOSE = 'entities.generate';
+export { PRICE, PURPOSE } from './price.js';
 const GENERATE_PATH = '/api/entities/generate';
 /**
  * A claim not renewed for this long is presumed dead (its process crashed) and may be taken over,
@@ -101,6 +103,8 @@ export interface PublishedBody {
 export interface Published {
   body: PublishedBody;
   replayed: boolean;
+  /** The `Payment-Receipt` header (base64url JSON), the same on every replay. */
+  receipt: string;
 }
 
 /** Rejects (throws) when the unpaid path is over its rate limit (P15); called before any intent is made. */
@@ -186,13 +190,13 @@ export async function generateEntity(
         {
           field: HEADER_NAME,
           received: summarizeReceived(input.credential.received),
-          allowed: ['one header: mpp; reference="<payment_intent_id>"'],
+          allowed: ['one header: mpp; reference="<payment_intent_id>"', 'one header: Payment <base64url credential>'],
         },
       ],
     };
     throw invalidRequest(
       problems,
-      `The request is invalid: send exactly one ${HEADER_NAME} header of the form mpp; reference="pi_…".`,
+      `The request is invalid: send one credential, either ${HEADER_NAME}: mpp; reference="pi_…" or a Payment credential (in Authorization or ${HEADER_NAME}).`,
     );
   }
   const fingerprint = requestFingerprint(body);
@@ -203,34 +207,30 @@ export async function generateEntity(
       context,
     );
 
-  if (input.credential.kind === 'absent') {
+  if (input.credential.kind === 'absent' || input.credential.kind === 'unreadable') {
     if (await slugExists(context.db.kysely, slug)) throw taken();
     return createInstruction(
       context,
       fingerprint,
       input.admitUnpaid,
-      'Payment required: pay the intent, then repeat this request.',
+      input.credential.kind === 'absent'
+        ? 'Payment required: pay the intent, then repeat this request.'
+        : 'The Payment credential could not be read (it must be base64url JSON of a challenge and a payload). Pay the new challenge, then repeat this request.',
     );
   }
 
-  const reference = input.credential.id;
-  const row = await findPaymentRequestByIntent(context.db.kysely, reference);
-  // Unknown or another processor's reference: the same answer as an unpaid request (P3, P14).
-  if (!row || row.provider !== context.payments.name) {
+  const located =
+    input.credential.kind === 'reference'
+      ? await rowForReference(context, input.credential.id)
+      : await rowForStandardCredential(context, input.credential.credential, fingerprint);
+  // Unknown or another processor's reference, or a credential we did not issue: the same answer as
+  // an unpaid request (P3, P14).
+  if ('refusal' in located) {
     if (await slugExists(context.db.kysely, slug)) throw taken();
-    return createInstruction(
-      context,
-      fingerprint,
-      input.admitUnpaid,
-      'Payment required: pay the intent, then repeat this request.',
-    );
+    return createInstruction(context, fingerprint, input.admitUnpaid, located.refusal);
   }
-  if (!safeEqual(row.fingerprint, fingerprint)) {
-    throw agentError(
-      'payment_request_mismatch',
-      'This payment reference belongs to a different request body. Repeat the exact original request, or start a new one without the header.',
-    );
-  }
+  const row = located.row;
+  if (!safeEqual(row.fingerprint, fingerprint)) throw requestMismatch();
   if (row.state === 'published') return replayPublished(context, row);
   if (row.state === 'claimed' && Date.parse(row.claimed_at ?? '') > context.clock.now().getTime() - CLAIM_LEASE_MS) {
     throw inProgress();
@@ -241,6 +241,14 @@ export async function generateEntity(
     return createInstruction(context, fingerprint, input.admitUnpaid, `${why} Pay this new intent, then repeat the request.`);
   }
   return settlePending(context, { row, body, slug, fingerprint, admitUnpaid: input.admitUnpaid, taken });
+}
+
+async function rowForReference(context: EntitiesContext, reference: string): Promise<LocatedRequest> {
+  const row = await findPaymentRequestByIntent(context.db.kysely, reference);
+  if (!row || row.provider !== context.payments.name) {
+    return { refusal: 'Payment required: pay the intent, then repeat this request.' };
+  }
+  return { row };
 }
 
 const inProgress = () =>
@@ -307,8 +315,10 @@ async function settlePending(
       }
       return settlePending(context, input);
     }
-    throw paymentRequired(
-      instructionOf(context, row, intent),
+    throw paymentRequiredFor(
+      context,
+      row,
+      intent,
       intent.status === 'processing'
         ? 'The payment is still processing. Repeat the request in a few seconds.'
         : 'The payment has not been completed yet. Pay the intent, then repeat this request.',
@@ -377,7 +387,7 @@ async function createInstruction(
     intent = await context.payments.createIntent({
       amountMinor: PRICE.amountMinor,
       currency: PRICE.currency,
-      description: 'voicename agent profile (1 generation)',
+      description: PAYMENT_DESCRIPTION,
       metadata: { purpose: PURPOSE, request_fingerprint: fingerprint, request_id: id, expires_at: expiresAt },
       idempotencyKey: `pi_create:${id}`,
     });
@@ -403,7 +413,19 @@ async function createInstruction(
     updated_at: now.toISOString(),
   };
   await insertPaymentRequest(context.db.kysely, row);
-  throw paymentRequired(instructionOf(context, row, intent), message);
+  throw paymentRequiredFor(context, row, intent, message);
+}
+
+/** The 402: the spec's instruction in the body, the same intent as MPP challenges in `WWW-Authenticate`. */
+function paymentRequiredFor(
+  context: EntitiesContext,
+  row: PaymentRequestRow,
+  intent: PaymentIntentView,
+  message: string,
+  options: { retryAfter?: number } = {},
+): AppError {
+  const challenges = challengesFor(context, { requestId: row.id, expiresAt: row.expires_at, intent });
+  return paymentRequired(instructionOf(context, row, intent), message, { ...options, challenges });
 }
 
 function instructionOf(context: EntitiesContext, row: PaymentRequestRow, intent: PaymentIntentView): PaymentInstruction {
@@ -495,7 +517,11 @@ async function publish(
       }
     });
     context.metrics.payments.inc({ outcome: 'published' });
-    return { body: publishedBody(context, entity, deletionToken), replayed: false };
+    return {
+      body: publishedBody(context, entity, deletionToken),
+      replayed: false,
+      receipt: paymentReceipt(context.payments.name, reference, now),
+    };
   } catch (err) {
     if (blobKey) await context.blobs.delete(blobKey).catch(() => undefined);
     const now = isoNow(context.clock);
@@ -568,6 +594,7 @@ async function replayPublished(context: EntitiesContext, row: PaymentRequestRow)
   return {
     body: publishedBody(context, entity, context.keys.deletionToken(row.payment_intent_id)),
     replayed: true,
+    receipt: paymentReceipt(context.payments.name, row.payment_intent_id, entity.created_at),
   };
 }
 

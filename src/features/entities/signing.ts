@@ -2,7 +2,8 @@
  * The server's Ed25519 key for entity callbacks. Its public half is published in the discovery
  * document so agents without an account can verify `entity.published` notifications. The same
  * key (through HKDF) derives each receipt's deletion token from the payment intent id, so an
- * identical retry can return the same receipt while only the token's hash is ever stored.
+ * identical retry can return the same receipt while only the token's hash is ever stored, and
+ * the key that binds MPP payment challenges to the request they were issued for.
  * Source: ENTITY_SIGNING_KEY (base64 PKCS#8 DER), else a key generated once in DATA_DIR/keys/.
  */
 import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, hkdfSync, type KeyObject, sign } from 'node:crypto';
@@ -17,6 +18,8 @@ export interface EntityKeys {
   publicJwk: { kty: string; crv: string; x: string; kid: string; use: string; alg: string };
   /** Base64url Ed25519 signature of `data`. */
   sign(data: string): string;
+  /** The HMAC key of MPP challenge ids (draft-httpauth-payment), so any process can verify any challenge. */
+  challengeKey: string;
   /** The deletion token of the entity paid by `paymentIntentId` (a UUID v4 in form). */
   deletionToken(paymentIntentId: string): string;
 }
@@ -57,8 +60,12 @@ export function loadEntityKeys(config: Pick<Config, 'entitySigningKey' | 'dataDi
       32,
     ),
   );
+  const challengeKey = Buffer.from(
+    hkdfSync('sha256', privateKey.export({ format: 'der', type: 'pkcs8' }), Buffer.alloc(0), 'voicename mpp challenge ids', 32),
+  ).toString('base64url');
   const keys: EntityKeys = {
     keyId,
+    challengeKey,
     publicJwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid: keyId, use: 'sig', alg: 'EdDSA' },
     sign: (data) => sign(null, Buffer.from(data), privateKey).toString('base64url'),
     deletionToken(paymentIntentId) {

@@ -2,15 +2,18 @@
  * The remote MCP server (Model Context Protocol, the official SDK): what an agent's tools can do
  * here without an account. Tools: `get_entity` (a published profile), `hear_play_link` (who a
  * play link is, how to say it, where its audio is) and `generate_entity` (the paid request: the
- * spec's 402 instruction comes back as the tool's error, and the same call with
- * `payment_reference` publishes). Resources: the request's JSON Schema and the agent guide.
+ * spec's 402 instruction comes back as the tool's error, with MPP challenges in its `_meta` for
+ * clients that pay them; the same call with `payment_reference`, or with an MPP credential in
+ * `_meta`, publishes and carries the receipt). Resources: the request's JSON Schema and the agent guide.
  * Every call builds a fresh server (stateless Streamable HTTP), so nothing is kept between them.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Credential, Mcp, Receipt } from 'mppx';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { isAgentError } from '../entities/agent-errors.js';
+import type { PaymentCredential } from '../entities/payment-header.js';
 import { findProfile } from '../entities/profiles.js';
 import { generateEntity } from '../entities/service.js';
 import { machineReadableProfile } from '../entities/views.js';
@@ -23,6 +26,18 @@ const VERSION = '1.0.0';
 type Json = Record<string, unknown>;
 const ok = (value: Json) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value) }], structuredContent: value });
 const refused = (value: Json) => ({ ...ok(value), isError: true });
+
+/** The credential of a tool call: the spec's reference argument, or an MPP credential in `_meta`. */
+function toolCredential(reference: string | undefined, mppCredential: unknown): PaymentCredential {
+  if (mppCredential !== undefined) {
+    try {
+      return { kind: 'standard', credential: Credential.deserialize(Credential.serialize(mppCredential as never)) };
+    } catch {
+      return { kind: 'unreadable' };
+    }
+  }
+  return reference ? { kind: 'reference', id: reference } : { kind: 'absent' };
+}
 
 /** An agent API error as the body the HTTP API would answer (status, message and details). */
 function agentBody(error: AppError): Json {
@@ -75,28 +90,38 @@ export function createMcpServer(deps: Deps): McpServer {
     {
       title: 'Publish an agent profile (1.00 AUD)',
       description:
-        'Publishes /e/<slug> with text-to-speech audio of the name. Without payment_reference the tool answers the ' +
-        'payment instruction (status payment_required, mpp_instruction with amount, currency, address and reference); ' +
-        'pay it, then call again with the same arguments and payment_reference = mpp_instruction.reference. Fields and ' +
-        `limits: ${context.urls.schema}.`,
+        'Publishes /e/<slug> with text-to-speech audio of the name. Without payment the tool answers the payment ' +
+        'instruction (status payment_required, mpp_instruction with amount, currency, address and reference) and, for ' +
+        'MPP clients, the payment challenges in _meta["org.paymentauth/payment-required"]. Pay, then call again with ' +
+        'the same arguments and either payment_reference = mpp_instruction.reference or an MPP credential in ' +
+        `_meta["org.paymentauth/credential"]. Fields and limits: ${context.urls.schema}.`,
       inputSchema: {
         request: z.record(z.string(), z.unknown()).describe('The generation request body (see the JSON Schema resource)'),
         payment_reference: z.string().max(200).optional().describe('mpp_instruction.reference of the paid intent'),
       },
       annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
     },
-    async ({ request, payment_reference }) => {
+    async ({ request, payment_reference }, extra) => {
       try {
         const published = await generateEntity(context, {
           body: request,
-          credential: payment_reference ? { kind: 'reference', id: payment_reference } : { kind: 'absent' },
+          credential: toolCredential(payment_reference, extra._meta?.[Mcp.credentialMetaKey]),
           // The /mcp route is rate-limited per client like the unpaid HTTP path.
           admitUnpaid: async () => {},
         });
-        return ok(published.body as unknown as Json);
+        return {
+          ...ok(published.body as unknown as Json),
+          _meta: { [Mcp.receiptMetaKey]: Receipt.deserialize(published.receipt) },
+        };
       } catch (error) {
-        if (isAgentError(error)) return refused(agentBody(error));
-        throw error;
+        if (!isAgentError(error)) throw error;
+        const { challenges, ...body } = agentBody(error);
+        // MPP's payment-required result: the challenges in _meta, the spec's instruction as the content.
+        const paymentRequired = Array.isArray(challenges) && challenges.length > 0;
+        return {
+          ...refused(body),
+          ...(paymentRequired ? { _meta: { [Mcp.paymentRequiredMetaKey]: { httpStatus: 402, challenges } } } : {}),
+        };
       }
     },
   );

@@ -40,6 +40,12 @@ export interface CreateIntentInput {
   idempotencyKey: string;
 }
 
+/** A payment made from an agent's Stripe shared payment token (the MPP `stripe` method). */
+export interface ChargeTokenInput extends CreateIntentInput {
+  /** `spt_…`, granted by the agent's wallet to this seller, limited in amount, currency and time. */
+  token: string;
+}
+
 export class PaymentProviderError extends Error {
   constructor(
     message: string,
@@ -61,6 +67,11 @@ export interface PaymentProvider {
   /** Null when the processor does not know the id. */
   retrieveIntent(id: string): Promise<PaymentIntentView | null>;
   cancelIntent(id: string): Promise<PaymentIntentView>;
+  /**
+   * Creates and confirms an intent paid with a shared payment token, or null when the processor
+   * has no such payments (the sandbox). A declined or unusable token is a `rejected` error.
+   */
+  chargeSharedToken?(input: ChargeTokenInput): Promise<PaymentIntentView>;
   /** Full refund; the idempotency key makes a repeated call return the same refund (P9, P16). */
   refundIntent(id: string, idempotencyKey: string): Promise<{ id: string }>;
 }

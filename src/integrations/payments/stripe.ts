@@ -7,12 +7,16 @@
 import Stripe from 'stripe';
 import type { Config } from '../../config.js';
 import {
+  type ChargeTokenInput,
   type CreateIntentInput,
   type IntentStatus,
   type PaymentIntentView,
   type PaymentProvider,
   PaymentProviderError,
 } from './provider.js';
+
+/** Shared payment tokens need the preview API version (the one `mppx` pins). */
+const STRIPE_PREVIEW_VERSION = '2026-07-29.preview';
 
 function view(intent: Stripe.PaymentIntent): PaymentIntentView {
   const charge = typeof intent.latest_charge === 'object' && intent.latest_charge !== null ? intent.latest_charge : null;
@@ -73,6 +77,34 @@ export class StripePaymentProvider implements PaymentProvider {
         { idempotencyKey: input.idempotencyKey },
       );
       return view(intent);
+    } catch (err) {
+      wrap(err);
+    }
+  }
+
+  /**
+   * The MPP `stripe` method: a PaymentIntent created and confirmed from the agent's shared
+   * payment token in one call, as Stripe's machine-payments guide does it. The token field is not
+   * in the SDK's types yet (SPTs are a preview API), hence the widened parameters.
+   */
+  async chargeSharedToken(input: ChargeTokenInput): Promise<PaymentIntentView> {
+    const params = {
+      amount: input.amountMinor,
+      currency: input.currency,
+      description: input.description,
+      metadata: input.metadata,
+      confirm: true,
+      automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+      shared_payment_granted_token: input.token,
+      expand: ['latest_charge'],
+    } as Stripe.PaymentIntentCreateParams;
+    try {
+      return view(
+        await this.stripe.paymentIntents.create(params, {
+          idempotencyKey: input.idempotencyKey,
+          apiVersion: STRIPE_PREVIEW_VERSION,
+        }),
+      );
     } catch (err) {
       wrap(err);
     }

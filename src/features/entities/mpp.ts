@@ -1,0 +1,121 @@
+/**
+ * The Machine Payments Protocol side of paid generation (draft-httpauth-payment): the
+ * `WWW-Authenticate: Payment` challenges every 402 carries, the check of a standard credential
+ * that answers one, and the `Payment-Receipt` of a paid 200. The codecs (challenge, credential,
+ * receipt, the HMAC-bound challenge id) are `mppx`'s own, so what we send is what its clients read.
+ *
+ * Each challenge names the payment request (our row, with the body's fingerprint) in its `opaque`
+ * parameter, and its id is an HMAC over every parameter with a key only this service holds: a
+ * credential for one body cannot be replayed on another (P2), and a forged one is refused (P3).
+ * What happens after the check is the reference flow's own code, so P1–P16 hold for both paths.
+ */
+import { Challenge, type Credential, PaymentRequest, Receipt } from 'mppx';
+import type { PaymentIntentView } from '../../integrations/payments/provider.js';
+import { sandboxCharge } from '../../sdk/mpp-sandbox.js';
+import type { EntitiesContext } from './context.js';
+import { PAYMENT_DESCRIPTION, PRICE } from './price.js';
+
+export type MppMethod = 'sandbox' | 'stripe';
+const INTENT = 'charge';
+const SHARED_PAYMENT_TOKEN = /^spt_[A-Za-z0-9_]{4,250}$/;
+
+export const realmOf = (context: EntitiesContext): string => new URL(context.urls.site).hostname;
+
+/** The standard methods this deployment accepts: the one its processor can settle. */
+export function offeredMethods(context: EntitiesContext): MppMethod[] {
+  if (context.payments.name === 'sandbox') return ['sandbox'];
+  return context.payments.chargeSharedToken ? ['stripe'] : [];
+}
+
+/** The `request` of each method's challenge, as `x-payment-info` and the discovery document describe it too. */
+export function methodRequest(context: EntitiesContext, method: MppMethod, intent?: PaymentIntentView) {
+  const base = { amount: String(PRICE.amountMinor), currency: PRICE.currency, decimals: PRICE.decimals };
+  if (method === 'stripe') {
+    return { ...base, methodDetails: { networkId: context.config.stripeNetworkId, paymentMethodTypes: ['card'] } };
+  }
+  return {
+    ...base,
+    methodDetails: {
+      reference: intent?.id ?? '',
+      clientSecret: intent?.clientSecret ?? '',
+      confirmUrl: intent ? context.urls.sandboxConfirm(intent.id) : '',
+    },
+  };
+}
+
+/** One challenge per offered method for the payment request `requestId`, expiring with its instruction. */
+export function challengesFor(
+  context: EntitiesContext,
+  input: { requestId: string; expiresAt: string; intent: PaymentIntentView },
+): Challenge.Challenge[] {
+  return offeredMethods(context).map((method) =>
+    Challenge.from({
+      realm: realmOf(context),
+      method,
+      intent: INTENT,
+      request: methodRequest(context, method, input.intent),
+      description: PAYMENT_DESCRIPTION,
+      expires: input.expiresAt,
+      meta: { request: input.requestId },
+      secretKey: context.keys.challengeKey,
+    }),
+  );
+}
+
+/** The `WWW-Authenticate` value: every challenge, comma-separated (RFC 9110 §11.6.1). */
+export const wwwAuthenticate = (challenges: Challenge.Challenge[]): string =>
+  challenges.map((challenge) => Challenge.serialize(challenge)).join(', ');
+
+export type CredentialCheck =
+  | { ok: true; method: 'sandbox'; requestId: string; reference: string; challengeId: string }
+  | { ok: true; method: 'stripe'; requestId: string; token: string; challengeId: string }
+  | { ok: false; message: string };
+
+const refuse = (message: string): CredentialCheck => ({ ok: false, message });
+
+function requestIdOf(challenge: Challenge.Challenge): string | null {
+  if (!challenge.opaque) return null;
+  try {
+    const meta = PaymentRequest.deserialize(challenge.opaque) as { request?: unknown };
+    return typeof meta.request === 'string' ? meta.request : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Checks that a standard credential answers a challenge this service issued (HMAC id, realm,
+ * method, intent), that the challenge is still open, and that its payload has the method's shape.
+ * It proves nothing about payment: the caller still settles with the processor.
+ */
+export function checkCredential(context: EntitiesContext, credential: Credential.Credential, now: Date): CredentialCheck {
+  const { challenge } = credential;
+  const fresh = 'Payment required: pay the new challenge, then repeat this request.';
+  if (!Challenge.verify(challenge, { secretKey: context.keys.challengeKey }) || challenge.realm !== realmOf(context)) {
+    return refuse(`The credential answers a challenge this service did not issue. ${fresh}`);
+  }
+  const method = offeredMethods(context).find((name) => name === challenge.method);
+  if (!method || challenge.intent !== INTENT) return refuse(`Method ${challenge.method} is not accepted here. ${fresh}`);
+  if (!challenge.expires || Date.parse(challenge.expires) <= now.getTime()) {
+    return refuse(`That payment challenge expired. ${fresh}`);
+  }
+  const requestId = requestIdOf(challenge);
+  if (!requestId) return refuse(`The challenge names no payment request. ${fresh}`);
+  if (method === 'sandbox') {
+    const payload = sandboxCharge.schema.credential.payload.safeParse(credential.payload);
+    const issued = (challenge.request as { methodDetails?: { reference?: unknown } }).methodDetails?.reference;
+    if (!payload.success || payload.data.reference !== issued) {
+      return refuse(`The credential's payload is not {"reference": "<the challenge's intent>"}. ${fresh}`);
+    }
+    return { ok: true, method, requestId, reference: payload.data.reference, challengeId: challenge.id };
+  }
+  const token = (credential.payload as { spt?: unknown } | null)?.spt;
+  if (typeof token !== 'string' || !SHARED_PAYMENT_TOKEN.test(token)) {
+    return refuse(`The credential's payload is not {"spt": "spt_…"}. ${fresh}`);
+  }
+  return { ok: true, method, requestId, token, challengeId: challenge.id };
+}
+
+/** The `Payment-Receipt` header of a paid 200 (and of its identical replays). */
+export const paymentReceipt = (method: string, reference: string, timestamp: string): string =>
+  Receipt.serialize(Receipt.from({ method, reference, status: 'success', timestamp }));
