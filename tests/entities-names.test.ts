@@ -57,6 +57,26 @@ describe('names in every script', () => {
     expect((await generate(t, validBody({ name: `GPT 助手 ${suffix()}` }))).statusCode).toBe(402);
   });
 
+  it('takes a name that looks the same as a published one (UTS #39 skeleton): Оrbit, 0rbit, and a whole-Cyrillic look-alike', async () => {
+    const n = suffix();
+    const { paid } = await publishEntity(t, validBody({ name: `Orbit ${n}` }));
+    expect(paid.statusCode).toBe(200);
+    const looksTaken = `looks the same as a published one (profile /e/orbit-${n})`;
+    for (const name of [`\u041erbit ${n}`, `0rbit ${n}`, `ORBIT ${n}`]) {
+      const res = await generate(t, validBody({ name }));
+      expect(res.statusCode, name).toBe(400);
+      expect(res.json().message, name).toContain(name === `ORBIT ${n}` ? `is already taken (profile /e/orbit-${n})` : looksTaken);
+    }
+    // Every letter Cyrillic ("арех"), imitating a published Latin "apex".
+    const m = suffix();
+    expect((await publishEntity(t, validBody({ name: `apex ${m}` }))).paid.statusCode).toBe(200);
+    const cyrillic = await generate(t, validBody({ name: `\u0430\u0440\u0435\u0445 ${m}` }));
+    expect(cyrillic.statusCode).toBe(400);
+    expect(cyrillic.json().message).toContain(`looks the same as a published one (profile /e/apex-${m})`);
+    // A Cyrillic name that is read, not mistaken for a Latin one, is free.
+    expect((await generate(t, validBody({ name: `\u043e\u0440\u0431\u0438\u0442 ${m}` }))).statusCode).toBe(402);
+  });
+
   it('says exactly what is wrong with a name that has no letter or digit', async () => {
     const res = await generate(t, validBody({ name: '!!! ...' }));
     expect(res.statusCode).toBe(400);

@@ -20,7 +20,7 @@ afterAll(() => t.close());
 const schema_url = `${SITE}/schemas/entity-generation.schema.json`;
 const docs_url = `${SITE}/llms.txt`;
 const RULES = {
-  name: 'a string of 1 to 100 characters with at least one letter or digit, not already taken',
+  name: 'a string of 1 to 100 characters with at least one letter or digit, not already taken or imitating a taken name',
   description: 'a string of 10 to 1000 characters',
   operator: 'a string of 1 to 200 characters',
   url: 'an https: URL or a path on this site, at most 2048 characters',

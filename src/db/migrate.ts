@@ -15,6 +15,7 @@ import * as m0013 from './migrations/0013_collection_settings.js';
 import * as m0014 from './migrations/0014_data_rights.js';
 import * as m0015 from './migrations/0015_invitations.js';
 import * as m0016 from './migrations/0016_domain_proof.js';
+import * as m0017 from './migrations/0017_name_skeleton.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0014_data_rights': m0014,
   '0015_invitations': m0015,
   '0016_domain_proof': m0016,
+  '0017_name_skeleton': m0017,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

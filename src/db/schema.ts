@@ -313,6 +313,8 @@ export interface EntitiesTable {
   /** The domain the owner proved control of; only then the profile says "Verified: <domain>". */
   verified_domain: string | null;
   domain_verified_at: string | null;
+  /** UTS #39 confusable skeleton of the slug, unique (see 0017_name_skeleton); null only before that migration ran. */
+  name_skeleton: string | null;
 }
 
 /** Payment intents of the built-in sandbox processor. */

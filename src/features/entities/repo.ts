@@ -1,6 +1,7 @@
 /** Every query of the entities feature. */
 import type { Kysely } from 'kysely';
 import type { Database, EntitiesTable, EntityPaymentRequestsTable } from '../../db/schema.js';
+import { confusableSkeleton } from '../../lib/confusables.js';
 import { assertPaymentTransition, type INITIAL_PAYMENT_STATE, type PaymentState } from './payment-states.js';
 
 type Q = Kysely<Database>;
@@ -106,9 +107,18 @@ export const listRequestsToSweep = (db: Q, input: { now: string; staleClaimBefor
     .limit(input.limit)
     .execute() as Promise<PaymentRequestRow[]>;
 
-export async function slugExists(db: Q, slug: string): Promise<boolean> {
-  const row = await db.selectFrom('entities').select('id').where('slug', '=', slug).executeTakeFirst();
-  return row !== undefined;
+/**
+ * The slug of the profile holding this name: the same slug, or one with the same confusable
+ * skeleton (a look-alike); null when the name is free. Deleted profiles keep holding theirs.
+ */
+export async function nameHolder(db: Q, slug: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('entities')
+    .select('slug')
+    .where((eb) => eb.or([eb('slug', '=', slug), eb('name_skeleton', '=', confusableSkeleton(slug))]))
+    .orderBy('created_at')
+    .executeTakeFirst();
+  return row?.slug ?? null;
 }
 
 export const insertEntity = (db: Q, row: EntityRow) => db.insertInto('entities').values(row).execute();

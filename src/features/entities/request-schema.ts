@@ -78,8 +78,9 @@ export function buildRequestSchema(options: { siteUrl: string; allowHttpCallback
           'turned into the profile slug (letters and digits of every script kept, Latin, Greek and Cyrillic accents folded ' +
           'and lower-cased, other characters to hyphens). Must contain a letter or digit, must not mix scripts into a ' +
           'look-alike (UTS #39 highly restrictive: one script, or Latin with Chinese, Japanese or Korean) and must not be ' +
-          'taken already.',
-        'x-rule': 'a string of 1 to 100 characters with at least one letter or digit, not already taken',
+          'taken already or look the same as a taken name (UTS #39 confusable skeleton).',
+        'x-rule':
+          'a string of 1 to 100 characters with at least one letter or digit, not already taken or imitating a taken name',
       },
       entity_type: { type: 'string', enum: [...ENTITY_TYPES] },
       description: {

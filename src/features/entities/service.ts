@@ -11,6 +11,7 @@ import type { PaymentIntentView } from '../../integrations/payments/provider.js'
 import { enqueue } from '../../jobs/queue.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { isoNow } from '../../lib/clock.js';
+import { confusableSkeleton } from '../../lib/confusables.js';
 import { newId } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
 import type { VoiceStyle } from '../../speech/synthesizer.js';
@@ -31,13 +32,13 @@ import {
   type NewPaymentRequestRow,
   type PaymentRequestRow,
   renewClaim,
-  slugExists,
+  nameHolder,
 } from './repo.js';
 import { PAYMENT_DESCRIPTION, PRICE, PURPOSE } from './price.js';
 import { challengesFor, paymentReceipt } from './mpp.js';
 import { type LocatedRequest, requestMismatch, rowForStandardCredential } from './standard-credential.js';
 import { speechLanguageFor, untrustedScriptMix } from './scripts.js';
-import { slugify } from './slug.js';
+import { slugify, slugPath } from './slug.js';
 import { describeProblems, type InvalidField, summarizeReceived, type ValidationProblems } from './validation.js';
 
 export type { EntityRow } from './repo.js';
@@ -123,6 +124,21 @@ const invalidName = (name: string, message: string, context: EntitiesContext) =>
   );
 
 /**
+ * The 400 for a name already published, or one that looks the same (its confusable skeleton,
+ * UTS #39, is a published name's): the message names the profile that holds it.
+ */
+const takenName =
+  (context: EntitiesContext, name: string, slug: string) =>
+  async (addendum = ''): Promise<AppError> => {
+    const holder = (await nameHolder(context.db.kysely, slug)) ?? slug;
+    const what =
+      holder === slug
+        ? `the name "${name}" is already taken (profile /e/${slugPath(holder)})`
+        : `the name "${name}" looks the same as a published one (profile /e/${slugPath(holder)})`;
+    return invalidName(name, `The request is invalid: ${what}.${addendum}`, context);
+  };
+
+/**
  * A `callback_url` or `avatar_url` the outbound rules would refuse (not https, a private or
  * loopback address, a name resolving to one) is a 400 now, before any 402: nobody pays for a
  * request that cannot be honoured. The avatar is only shown, never fetched, so its name is not
@@ -174,8 +190,11 @@ export async function generateEntity(
   const slug = slugify(body.name);
   if (slug === '')
     throw invalidName(body.name, 'The request is invalid: name must contain at least one letter or digit.', context);
+  const taken = takenName(context, body.name, slug);
   const mixed = untrustedScriptMix(body.name);
   if (mixed) {
+    // "Оrbit" with a Cyrillic О: when it imitates a published name, say which.
+    if (await nameHolder(context.db.kysely, slug)) throw await taken();
     throw invalidName(
       body.name,
       `The request is invalid: name mixes ${mixed.join(' and ')} letters, which makes look-alikes of other names; write it in one script.`,
@@ -200,15 +219,9 @@ export async function generateEntity(
     );
   }
   const fingerprint = requestFingerprint(body);
-  const taken = (addendum = '') =>
-    invalidName(
-      body.name,
-      `The request is invalid: the name "${body.name}" is already taken (profile /e/${slug}).${addendum}`,
-      context,
-    );
 
   if (input.credential.kind === 'absent' || input.credential.kind === 'unreadable') {
-    if (await slugExists(context.db.kysely, slug)) throw taken();
+    if (await nameHolder(context.db.kysely, slug)) throw await taken();
     return createInstruction(
       context,
       fingerprint,
@@ -226,7 +239,7 @@ export async function generateEntity(
   // Unknown or another processor's reference, or a credential we did not issue: the same answer as
   // an unpaid request (P3, P14).
   if ('refusal' in located) {
-    if (await slugExists(context.db.kysely, slug)) throw taken();
+    if (await nameHolder(context.db.kysely, slug)) throw await taken();
     return createInstruction(context, fingerprint, input.admitUnpaid, located.refusal);
   }
   const row = located.row;
@@ -236,7 +249,7 @@ export async function generateEntity(
     throw inProgress();
   }
   if (row.state === 'refunding' || row.state === 'refunded' || row.state === 'canceled') {
-    if (await slugExists(context.db.kysely, slug)) throw taken();
+    if (await nameHolder(context.db.kysely, slug)) throw await taken();
     const why = row.state === 'canceled' ? 'That payment instruction expired.' : 'That payment was refunded.';
     return createInstruction(context, fingerprint, input.admitUnpaid, `${why} Pay this new intent, then repeat the request.`);
   }
@@ -266,7 +279,7 @@ async function settlePending(
     slug: string;
     fingerprint: string;
     admitUnpaid: AdmitUnpaid;
-    taken: (addendum?: string) => AppError;
+    taken: (addendum?: string) => Promise<AppError>;
   },
 ): Promise<Published> {
   const { row, body, slug, fingerprint } = input;
@@ -326,14 +339,14 @@ async function settlePending(
     );
   }
 
-  if (await slugExists(context.db.kysely, slug)) {
+  if (await nameHolder(context.db.kysely, slug)) {
     // The name may have gone to this very payment: an identical retry running at the same time
     // published while this one was asking the processor. That is a success to replay (P6, P7).
     const latest = await findPaymentRequestByIntent(context.db.kysely, reference);
     if (latest?.state === 'published') return replayPublished(context, latest);
     // Paid, but the name went to someone else meanwhile: give the money back (P9).
     await refundPaymentRequest(context, reference, 'name taken before publishing');
-    throw input.taken(' Your payment for this request has been refunded.');
+    throw await input.taken(' Your payment for this request has been refunded.');
   }
   const won = await claimPaymentRequest(context.db.kysely, {
     paymentIntentId: reference,
@@ -448,7 +461,7 @@ async function publish(
     body: GenerationRequest;
     slug: string;
     intent: PaymentIntentView;
-    taken: (addendum?: string) => AppError;
+    taken: (addendum?: string) => Promise<AppError>;
   },
 ): Promise<Published> {
   const { row, body, slug, intent } = input;
@@ -499,6 +512,7 @@ async function publish(
       domain_token: null,
       verified_domain: null,
       domain_verified_at: null,
+      name_skeleton: confusableSkeleton(slug),
     };
     await withTransaction(context, async (tx) => {
       const { trx } = tx;
@@ -529,7 +543,7 @@ async function publish(
       const latest = await findPaymentRequestByIntent(context.db.kysely, reference);
       if (latest?.state === 'published') return replayPublished(context, latest);
       await refundPaymentRequest(context, reference, 'name taken while publishing');
-      throw input.taken(' Your payment for this request has been refunded.');
+      throw await input.taken(' Your payment for this request has been refunded.');
     }
     const message = err instanceof Error ? err.message : String(err);
     context.logger.error({ err, payment_intent: reference, attempt }, 'entity generation failed after payment');
