@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { speechWav } from './helpers/audio.js';
+import { AFTER_AUDIO_DELETE_DELAY_MS, runJobsLater } from './helpers/jobs.js';
 
 let t: TestApp;
 let key: string;
@@ -70,6 +71,7 @@ describe('the person’s own recording on the record page', () => {
       headers: { 'sec-fetch-site': 'same-origin' },
     });
     expect(res.statusCode).toBe(303);
+    await runJobsLater(t.deps, AFTER_AUDIO_DELETE_DELAY_MS);
     expect(await t.deps.blobs.list(`recordings/${person.userId}/`)).toEqual([]);
     expect((await t.app.inject({ method: 'GET', url: `/p/${token}.mp3` })).statusCode).toBe(404);
     const user = (await t.request({ method: 'GET', url: `/v1/collections/${collectionId}/users/${person.userId}`, key })).json();

@@ -78,7 +78,7 @@ describe('a recording and its play link', () => {
     expect((await mp3Location(first.play_url)).status).toBe(404);
     expect((await t.request({ method: 'GET', url: new URL(first.play_link).pathname })).statusCode).toBe(404);
     expect((await t.request({ method: 'GET', url: `${base}/play-link`, key })).statusCode).toBe(404);
-    // The old audio is gone too.
+    // The old audio's URL is gone at once here (this process knows); the file itself goes later.
     expect((await t.request({ method: 'GET', url: before.location })).statusCode).toBe(404);
   }, 60_000);
 

@@ -4,6 +4,7 @@ import { PADDING_MS } from '../src/audio/analyse.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { convert, decodeAudio, generated, matroskaOf, paddedSpeech, patchedWav, speechWav } from './helpers/audio.js';
 import { authContract } from './helpers/auth-contract.js';
+import { AFTER_AUDIO_DELETE_DELAY_MS, runJobsLater } from './helpers/jobs.js';
 
 let t: TestApp;
 let key: string;
@@ -267,8 +268,7 @@ describe('re-recording, deletion, counts and events', () => {
       await t.deps.db.kysely.selectFrom('recordings').select('blob_key').where('user_id', '=', user.id).executeTakeFirstOrThrow()
     ).blob_key;
     expect(secondKey).not.toBe(firstKey);
-    expect(await t.deps.blobs.get(firstKey)).toBeNull();
-    expect(await t.deps.blobs.get(secondKey)).not.toBeNull();
+    expect(await t.deps.blobs.get(firstKey)).not.toBeNull(); // until the delayed deletion, below
 
     const links = await t.deps.db.kysely.selectFrom('play_links').selectAll().where('user_id', '=', user.id).execute();
     expect(links).toHaveLength(1);
@@ -290,6 +290,10 @@ describe('re-recording, deletion, counts and events', () => {
 
     const fetched = (await t.request({ method: 'GET', url: `/v1/collections/${collectionId}/users/${user.id}`, key })).json();
     expect(fetched.has_recording).toBe(true);
+
+    await runJobsLater(t.deps, AFTER_AUDIO_DELETE_DELAY_MS);
+    expect(await t.deps.blobs.get(firstKey)).toBeNull();
+    expect(await t.deps.blobs.get(secondKey)).not.toBeNull();
   });
 
   it('DELETE …/recording removes the row and the file, emits recording.deleted, and lowers recorded_count', async () => {
@@ -300,6 +304,9 @@ describe('re-recording, deletion, counts and events', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ deleted: true, user_id: user.id });
     expect((await collection()).recorded_count).toBe(count - 1);
+    // The file goes once every process's cache has let go of it (recordings.delete-audio).
+    expect(await t.deps.blobs.list(`recordings/${user.id}/`)).toHaveLength(1);
+    await runJobsLater(t.deps, AFTER_AUDIO_DELETE_DELAY_MS);
     expect(await t.deps.blobs.list(`recordings/${user.id}/`)).toEqual([]);
     const deleted = (await events('recording.deleted')).filter((e) => e.data.user_id === user.id);
     expect(deleted).toHaveLength(1);
@@ -348,6 +355,45 @@ describe('re-recording, deletion, counts and events', () => {
     });
     expect(res.statusCode).toBe(404);
     expect(await t.deps.blobs.list(`recordings/${archivedUser.id}/`)).toEqual([]);
+  });
+});
+
+describe('replaced audio', () => {
+  it('stays until every process can have dropped it, then goes, unless the same take came back meanwhile', async () => {
+    const user = await newUser();
+    const first = fs.readFileSync(speechWav());
+    const second = fs.readFileSync(speechWav('Aoife Ni Bhriain', 'second-take'));
+    expect((await upload(user.id, first, 'audio/wav')).statusCode).toBe(200);
+    const [firstKey] = await t.deps.blobs.list(`recordings/${user.id}/`);
+    expect((await upload(user.id, second, 'audio/wav')).statusCode).toBe(200);
+    // Committed, yet the old file is still there for caches and listeners mid-redirect.
+    expect(await t.deps.blobs.list(`recordings/${user.id}/`)).toHaveLength(2);
+    const job = await t.deps.db.kysely
+      .selectFrom('jobs')
+      .select(['run_at', 'payload'])
+      .where('name', '=', 'recordings.delete-audio')
+      .where('payload', 'like', `%${firstKey}%`)
+      .executeTakeFirstOrThrow();
+    const delay = Date.parse(job.run_at) - Date.now();
+    expect(delay).toBeGreaterThan(t.config.playLinks.cacheTtlMs);
+    expect(delay).toBeLessThanOrEqual(t.config.playLinks.cacheTtlMs + 60_000);
+    await runJobsLater(t.deps, 1_000);
+    expect(await t.deps.blobs.list(`recordings/${user.id}/`)).toHaveLength(2);
+    await runJobsLater(t.deps, AFTER_AUDIO_DELETE_DELAY_MS);
+    expect(await t.deps.blobs.list(`recordings/${user.id}/`)).toHaveLength(1);
+    expect(await t.deps.blobs.get(firstKey as string)).toBeNull();
+
+    // The first take again (the same file key), then the second again: its pending deletion must spare it.
+    expect((await upload(user.id, first, 'audio/wav')).statusCode).toBe(200);
+    expect((await upload(user.id, second, 'audio/wav')).statusCode).toBe(200);
+    await runJobsLater(t.deps, AFTER_AUDIO_DELETE_DELAY_MS);
+    const [kept] = await t.deps.blobs.list(`recordings/${user.id}/`);
+    const row = await t.deps.db.kysely
+      .selectFrom('recordings')
+      .select('blob_key')
+      .where('user_id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    expect(kept).toBe(row.blob_key);
   });
 });
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { speechWav } from './helpers/audio.js';
 import { authContract } from './helpers/auth-contract.js';
+import { AFTER_AUDIO_DELETE_DELAY_MS, runJobsLater } from './helpers/jobs.js';
 
 let t: TestApp;
 let key: string;
@@ -408,6 +409,8 @@ describe('GET, PATCH, DELETE …/users/{id}', () => {
     const after = await getCollection();
     expect(after.member_count).toBe(before.member_count - 1);
     expect(after.recorded_count).toBe(before.recorded_count - 1);
+    expect(await t.deps.blobs.list(`recordings/${user.id}/`)).toHaveLength(2);
+    await runJobsLater(t.deps, AFTER_AUDIO_DELETE_DELAY_MS);
     expect(await t.deps.blobs.list(`recordings/${user.id}/`)).toEqual([]);
     for (const table of ['recordings', 'play_links'] as const) {
       expect(await t.deps.db.kysely.selectFrom(table).selectAll().where('user_id', '=', user.id).execute()).toEqual([]);

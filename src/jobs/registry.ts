@@ -13,7 +13,7 @@ import { entitiesJobs, entitiesTasks } from '../features/entities/jobs.js';
 import { erasureTasks } from '../features/erasure/jobs.js';
 import { idempotencyTasks } from '../features/idempotency/jobs.js';
 import { createMailSender, invitationTasks } from '../features/invitations/jobs.js';
-import { recordingsTasks } from '../features/recordings/jobs.js';
+import { recordingsJobs, recordingsTasks } from '../features/recordings/jobs.js';
 import { createDeliveryRunner, webhookJobs, webhookTasks } from '../features/webhooks/jobs.js';
 import type { JobHandler } from './define.js';
 import { JobWorker, type PeriodicTask } from './worker.js';
@@ -21,7 +21,7 @@ import { JobWorker, type PeriodicTask } from './worker.js';
 export function createWorker(deps: Deps, options: { pollMs?: number } = {}): JobWorker {
   const deliveries = createDeliveryRunner(deps);
   const mail = createMailSender(deps);
-  const jobs: JobHandler[] = [...webhookJobs(deps, deliveries), ...entitiesJobs(deps.entities)];
+  const jobs: JobHandler[] = [...webhookJobs(deps, deliveries), ...entitiesJobs(deps.entities), ...recordingsJobs(deps)];
   const periodic: PeriodicTask[] = [
     ...idempotencyTasks(deps),
     ...recordingsTasks(deps),

@@ -1,5 +1,12 @@
+import { handleJob, type JobHandler } from '../../jobs/define.js';
 import type { PeriodicTask } from '../../jobs/worker.js';
-import { type RecordingsDeps, sweepOrphanBlobs } from './service.js';
+import { deleteAudioJob } from './audio-delete-job.js';
+import { deleteUnreferencedAudio, type RecordingsDeps, sweepOrphanBlobs } from './service.js';
+
+/** Delayed deletion of replaced and deleted audio (audio-delete-job.ts). */
+export const recordingsJobs = (deps: RecordingsDeps): JobHandler[] => [
+  handleJob(deleteAudioJob, (payload) => deleteUnreferencedAudio(deps, payload)),
+];
 
 /** Hourly: audio files left behind by interrupted uploads or failed deletions. */
 export const recordingsTasks = (deps: RecordingsDeps): PeriodicTask[] => [

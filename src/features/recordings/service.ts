@@ -13,12 +13,14 @@ import type { Deps } from '../../deps.js';
 import type { UsersTable } from '../../db/schema.js';
 import { type TransactionScope, withTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
+import { enqueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
 import { WaitCancelledError } from '../../lib/fair-scheduler.js';
 import { isUuid } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { countRecordingStatusChange, requireLiveCollection } from '../collections/service.js';
 import { recordEvent } from '../events/service.js';
+import { audioDeleteDelayMs, deleteAudioJob } from './audio-delete-job.js';
 import { ensureActivePlayLink, invalidatePlayLinksOfUser, type PlayLink, toPlayLink } from '../play-links/index.js';
 import { playLinkUrls } from '../play-links/urls.js';
 import {
@@ -42,7 +44,7 @@ export type RecordingsDeps = {
   blobs: BlobStore;
   audio: AudioProcessor;
   logger: Logger;
-  config: { baseUrl: string };
+  config: { baseUrl: string; playLinks: { cacheTtlMs: number; audioPublicBaseUrl: string | null } };
   playLinks: Deps['playLinks'];
   jobsWakeup: Deps['jobsWakeup'];
 };
@@ -145,7 +147,7 @@ async function saveRecording(
         at,
       });
       const previousKey = existing?.blob_key;
-      if (previousKey !== undefined && previousKey !== key) tx.afterCommit(() => deleteBlobQuietly(deps, previousKey));
+      if (previousKey !== undefined && previousKey !== key) await deleteAudioLater(tx, deps, { key: previousKey });
       return toPlayLink(deps.config.baseUrl, {
         token,
         displayName: user.display_name,
@@ -275,9 +277,32 @@ export async function deleteRecording(deps: RecordingsDeps, accountId: string, c
     await deleteRecordingRow(tx.trx, user.id);
     await setRecordingStatus(tx.trx, user.id, 'none', null);
     await countRecordingStatusChange(tx.trx, collection.id, user.recording_status, 'none');
-    tx.afterCommit(() => deleteBlobQuietly(deps, recording.blob_key));
+    await deleteAudioLater(tx, deps, { key: recording.blob_key });
   });
   return { deleted: true as const, user_id: userId };
+}
+
+/**
+ * Schedules the deletion of audio that a committed change stopped using (audio-delete-job.ts):
+ * not now, since other processes' caches may still redirect to it for a few seconds.
+ */
+export async function deleteAudioLater(
+  tx: TransactionScope,
+  deps: Pick<RecordingsDeps, 'config'>,
+  target: { key: string } | { prefix: string },
+): Promise<void> {
+  const runAt = new Date(tx.clock.now().getTime() + audioDeleteDelayMs(deps.config.playLinks.cacheTtlMs));
+  await enqueue(tx, deleteAudioJob, target, { runAt });
+}
+
+/** The job's work: the file (or every file under the prefix) that no recording uses any more. */
+export async function deleteUnreferencedAudio(deps: RecordingsDeps, target: { key: string } | { prefix: string }) {
+  // Content-addressed keys: the same take uploaded again since then uses the same file.
+  const keys = 'key' in target ? [target.key] : await deps.blobs.list(target.prefix);
+  const referenced = await findReferencedBlobKeys(deps.db.kysely, keys);
+  const unused = keys.filter((key) => !referenced.has(key));
+  for (const key of unused) await deps.blobs.delete(key);
+  if (unused.length > 0) logCdnPurge(deps, unused);
 }
 
 /**

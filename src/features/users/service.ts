@@ -25,7 +25,7 @@ import {
   requireLiveCollection,
 } from '../collections/service.js';
 import { invalidatePlayLinksOfUser } from '../play-links/index.js';
-import { logCdnPurge, recordingBlobPrefix, recordRecordingDeleted } from '../recordings/service.js';
+import { deleteAudioLater, recordingBlobPrefix, recordRecordingDeleted } from '../recordings/service.js';
 import {
   deleteUserRow,
   findTakenIdentifiers,
@@ -46,7 +46,7 @@ export type UsersDeps = {
   clock: Clock;
   blobs: BlobStore;
   logger: Logger;
-  config: { baseUrl: string };
+  config: { baseUrl: string; playLinks: { cacheTtlMs: number; audioPublicBaseUrl: string | null } };
   playLinks: Deps['playLinks'];
   jobsWakeup: Deps['jobsWakeup'];
 };
@@ -399,17 +399,7 @@ export async function deleteUser(deps: UsersDeps, accountId: string, collectionI
     await adjustMemberCount(tx.trx, collection.id, -1);
     await countRecordingStatusChange(tx.trx, collection.id, user.recording_status, 'none');
     // Every audio file of this user, including any orphan from an interrupted upload.
-    tx.afterCommit(() => deleteBlobsUnder(deps, recordingBlobPrefix(userId)));
+    await deleteAudioLater(tx, deps, { prefix: recordingBlobPrefix(userId) });
   });
   return { deleted: true as const, id: userId };
-}
-
-async function deleteBlobsUnder(deps: UsersDeps, prefix: string): Promise<void> {
-  try {
-    for (const key of await deps.blobs.list(prefix)) await deps.blobs.delete(key);
-    logCdnPurge(deps, [prefix]);
-  } catch (err) {
-    // The orphan sweep removes whatever is left.
-    deps.logger.warn({ err, prefix }, 'could not delete audio files after user deletion');
-  }
 }
