@@ -5,6 +5,7 @@
  *   keys list --account <email> [--json]
  *   keys revoke <key-id>
  *   webhooks enable <webhook-id> [--json]
+ *   backup <file> [--json]
  * Output meant for machines goes to stdout as JSON; messages for people go to stderr.
  * `runCli` is the whole program without the process around it, so tests call it in-process.
  */
@@ -29,6 +30,8 @@ Commands:
   keys revoke <key-id>                          Revoke a key at once.
   webhooks enable <webhook-id> [--json]         Re-enable a disabled webhook (resets its failure
                                                 count; its pending deliveries resume).
+  backup <file> [--json]                        Copy the SQLite database to <file> while the service
+                                                runs (SQLite's online backup). On PostgreSQL use pg_dump.
 `;
 
 /** Where the CLI writes: process.stdout / process.stderr, or buffers in tests. */
@@ -104,6 +107,18 @@ const commands: Record<string, Command> = {
     const webhook = await enableWebhook(deps, null, id);
     if (values.json) json(webhook);
     else stderr.write(`Enabled ${webhook.id} (${webhook.url}).\n`);
+  },
+  backup: async ({ deps, args, stderr, json }) => {
+    const { positionals, values } = options(args);
+    const target = positionals[0];
+    if (!target) throw new UsageError('backup needs a file to write, e.g. backup ./voicename-backup.db');
+    if (!deps.db.backup) throw new UsageError('backup copies the embedded SQLite database; on PostgreSQL use pg_dump');
+    const file = path.resolve(target);
+    const started = Date.now();
+    await deps.db.backup(file);
+    const result = { file, bytes: fs.statSync(file).size, ms: Date.now() - started };
+    if (values.json) json(result);
+    else stderr.write(`Backed up the database to ${file} (${result.bytes} bytes, ${result.ms} ms).\n`);
   },
 };
 

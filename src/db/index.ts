@@ -21,6 +21,11 @@ export interface Db {
   schema: string | undefined;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
+  /**
+   * SQLite only (undefined on PostgreSQL, whose own tools do it): a consistent copy of the live
+   * database written to `file` through SQLite's online backup API, while it keeps serving.
+   */
+  backup?(file: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,10 +36,22 @@ export interface OpenDbOptions {
 }
 
 export function openDb(config: DatabaseConfig, options: OpenDbOptions = {}): Db {
-  const opened = config.dialect === 'sqlite' ? openSqlite(config.file) : { kysely: openPostgres(config.url, options) };
+  const opened: { kysely: Kysely<Database>; database?: SQLite.Database; checkpointer?: Checkpointer } =
+    config.dialect === 'sqlite' ? openSqlite(config.file) : { kysely: openPostgres(config.url, options) };
   const { kysely } = opened;
+  const raw = opened.database;
   return {
     kysely,
+    ...(raw
+      ? {
+          async backup(file: string) {
+            // Written beside the target and renamed: a reader never sees half a backup.
+            const partial = `${file}.partial`;
+            await raw.backup(partial);
+            fs.renameSync(partial, file);
+          },
+        }
+      : {}),
     dialect: config.dialect,
     schema: config.dialect === 'postgres' ? options.schema : undefined,
     async ping() {
@@ -52,7 +69,7 @@ export function openDb(config: DatabaseConfig, options: OpenDbOptions = {}): Db 
   };
 }
 
-function openSqlite(file: string): { kysely: Kysely<Database>; checkpointer?: Checkpointer } {
+function openSqlite(file: string): { kysely: Kysely<Database>; database: SQLite.Database; checkpointer?: Checkpointer } {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new SQLite(file);
   database.pragma('journal_mode = WAL');
@@ -65,8 +82,8 @@ function openSqlite(file: string): { kysely: Kysely<Database>; checkpointer?: Ch
   database.pragma('cache_size = -65536');
   database.pragma('mmap_size = 268435456');
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
-  if (file === ':memory:') return { kysely };
-  return { kysely, checkpointer: startBackgroundCheckpoints(database, file) };
+  if (file === ':memory:') return { kysely, database };
+  return { kysely, database, checkpointer: startBackgroundCheckpoints(database, file) };
 }
 
 /**
