@@ -54,6 +54,11 @@ export default tseslint.config(
     },
   },
   {
+    // The build and start scripts run as programs of their own.
+    files: ['scripts/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', URL: 'readonly' } },
+  },
+  {
     files: ['**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {

@@ -35,8 +35,6 @@ async function main() {
   await app.listen({ port: config.port, host: config.host });
   const metricsServer =
     config.metricsPort === null ? null : await startMetricsServer(deps.metrics, config.metricsPort, config.host);
-  // Load the speech engine now, in its worker thread, so the first paid publish does not wait for it.
-  deps.speech.synthesize({ text: 'voicename' }).catch((err) => deps.logger.warn({ err }, 'speech engine warm-up failed'));
   // Leftovers of a crash (raw uploads, half-written audio files), at start and every hour.
   const removeLeftovers = () =>
     removeCrashLeftovers(deps).catch((err: unknown) => deps.logger.warn({ err }, 'could not remove crash leftovers'));

@@ -43,6 +43,11 @@ export class WorkerClient<Request extends object, Result extends object> {
     });
   }
 
+  /** Starts the worker ahead of its first request (errors are left to that request). */
+  warm(): void {
+    this.start().catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = null;

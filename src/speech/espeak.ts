@@ -35,6 +35,10 @@ export class EspeakSynthesizer implements SpeechSynthesizer {
     return { mp3: Buffer.from(answer.mp3), durationMs: answer.durationMs, voice: answer.voice };
   }
 
+  prepare(): void {
+    this.client.warm();
+  }
+
   close(): Promise<void> {
     return this.client.close();
   }

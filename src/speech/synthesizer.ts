@@ -37,6 +37,8 @@ export interface SpeechResult {
 
 export interface SpeechSynthesizer {
   synthesize(request: SpeechRequest): Promise<SpeechResult>;
+  /** Loads the engine ahead of its first use, if it has anything to load. */
+  prepare?(): void;
   /** Frees the engine (stops its worker thread). */
   close(): Promise<void>;
 }

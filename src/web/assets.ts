@@ -1,6 +1,7 @@
 /**
  * Browser assets (small vanilla TypeScript scripts, CSS, images) from `src/web/client/`.
- * Scripts are compiled with esbuild once at boot and kept in memory; every asset is served
+ * Scripts are compiled with esbuild once at boot and kept in memory (the built server finds
+ * them compiled already by `npm run build`, as `.js`, and starts no esbuild service); every asset is served
  * under a content-hashed name (`/assets/recorder.3f2a9c1b.js`) with an immutable cache header,
  * so a deploy never serves a stale script and browsers never re-download an unchanged one.
  */
@@ -54,6 +55,8 @@ export function loadAssets(dir: string = CLIENT_DIR): Assets {
     const file = `${path.basename(entry, path.extname(entry))}.${hash}${ext}`;
     const asset = { body, contentType, url: `/assets/${file}` };
     byName.set(entry, asset);
+    // A script compiled by `npm run build` keeps answering to its source name.
+    if (entry.endsWith('.js')) byName.set(`${path.basename(entry, '.js')}.ts`, asset);
     byFile.set(file, asset);
   }
   return {

@@ -5,7 +5,6 @@
  */
 import type { Challenge } from 'mppx';
 import { AppError, type AppErrorOptions } from '../../errors.js';
-import { wwwAuthenticate } from './mpp.js';
 import type { PaymentInstruction } from './service.js';
 import type { ValidationProblems } from './validation.js';
 
@@ -46,12 +45,12 @@ export const invalidRequest = (problems: ValidationProblems, message: string) =>
 export const paymentRequired = (
   instruction: PaymentInstruction,
   message: string,
-  options: { retryAfter?: number; challenges?: Challenge.Challenge[] } = {},
+  options: { retryAfter?: number; challenges?: Challenge.Challenge[]; wwwAuthenticate?: string } = {},
 ) => {
   const challenges = options.challenges ?? [];
   const headers = {
     ...retryAfter(options.retryAfter).headers,
-    ...(challenges.length > 0 ? { 'www-authenticate': wwwAuthenticate(challenges) } : {}),
+    ...(options.wwwAuthenticate ? { 'www-authenticate': options.wwwAuthenticate } : {}),
   };
   return new AppError('payment_required', message, { headers, details: { mpp_instruction: instruction, challenges } });
 };

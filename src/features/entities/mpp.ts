@@ -9,13 +9,19 @@
  * credential for one body cannot be replayed on another (P2), and a forged one is refused (P3).
  * What happens after the check is the reference flow's own code, so P1–P16 hold for both paths.
  */
-import { Challenge, type Credential, PaymentRequest, Receipt } from 'mppx';
-import type { PaymentIntentView } from '../../integrations/payments/provider.js';
-import { sandboxCharge } from '../../sdk/mpp-sandbox.js';
+import type { Challenge, Credential } from 'mppx';
+import { PAYMENT_INTENT_ID, type PaymentIntentView } from '../../integrations/payments/provider.js';
 import type { EntitiesContext } from './context.js';
 import { PAYMENT_DESCRIPTION, PRICE } from './price.js';
 
 export type MppMethod = 'sandbox' | 'stripe';
+
+/**
+ * `mppx` is loaded on the first paid-path request, not at boot: it and its cryptography cost
+ * ~30 MB that a server which never meets an agent should not carry.
+ */
+let library: Promise<typeof import('mppx')> | undefined;
+const mppx = () => (library ??= import('mppx'));
 const INTENT = 'charge';
 const SHARED_PAYMENT_TOKEN = /^spt_[A-Za-z0-9_]{4,250}$/;
 
@@ -44,10 +50,11 @@ export function methodRequest(context: EntitiesContext, method: MppMethod, inten
 }
 
 /** One challenge per offered method for the payment request `requestId`, expiring with its instruction. */
-export function challengesFor(
+export async function challengesFor(
   context: EntitiesContext,
   input: { requestId: string; expiresAt: string; intent: PaymentIntentView },
-): Challenge.Challenge[] {
+): Promise<Challenge.Challenge[]> {
+  const { Challenge } = await mppx();
   return offeredMethods(context).map((method) =>
     Challenge.from({
       realm: realmOf(context),
@@ -63,8 +70,30 @@ export function challengesFor(
 }
 
 /** The `WWW-Authenticate` value: every challenge, comma-separated (RFC 9110 §11.6.1). */
-export const wwwAuthenticate = (challenges: Challenge.Challenge[]): string =>
-  challenges.map((challenge) => Challenge.serialize(challenge)).join(', ');
+export async function wwwAuthenticate(challenges: Challenge.Challenge[]): Promise<string> {
+  const { Challenge } = await mppx();
+  return challenges.map((challenge) => Challenge.serialize(challenge)).join(', ');
+}
+
+/** A `Payment <base64url>` credential decoded, or null when it is not one (too long, not base64url JSON, wrong shape). */
+export async function decodeCredential(value: string): Promise<Credential.Credential | null> {
+  const { Credential } = await mppx();
+  try {
+    return Credential.deserialize(value);
+  } catch {
+    return null;
+  }
+}
+
+/** A credential carried as an object (MCP's `_meta`), checked through the same wire codec. */
+export async function credentialFromObject(value: unknown): Promise<Credential.Credential | null> {
+  const { Credential } = await mppx();
+  try {
+    return Credential.deserialize(Credential.serialize(value as Credential.Credential));
+  } catch {
+    return null;
+  }
+}
 
 export type CredentialCheck =
   | { ok: true; method: 'sandbox'; requestId: string; reference: string; challengeId: string }
@@ -76,7 +105,7 @@ const refuse = (message: string): CredentialCheck => ({ ok: false, message });
 function requestIdOf(challenge: Challenge.Challenge): string | null {
   if (!challenge.opaque) return null;
   try {
-    const meta = PaymentRequest.deserialize(challenge.opaque) as { request?: unknown };
+    const meta = JSON.parse(Buffer.from(challenge.opaque, 'base64url').toString('utf8')) as { request?: unknown };
     return typeof meta.request === 'string' ? meta.request : null;
   } catch {
     return null;
@@ -88,7 +117,12 @@ function requestIdOf(challenge: Challenge.Challenge): string | null {
  * method, intent), that the challenge is still open, and that its payload has the method's shape.
  * It proves nothing about payment: the caller still settles with the processor.
  */
-export function checkCredential(context: EntitiesContext, credential: Credential.Credential, now: Date): CredentialCheck {
+export async function checkCredential(
+  context: EntitiesContext,
+  credential: Credential.Credential,
+  now: Date,
+): Promise<CredentialCheck> {
+  const { Challenge } = await mppx();
   const { challenge } = credential;
   const fresh = 'Payment required: pay the new challenge, then repeat this request.';
   if (!Challenge.verify(challenge, { secretKey: context.keys.challengeKey }) || challenge.realm !== realmOf(context)) {
@@ -102,12 +136,12 @@ export function checkCredential(context: EntitiesContext, credential: Credential
   const requestId = requestIdOf(challenge);
   if (!requestId) return refuse(`The challenge names no payment request. ${fresh}`);
   if (method === 'sandbox') {
-    const payload = sandboxCharge.schema.credential.payload.safeParse(credential.payload);
+    const reference = (credential.payload as { reference?: unknown } | null)?.reference;
     const issued = (challenge.request as { methodDetails?: { reference?: unknown } }).methodDetails?.reference;
-    if (!payload.success || payload.data.reference !== issued) {
+    if (typeof reference !== 'string' || !PAYMENT_INTENT_ID.test(reference) || reference !== issued) {
       return refuse(`The credential's payload is not {"reference": "<the challenge's intent>"}. ${fresh}`);
     }
-    return { ok: true, method, requestId, reference: payload.data.reference, challengeId: challenge.id };
+    return { ok: true, method, requestId, reference, challengeId: challenge.id };
   }
   const token = (credential.payload as { spt?: unknown } | null)?.spt;
   if (typeof token !== 'string' || !SHARED_PAYMENT_TOKEN.test(token)) {
@@ -117,5 +151,7 @@ export function checkCredential(context: EntitiesContext, credential: Credential
 }
 
 /** The `Payment-Receipt` header of a paid 200 (and of its identical replays). */
-export const paymentReceipt = (method: string, reference: string, timestamp: string): string =>
-  Receipt.serialize(Receipt.from({ method, reference, status: 'success', timestamp }));
+export async function paymentReceipt(method: string, reference: string, timestamp: string): Promise<string> {
+  const { Receipt } = await mppx();
+  return Receipt.serialize(Receipt.from({ method, reference, status: 'success', timestamp }));
+}

@@ -13,7 +13,7 @@
  * unpaid request (a fresh 402 with new challenges), as the draft asks.
  */
 import type { IncomingMessage } from 'node:http';
-import { Credential } from 'mppx';
+import type { Credential } from 'mppx';
 import { PAYMENT_INTENT_ID } from '../../integrations/payments/provider.js';
 
 export type PaymentCredential =
@@ -21,6 +21,8 @@ export type PaymentCredential =
   | { kind: 'invalid'; received: string }
   | { kind: 'reference'; id: string }
   | { kind: 'standard'; credential: Credential.Credential }
+  /** A `Payment …` value not decoded yet (the service decodes it: mpp.ts loads the codec lazily). */
+  | { kind: 'encoded'; value: string }
   | { kind: 'unreadable' };
 
 const REFERENCE_GRAMMAR = /^mpp(?:[ \t]*;[ \t]*|[ \t]+)reference[ \t]*=[ \t]*(?:"([^"\\]*)"|([^\s";,]+))[ \t]*;?[ \t]*$/i;
@@ -39,11 +41,7 @@ function headerValues(raw: IncomingMessage, name: string): string[] {
 
 function readStandard(value: string): PaymentCredential {
   if (value.length > MAX_STANDARD_CREDENTIAL_LENGTH) return { kind: 'unreadable' };
-  try {
-    return { kind: 'standard', credential: Credential.deserialize(value) };
-  } catch {
-    return { kind: 'unreadable' };
-  }
+  return { kind: 'encoded', value };
 }
 
 function readReference(value: string, received: string): PaymentCredential {

@@ -19,7 +19,6 @@ import { agentError, invalidRequest, paymentRequired, publishingFailed, temporar
 import type { EntitiesContext } from './context.js';
 import { entityCallbackJob } from './callback-job.js';
 import type { PaymentCredential } from './payment-header.js';
-import { INITIAL_PAYMENT_STATE } from './payment-states.js';
 import { HEADER_NAME } from './payment-header.js';
 import {
   claimPaymentRequest,
@@ -29,14 +28,13 @@ import {
   insertEntity,
   insertPaymentRequest,
   moveRequestState,
-  type NewPaymentRequestRow,
   type PaymentRequestRow,
   renewClaim,
   nameHolder,
 } from './repo.js';
 import { PAYMENT_DESCRIPTION, PRICE, PURPOSE } from './price.js';
-import { challengesFor, paymentReceipt } from './mpp.js';
-import { type LocatedRequest, requestMismatch, rowForStandardCredential } from './standard-credential.js';
+import { challengesFor, decodeCredential, paymentReceipt, wwwAuthenticate } from './mpp.js';
+import { type LocatedRequest, pendingRequestRow, requestMismatch, rowForStandardCredential } from './standard-credential.js';
 import { speechLanguageFor, untrustedScriptMix } from './scripts.js';
 import { slugify, slugPath } from './slug.js';
 import { describeProblems, type InvalidField, summarizeReceived, type ValidationProblems } from './validation.js';
@@ -220,22 +218,23 @@ export async function generateEntity(
   }
   const fingerprint = requestFingerprint(body);
 
-  if (input.credential.kind === 'absent' || input.credential.kind === 'unreadable') {
+  const credential = await decoded(input.credential);
+  if (credential.kind === 'absent' || credential.kind === 'unreadable') {
     if (await nameHolder(context.db.kysely, slug)) throw await taken();
     return createInstruction(
       context,
       fingerprint,
       input.admitUnpaid,
-      input.credential.kind === 'absent'
+      credential.kind === 'absent'
         ? 'Payment required: pay the intent, then repeat this request.'
         : 'The Payment credential could not be read (it must be base64url JSON of a challenge and a payload). Pay the new challenge, then repeat this request.',
     );
   }
 
   const located =
-    input.credential.kind === 'reference'
-      ? await rowForReference(context, input.credential.id)
-      : await rowForStandardCredential(context, input.credential.credential, fingerprint);
+    credential.kind === 'reference'
+      ? await rowForReference(context, credential.id)
+      : await rowForStandardCredential(context, credential.credential, fingerprint);
   // Unknown or another processor's reference, or a credential we did not issue: the same answer as
   // an unpaid request (P3, P14).
   if ('refusal' in located) {
@@ -254,6 +253,16 @@ export async function generateEntity(
     return createInstruction(context, fingerprint, input.admitUnpaid, `${why} Pay this new intent, then repeat the request.`);
   }
   return settlePending(context, { row, body, slug, fingerprint, admitUnpaid: input.admitUnpaid, taken });
+}
+
+/** The credential with a standard one decoded (a valid request never carries an invalid header this far). */
+async function decoded(
+  credential: PaymentCredential,
+): Promise<Exclude<PaymentCredential, { kind: 'encoded' } | { kind: 'invalid' }>> {
+  if (credential.kind === 'invalid') throw new Error('an invalid payment header is refused before this');
+  if (credential.kind !== 'encoded') return credential;
+  const standard = await decodeCredential(credential.value);
+  return standard ? { kind: 'standard', credential: standard } : { kind: 'unreadable' };
 }
 
 async function rowForReference(context: EntitiesContext, reference: string): Promise<LocatedRequest> {
@@ -328,7 +337,7 @@ async function settlePending(
       }
       return settlePending(context, input);
     }
-    throw paymentRequiredFor(
+    throw await paymentRequiredFor(
       context,
       row,
       intent,
@@ -391,6 +400,8 @@ async function createInstruction(
   message: string,
 ): Promise<never> {
   await admitUnpaid();
+  // The agent pays next: load the speech engine meanwhile (not at boot: most servers never publish one).
+  context.speech.prepare?.();
   context.metrics.payments.inc({ outcome: 'instruction_issued' });
   const id = newId();
   const now = context.clock.now();
@@ -408,37 +419,32 @@ async function createInstruction(
     context.logger.error({ err }, 'could not create a payment intent');
     throw temporarilyUnavailable('The payment processor is unavailable. Retry in a moment.', 10, 'unpaid');
   }
-  const row: NewPaymentRequestRow = {
+  const row = pendingRequestRow(context, {
     id,
-    payment_intent_id: intent.id,
-    provider: context.payments.name,
+    paymentIntentId: intent.id,
     fingerprint,
-    amount_minor: PRICE.amountMinor,
-    currency: PRICE.currency,
-    livemode: context.payments.livemode ? 1 : 0,
-    state: INITIAL_PAYMENT_STATE,
-    attempts: 0,
-    entity_id: null,
-    last_error: null,
-    created_at: now.toISOString(),
-    expires_at: expiresAt,
-    claimed_at: null,
-    updated_at: now.toISOString(),
-  };
+    now: now.toISOString(),
+    expiresAt,
+  });
+
   await insertPaymentRequest(context.db.kysely, row);
-  throw paymentRequiredFor(context, row, intent, message);
+  throw await paymentRequiredFor(context, row, intent, message);
 }
 
 /** The 402: the spec's instruction in the body, the same intent as MPP challenges in `WWW-Authenticate`. */
-function paymentRequiredFor(
+async function paymentRequiredFor(
   context: EntitiesContext,
   row: PaymentRequestRow,
   intent: PaymentIntentView,
   message: string,
   options: { retryAfter?: number } = {},
-): AppError {
-  const challenges = challengesFor(context, { requestId: row.id, expiresAt: row.expires_at, intent });
-  return paymentRequired(instructionOf(context, row, intent), message, { ...options, challenges });
+): Promise<AppError> {
+  const challenges = await challengesFor(context, { requestId: row.id, expiresAt: row.expires_at, intent });
+  return paymentRequired(instructionOf(context, row, intent), message, {
+    ...options,
+    challenges,
+    wwwAuthenticate: await wwwAuthenticate(challenges),
+  });
 }
 
 function instructionOf(context: EntitiesContext, row: PaymentRequestRow, intent: PaymentIntentView): PaymentInstruction {
@@ -534,7 +540,7 @@ async function publish(
     return {
       body: publishedBody(context, entity, deletionToken),
       replayed: false,
-      receipt: paymentReceipt(context.payments.name, reference, now),
+      receipt: await paymentReceipt(context.payments.name, reference, now),
     };
   } catch (err) {
     if (blobKey) await context.blobs.delete(blobKey).catch(() => undefined);
@@ -608,7 +614,7 @@ async function replayPublished(context: EntitiesContext, row: PaymentRequestRow)
   return {
     body: publishedBody(context, entity, context.keys.deletionToken(row.payment_intent_id)),
     replayed: true,
-    receipt: paymentReceipt(context.payments.name, row.payment_intent_id, entity.created_at),
+    receipt: await paymentReceipt(context.payments.name, row.payment_intent_id, entity.created_at),
   };
 }
 

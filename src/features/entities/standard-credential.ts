@@ -23,6 +23,28 @@ import { findPaymentRequestById, insertPaymentRequest, type NewPaymentRequestRow
 /** The payment request a credential pays, or why it pays none (answered like an unpaid request). */
 export type LocatedRequest = { row: PaymentRequestRow } | { refusal: string };
 
+/** A new payment request, waiting for its payment (state `pending`), in this processor's mode. */
+export const pendingRequestRow = (
+  context: Pick<EntitiesContext, 'payments'>,
+  input: { id: string; paymentIntentId: string; fingerprint: string; now: string; expiresAt: string },
+): NewPaymentRequestRow => ({
+  id: input.id,
+  payment_intent_id: input.paymentIntentId,
+  provider: context.payments.name,
+  fingerprint: input.fingerprint,
+  amount_minor: PRICE.amountMinor,
+  currency: PRICE.currency,
+  livemode: context.payments.livemode ? 1 : 0,
+  state: INITIAL_PAYMENT_STATE,
+  attempts: 0,
+  entity_id: null,
+  last_error: null,
+  created_at: input.now,
+  expires_at: input.expiresAt,
+  claimed_at: null,
+  updated_at: input.now,
+});
+
 export const requestMismatch = () =>
   agentError(
     'payment_request_mismatch',
@@ -35,7 +57,7 @@ export async function rowForStandardCredential(
   fingerprint: string,
 ): Promise<LocatedRequest> {
   const db = context.db.kysely;
-  const check = checkCredential(context, credential, context.clock.now());
+  const check = await checkCredential(context, credential, context.clock.now());
   if (!check.ok) return { refusal: check.message };
   const issued = await findPaymentRequestById(db, check.requestId);
   const unknown = { refusal: 'Payment required: pay the new challenge, then repeat this request.' };
@@ -71,24 +93,14 @@ export async function rowForStandardCredential(
       'unpaid',
     );
   }
-  const now = isoNow(context.clock);
-  const row: NewPaymentRequestRow = {
+  const row = pendingRequestRow(context, {
     id,
-    payment_intent_id: intent.id,
-    provider: context.payments.name,
+    paymentIntentId: intent.id,
     fingerprint,
-    amount_minor: PRICE.amountMinor,
-    currency: PRICE.currency,
-    livemode: context.payments.livemode ? 1 : 0,
-    state: INITIAL_PAYMENT_STATE,
-    attempts: 0,
-    entity_id: null,
-    last_error: null,
-    created_at: now,
-    expires_at: issued.expires_at,
-    claimed_at: null,
-    updated_at: now,
-  };
+    now: isoNow(context.clock),
+    expiresAt: issued.expires_at,
+  });
+
   try {
     await insertPaymentRequest(db, row);
   } catch (err) {

@@ -8,11 +8,11 @@
  * Every call builds a fresh server (stateless Streamable HTTP), so nothing is kept between them.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { Credential, Mcp, Receipt } from 'mppx';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { isAgentError } from '../entities/agent-errors.js';
+import { credentialFromObject } from '../entities/mpp.js';
 import type { PaymentCredential } from '../entities/payment-header.js';
 import { findProfile } from '../entities/profiles.js';
 import { generateEntity } from '../entities/service.js';
@@ -27,17 +27,24 @@ type Json = Record<string, unknown>;
 const ok = (value: Json) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value) }], structuredContent: value });
 const refused = (value: Json) => ({ ...ok(value), isError: true });
 
+/** The `_meta` keys of MPP over MCP (the Payment authentication scheme's MCP transport). */
+const Mcp = {
+  credentialMetaKey: 'org.paymentauth/credential',
+  paymentRequiredMetaKey: 'org.paymentauth/payment-required',
+  receiptMetaKey: 'org.paymentauth/receipt',
+} as const;
+
 /** The credential of a tool call: the spec's reference argument, or an MPP credential in `_meta`. */
-function toolCredential(reference: string | undefined, mppCredential: unknown): PaymentCredential {
+async function toolCredential(reference: string | undefined, mppCredential: unknown): Promise<PaymentCredential> {
   if (mppCredential !== undefined) {
-    try {
-      return { kind: 'standard', credential: Credential.deserialize(Credential.serialize(mppCredential as never)) };
-    } catch {
-      return { kind: 'unreadable' };
-    }
+    const credential = await credentialFromObject(mppCredential);
+    return credential ? { kind: 'standard', credential } : { kind: 'unreadable' };
   }
   return reference ? { kind: 'reference', id: reference } : { kind: 'absent' };
 }
+
+/** The receipt header's JSON, as MPP clients expect it in `_meta`. */
+const receiptObject = (header: string): unknown => JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
 
 /** An agent API error as the body the HTTP API would answer (status, message and details). */
 function agentBody(error: AppError): Json {
@@ -105,13 +112,13 @@ export function createMcpServer(deps: Deps): McpServer {
       try {
         const published = await generateEntity(context, {
           body: request,
-          credential: toolCredential(payment_reference, extra._meta?.[Mcp.credentialMetaKey]),
+          credential: await toolCredential(payment_reference, extra._meta?.[Mcp.credentialMetaKey]),
           // The /mcp route is rate-limited per client like the unpaid HTTP path.
           admitUnpaid: async () => {},
         });
         return {
           ...ok(published.body as unknown as Json),
-          _meta: { [Mcp.receiptMetaKey]: Receipt.deserialize(published.receipt) },
+          _meta: { [Mcp.receiptMetaKey]: receiptObject(published.receipt) },
         };
       } catch (error) {
         if (!isAgentError(error)) throw error;
