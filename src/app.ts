@@ -66,6 +66,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: config.jsonBodyLimit,
     trustProxy: config.trustProxy,
+    // While closing, a request that reached an accepted connection is served, not refused with a
+    // 503: the drain (main.ts) has already taken this process out of the load balancer.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -86,6 +89,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    if (deps.lifecycle.draining) return reply.code(503).send({ status: 'shutting down' });
     const ready = await deps.db.ping();
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'database unavailable' });
   });

@@ -27,6 +27,8 @@ import { createSpeechSynthesizer, type SpeechSynthesizer } from './speech/index.
 import { type Assets, loadAssets } from './web/assets.js';
 
 export interface Deps {
+  /** Set when the process is shutting down: `/readyz` answers 503 so load balancers stop sending work. */
+  lifecycle: { draining: boolean };
   /** Tells the workers (this process's, and others' through the database) that jobs were just committed. */
   jobsWakeup: JobsWakeup;
   /** Messages to the other processes sharing the database (LISTEN/NOTIFY on PostgreSQL). */
@@ -92,6 +94,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const adapters = {
     metrics,
     config,
+    lifecycle: { draining: false },
     jobsWakeup: new JobsWakeup(notifications),
     notifications,
     db,

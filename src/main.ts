@@ -51,9 +51,13 @@ async function main() {
     if (stopping) return;
     stopping = true;
     deps.logger.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), 15_000);
+    const timer = setTimeout(() => process.exit(1), 15_000 + config.shutdownDelayMs);
     timer.unref();
     clearInterval(leftovers);
+    // Drain: `/readyz` says 503 while requests are still served, so the load balancer's health
+    // check takes this process out before it stops accepting connections (SHUTDOWN_DELAY_MS).
+    deps.lifecycle.draining = true;
+    await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
     await app.close();
     metricsServer?.close();
     await worker?.stop();
