@@ -72,6 +72,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // First, so that every route and hook registered after it is traced.
+  if (deps.tracing) await app.register(deps.tracing.fastifyPlugin);
   registerRouteCatalogue(app);
   app.setValidatorCompiler(validatorCompiler);
   // JSON only by default; routes that take other bodies (audio, CSV) register their own parsers.

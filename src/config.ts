@@ -22,6 +22,8 @@ export interface Config {
   logFormat: 'json' | 'pretty';
   /** Idle keep-alive connections stay open this long (longer than a load balancer's idle timeout). */
   keepAliveTimeoutMs: number;
+  /** OTLP/HTTP collector base URL (traces go to `<it>/v1/traces`); null: no tracing. */
+  otelEndpoint: string | null;
   /** On SIGTERM, how long `/readyz` answers 503 while requests are still served, before the server closes. */
   shutdownDelayMs: number;
   /** Budget for receiving a request's headers and a JSON body. */
@@ -319,6 +321,7 @@ export function loadConfig(env: Env = process.env): Config {
     logFormat: logFormat(env, nodeEnv),
     keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000),
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 120_000),
+    otelEndpoint: optional(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     uploadTimeoutMs: int(env, 'UPLOAD_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     runWorker: bool(env, 'RUN_WORKER', true),

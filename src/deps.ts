@@ -3,6 +3,7 @@
  * from here; tests build the same object with fakes where the network would be.
  */
 import { ensurePrivateDir } from './lib/private-dir.js';
+import type { Tracing } from './tracing.js';
 import type { Logger } from 'pino';
 import { type AudioProcessor, createAudioProcessorFromConfig } from './audio/pipeline.js';
 import { type BlobStore, createBlobStore } from './blobs/index.js';
@@ -27,6 +28,8 @@ import { createSpeechSynthesizer, type SpeechSynthesizer } from './speech/index.
 import { type Assets, loadAssets } from './web/assets.js';
 
 export interface Deps {
+  /** OpenTelemetry, when OTEL_EXPORTER_OTLP_ENDPOINT is set (started before the deps: src/tracing.ts). */
+  tracing: Tracing | null;
   /** Set when the process is shutting down: `/readyz` answers 503 so load balancers stop sending work. */
   lifecycle: { draining: boolean };
   /** Tells the workers (this process's, and others' through the database) that jobs were just committed. */
@@ -63,6 +66,7 @@ export interface Deps {
 }
 
 export interface DepsOverrides {
+  tracing?: Tracing | null;
   db?: Db;
   blobs?: BlobStore;
   clock?: Clock;
@@ -95,6 +99,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     metrics,
     config,
     lifecycle: { draining: false },
+    tracing: overrides.tracing ?? null,
     jobsWakeup: new JobsWakeup(notifications),
     notifications,
     db,

@@ -3,6 +3,7 @@
  * background worker in-process unless RUN_WORKER=false. Stops gracefully on SIGTERM/SIGINT:
  * no new connections, in-flight requests and jobs finish, then the database closes.
  */
+import { startTracing } from './tracing.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, riskySettings } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -25,7 +26,8 @@ async function main() {
   // Files this process creates (database, voices, temporary uploads, keys) are its user's alone.
   process.umask(0o077);
   const config = loadConfig();
-  const deps = createDeps(config);
+  const tracing = await startTracing({ endpoint: config.otelEndpoint, serviceName: 'voicename' });
+  const deps = createDeps(config, { tracing });
   for (const risk of riskySettings(config)) deps.logger.warn(`risky setting in force: ${risk}`);
   const applied = await migrateToLatest(deps.db);
   if (applied.length > 0) deps.logger.info({ migrations: applied }, 'database migrated');
@@ -62,6 +64,7 @@ async function main() {
     metricsServer?.close();
     await worker?.stop();
     await closeDeps(deps);
+    await tracing?.shutdown();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -4,12 +4,14 @@ import { migrateToLatest } from './db/migrate.js';
 import { startMetricsServer } from './http/metrics.js';
 import { closeDeps, createDeps } from './deps.js';
 import { createWorker } from './jobs/registry.js';
+import { startTracing } from './tracing.js';
 
 async function main() {
   // Files this process creates (database, voices, temporary uploads, keys) are its user's alone.
   process.umask(0o077);
   const config = loadConfig();
-  const deps = createDeps(config);
+  const tracing = await startTracing({ endpoint: config.otelEndpoint, serviceName: 'voicename-worker' });
+  const deps = createDeps(config, { tracing });
   for (const risk of riskySettings(config)) deps.logger.warn(`risky setting in force: ${risk}`);
   await migrateToLatest(deps.db);
   const worker = createWorker(deps);
@@ -21,6 +23,7 @@ async function main() {
     await worker.stop();
     metricsServer?.close();
     await closeDeps(deps);
+    await tracing?.shutdown();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop());

@@ -3,6 +3,7 @@
  * handler's backoff, and runs periodic tasks. It runs inside the server by default and alone
  * with `npm run worker`; several runners (processes) can share one PostgreSQL database.
  */
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Db } from '../db/index.js';
@@ -12,6 +13,7 @@ import type { JobsWakeup } from './wakeup.js';
 import { type JobHandler, MalformedJobPayloadError } from './define.js';
 import { claimDueJobs, completeJob, failJob, type JobRow, rescheduleJob } from './queue.js';
 
+const tracer = trace.getTracer('voicename.jobs');
 export interface PeriodicTask {
   name: string;
   everyMs: number;
@@ -116,7 +118,22 @@ export class JobWorker {
     const log = { job: row.name, jobId: row.id, attempt: row.attempts };
     try {
       try {
-        await handler.run(row.payload, { attempt: row.attempts, jobId: row.id });
+        // A span per job (a no-op unless tracing is on): its outbound calls become its children.
+        await tracer.startActiveSpan(
+          `job ${row.name}`,
+          { attributes: { 'job.id': row.id, 'job.attempt': row.attempts } },
+          async (span) => {
+            try {
+              await handler.run(row.payload, { attempt: row.attempts, jobId: row.id });
+            } catch (err) {
+              span.recordException(err as Error);
+              span.setStatus({ code: SpanStatusCode.ERROR });
+              throw err;
+            } finally {
+              span.end();
+            }
+          },
+        );
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         if (err instanceof MalformedJobPayloadError) {
