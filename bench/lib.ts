@@ -57,17 +57,17 @@ export async function measure(name: string, options: LoadOptions): Promise<Measu
   };
 }
 
-/** Starts a child process and waits until `url` answers. */
-async function startProcess(args: string[], env: Record<string, string>, url: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+/** Starts a child process (TypeScript through tsx unless `built`) and waits until `url` answers. */
+async function startProcess(args: string[], env: Record<string, string>, url: string, built = false): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...(built ? [] : ['--import', 'tsx']), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 300_000; // a first `npm start` builds dist/ (about 40 s)
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
     try {
-      await fetch(url);
+      await fetch(url, { redirect: 'manual' });
       return child;
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -94,7 +94,7 @@ export async function bareServer(answer: { status: number; headers: Record<strin
     { PORT: String(port), BARE_ANSWER: JSON.stringify(answer) },
     url,
   );
-  return { url, close: () => stopProcess(child) };
+  return { url, pid: child.pid, close: () => stopProcess(child) };
 }
 
 /** The export benchmark's baseline (bench/blob-stream-server.ts): the files listed in `listFile`, streamed in one response. */
@@ -110,8 +110,8 @@ export async function blobStreamServer(listFile: string) {
 }
 
 /**
- * The real server in its own process (as `npm start` runs it: SQLite, in-process worker off so
- * only HTTP is measured), on a temporary data directory. `seed` runs first, in this process,
+ * The real server in its own process, as `npm start` runs it (the built dist/main.js, built first
+ * if src/ is newer; SQLite; in-process worker off so only HTTP is measured), on a temporary data directory. `seed` runs first, in this process,
  * against the same database, with the same services the API uses.
  */
 export async function benchApp(seed: (deps: Deps) => Promise<void>, env: Record<string, string> = {}) {
@@ -135,7 +135,7 @@ export async function benchApp(seed: (deps: Deps) => Promise<void>, env: Record<
   await migrateToLatest(deps.db);
   await seed(deps);
   await deps.db.close();
-  const child = await startProcess([path.join(BENCH_DIR, '..', 'src', 'main.ts')], settings, `${url}/healthz`);
+  const child = await startProcess([path.join(BENCH_DIR, '..', 'scripts', 'start.mjs')], settings, `${url}/healthz`, true);
   return {
     url,
     pid: child.pid,

@@ -47,7 +47,7 @@ async function serveApp(): Promise<void> {
   const { migrateToLatest } = await import('../src/db/migrate.js');
   const { buildApp } = await import('../src/app.js');
   const { createApiKey } = await import('../src/features/api-keys/service.js');
-  const { newId, randomToken } = await import('../src/lib/ids.js');
+  const { seedPlayLinks } = await import('./seed.js');
   const config = loadConfig({
     NODE_ENV: 'production',
     PAYMENTS_SANDBOX: 'true',
@@ -61,74 +61,8 @@ async function serveApp(): Promise<void> {
   });
   const deps = createDeps(config);
   await migrateToLatest(deps.db);
-  const db = deps.db.kysely;
   const created = await createApiKey(deps, { accountEmail: 'bench@example.com' });
-  const account = await db.selectFrom('accounts').select('id').executeTakeFirstOrThrow();
-  const now = new Date().toISOString();
-  const collectionId = newId();
-  await db
-    .insertInto('collections')
-    .values({
-      id: collectionId,
-      account_id: account.id,
-      name: 'Bench',
-      description: null,
-      custom_fields: '[]',
-      created_at: now,
-      updated_at: now,
-      archived_at: null,
-    })
-    .execute();
-  const tokens: string[] = [];
-  const userIds: string[] = [];
-  await db.transaction().execute(async (trx) => {
-    for (let start = 0; start < TOKENS; start += 200) {
-      const users = [];
-      const recordings = [];
-      const links = [];
-      for (let i = start; i < Math.min(TOKENS, start + 200); i++) {
-        const id = newId();
-        const token = randomToken(12);
-        const sha = randomToken(32)
-          .replace(/[^a-f0-9]/gi, '0')
-          .toLowerCase()
-          .padEnd(64, '0')
-          .slice(0, 64);
-        userIds.push(id);
-        tokens.push(token);
-        users.push({
-          id,
-          collection_id: collectionId,
-          email: `u${i}@example.com`,
-          email_normalized: `u${i}@example.com`,
-          first_name: 'User',
-          last_name: String(i),
-          display_name: `User ${i}`,
-          external_id: null,
-          phonetic_spelling: null,
-          custom_fields: '{}',
-          record_token: randomToken(12),
-          recording_status: 'recorded' as const,
-          review_note: null,
-          import_position: 0,
-          created_at: now,
-          updated_at: now,
-        });
-        recordings.push({
-          user_id: id,
-          blob_key: `recordings/${id}/${sha}.mp3`,
-          mime_type: 'audio/mpeg',
-          byte_size: 12000,
-          duration_ms: 1300,
-          recorded_at: now,
-        });
-        links.push({ token, user_id: id, status: 'active' as const, created_at: now, retired_at: null });
-      }
-      await trx.insertInto('users').values(users).execute();
-      await trx.insertInto('recordings').values(recordings).execute();
-      await trx.insertInto('play_links').values(links).execute();
-    }
-  });
+  const { collectionId, tokens, userIds } = await seedPlayLinks(deps, TOKENS);
   const app = await buildApp(deps);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address() as { port: number };

@@ -8,7 +8,10 @@ const dir = path.dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
 const scripts = fs
   .readdirSync(dir)
-  .filter((f) => f.endsWith('.ts') && !['run.ts', 'lib.ts', 'bare-server.ts', 'blob-stream-server.ts', 'soak.ts'].includes(f))
+  .filter(
+    (f) =>
+      f.endsWith('.ts') && !['run.ts', 'lib.ts', 'seed.ts', 'bare-server.ts', 'blob-stream-server.ts', 'soak.ts'].includes(f),
+  )
   .filter((f) => only.length === 0 || only.some((name) => f.startsWith(name)))
   .sort();
 let failed = false;

@@ -11,7 +11,9 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const entry = process.argv[2] === 'worker' ? 'worker' : 'main';
+// `worker` runs dist/worker.js; `build` only brings dist/ up to date (tests, deploy scripts).
+const mode = process.argv[2];
+const entry = mode === 'worker' ? 'worker' : 'main';
 const stamp = path.join(root, 'dist', '.built');
 const lock = path.join(root, '.build-lock');
 
@@ -48,4 +50,4 @@ async function buildOnce() {
 }
 
 await buildOnce();
-await import(pathToFileURL(path.join(root, 'dist', `${entry}.js`)).href);
+if (mode !== 'build') await import(pathToFileURL(path.join(root, 'dist', `${entry}.js`)).href);

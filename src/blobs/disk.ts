@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import fsSync, { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -8,7 +8,10 @@ import { assertSafeKey, type BlobInfo, type BlobStore, type ByteRange } from './
 /** Blobs as files under `root`; content type in a sidecar-free way: derived from the extension. */
 export class DiskBlobStore implements BlobStore {
   readonly kind = 'disk' as const;
-  constructor(private readonly root: string) {}
+  constructor(private readonly root: string) {
+    // Made at once, so the directory exists to be backed up (docs/deploy.md) before the first upload.
+    fsSync.mkdirSync(root, { recursive: true, mode: 0o700 });
+  }
 
   private file(key: string): string {
     const full = path.resolve(this.root, assertSafeKey(key));
