@@ -97,6 +97,17 @@ export async function bareServer(answer: { status: number; headers: Record<strin
   return { url, pid: child.pid, close: () => stopProcess(child) };
 }
 
+/**
+ * The baseline doing the same database work (bench/bare-db-server.ts): the same SQLite file and
+ * service functions as the app started by `benchApp`, behind a bare node:http server.
+ */
+export async function bareDbServer(app: { settings: Record<string, string> }) {
+  const port = freePortNumber();
+  const url = `http://127.0.0.1:${port}`;
+  const child = await startProcess([path.join(BENCH_DIR, 'bare-db-server.ts')], { ...app.settings, PORT: String(port) }, url);
+  return { url, pid: child.pid, close: () => stopProcess(child) };
+}
+
 /** The export benchmark's baseline (bench/blob-stream-server.ts): the files listed in `listFile`, streamed in one response. */
 export async function blobStreamServer(listFile: string) {
   const port = freePortNumber();
@@ -139,6 +150,7 @@ export async function benchApp(seed: (deps: Deps) => Promise<void>, env: Record<
   return {
     url,
     pid: child.pid,
+    settings,
     async close() {
       await stopProcess(child);
       fs.rmSync(dataDir, { recursive: true, force: true });

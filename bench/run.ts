@@ -10,7 +10,8 @@ const scripts = fs
   .readdirSync(dir)
   .filter(
     (f) =>
-      f.endsWith('.ts') && !['run.ts', 'lib.ts', 'seed.ts', 'bare-server.ts', 'blob-stream-server.ts', 'soak.ts'].includes(f),
+      f.endsWith('.ts') &&
+      !['run.ts', 'lib.ts', 'seed.ts', 'bare-server.ts', 'bare-db-server.ts', 'blob-stream-server.ts', 'soak.ts'].includes(f),
   )
   .filter((f) => only.length === 0 || only.some((name) => f.startsWith(name)))
   .sort();
