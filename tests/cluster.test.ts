@@ -22,6 +22,7 @@ import { usingPostgres } from './helpers/database.js';
 import { startTestRedis, type TestRedis } from './helpers/redis.js';
 import { startTestS3, type TestS3 } from './helpers/s3.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
+import { within } from './helpers/within.js';
 
 interface Member {
   name: string;
@@ -138,15 +139,6 @@ const call = (url: string, init: RequestInit & { json?: unknown } = {}) =>
   });
 const direct = (member: Member, pathname: string, init: RequestInit & { json?: unknown } = {}) =>
   call(`http://127.0.0.1:${member.port}${pathname}`, init);
-
-async function within(ms: number, check: () => Promise<boolean>): Promise<number> {
-  const started = performance.now();
-  while (!(await check())) {
-    if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return performance.now() - started;
-}
 
 const onPostgres = usingPostgres();
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { usingPostgres } from './helpers/database.js';
 import { addRecordedUser, addRecording, createCollection } from './helpers/play-link-fixtures.js';
+import { within } from './helpers/within.js';
 
 const onPostgres = usingPostgres();
 let a: TestApp;
@@ -36,15 +37,6 @@ const meta = async (t: TestApp, token: string): Promise<string> => {
   >();
   return JSON.stringify(rest);
 };
-
-async function within(ms: number, check: () => Promise<boolean>): Promise<number> {
-  const started = performance.now();
-  while (!(await check())) {
-    if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return performance.now() - started;
-}
 
 describe.skipIf(!onPostgres)('on PostgreSQL, changes reach the other process by LISTEN/NOTIFY', () => {
   it('a re-recording through A is served by B within 100 ms', async () => {
