@@ -37,7 +37,9 @@ function settings(): Record<string, string> {
       .filter((line) => /^[A-Z_]+=/.test(line))
       .map((line) => [line.slice(0, line.indexOf('=')), moved(line.slice(line.indexOf('=') + 1))]),
   );
-  return { ...values, PORT: String(port), PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmp };
+  // The operator's shell tools (mkdir, tar, cp, rm) even where the test run hides system programs.
+  const PATH = [process.env.PATH ?? '', '/usr/local/bin', '/usr/bin', '/bin'].join(':');
+  return { ...values, PORT: String(port), PATH, HOME: process.env.HOME ?? tmp };
 }
 
 function execStart(): string[] {

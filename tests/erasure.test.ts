@@ -17,6 +17,7 @@ import { speechWav } from './helpers/audio.js';
 import { get, signIn } from './helpers/dashboard.js';
 import { usingPostgres } from './helpers/database.js';
 import { startTestS3, type TestS3 } from './helpers/s3.js';
+import { AFTER_AUDIO_DELETE_DELAY_MS, runJobsLater } from './helpers/jobs.js';
 
 // On PostgreSQL another process hears of the erasure by LISTEN/NOTIFY at once. SQLite is one
 // process by design: a second instance sees it when its cache entry expires (short here).
@@ -246,6 +247,7 @@ describe('deleting one person', () => {
     expect(events.map((e) => e.type).sort()).toEqual(['recording.deleted', 'user.deleted']);
     const deleted = JSON.parse(events.find((e) => e.type === 'user.deleted')!.data);
     expect(deleted).toEqual({ collection_id: collection.id, user_id: user.id, deleted_at: expect.any(String) });
+    await runJobsLater(t.deps, AFTER_AUDIO_DELETE_DELAY_MS); // the audio goes a cache lifetime later
     expect(await t.deps.blobs.list(`recordings/${user.id}/`)).toEqual([]);
   });
 });
@@ -278,6 +280,7 @@ describe('with a CDN in front of the audio (AUDIO_PUBLIC_BASE_URL)', () => {
         });
         lines.length = 0;
         await remove(user.id);
+        await runJobsLater(t.deps, AFTER_AUDIO_DELETE_DELAY_MS); // a deletion's audio goes by a job
         const purge = lines.map((l) => JSON.parse(l)).find((entry) => Array.isArray(entry.purge));
         return { userId: user.id, purge: (purge?.purge ?? []) as string[] };
       };

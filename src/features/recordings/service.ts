@@ -302,7 +302,8 @@ export async function deleteUnreferencedAudio(deps: RecordingsDeps, target: { ke
   const referenced = await findReferencedBlobKeys(deps.db.kysely, keys);
   const unused = keys.filter((key) => !referenced.has(key));
   for (const key of unused) await deps.blobs.delete(key);
-  if (unused.length > 0) logCdnPurge(deps, unused);
+  // A whole person's audio is purged from a CDN by its prefix, a single file by its key.
+  if (unused.length > 0) logCdnPurge(deps, 'key' in target ? unused : [target.prefix]);
 }
 
 /**
