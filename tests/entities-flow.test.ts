@@ -261,7 +261,15 @@ describe('sandbox flow from a clean start', () => {
     const openapi = (await t.app.inject({ url: '/v1/openapi.json' })).json();
     const operation = openapi.paths['/api/entities/generate'].post;
     expect(operation['x-payment-info']).toEqual({
-      offers: [{ method: 'sandbox', intent: 'charge', amount: '100', currency: 'aud' }],
+      offers: [
+        {
+          method: 'sandbox',
+          intent: 'charge',
+          amount: '100',
+          currency: 'aud',
+          description: '1.00 AUD per successful generation (voicename agent profile (1 generation))',
+        },
+      ],
     });
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '402', '409']));
     expect(operation.security).toEqual([]);

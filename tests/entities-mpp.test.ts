@@ -15,24 +15,14 @@ import { ManualClock } from '../src/lib/clock.js';
 import { createLogger } from '../src/logger.js';
 import { sandbox } from '../src/sdk/mpp-sandbox.js';
 import type { SpeechRequest, SpeechSynthesizer } from '../src/speech/synthesizer.js';
-import { createTestApp, startTestServer, type TestApp } from './helpers/app.js';
-import { confirmSandbox, generate, paymentHeader, validBody } from './helpers/entities.js';
+import { startTestServer, type TestApp } from './helpers/app.js';
+import { confirmSandbox, entityApps, generate, paymentHeader, validBody } from './helpers/entities.js';
 import { FakeSpeech } from './helpers/fake-speech.js';
 
 const run = promisify(execFile);
-const apps: TestApp[] = [];
-async function app(options: Parameters<typeof createTestApp>[0] = {}) {
-  const created = await createTestApp({
-    ...options,
-    env: { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '100000', ...options.env },
-    overrides: { speech: new FakeSpeech(), ...options.overrides },
-  });
-  apps.push(created);
-  return created;
-}
-afterAll(async () => {
-  for (const created of apps) await created.close();
-});
+const apps = entityApps();
+const app = apps.app;
+afterAll(apps.closeAll);
 
 const db = (t: TestApp) => t.deps.db.kysely;
 const countEntities = async (t: TestApp) => (await db(t).selectFrom('entities').select('id').execute()).length;
@@ -121,7 +111,7 @@ describe('an mppx client pays with the shipped sandbox method', () => {
       env: { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '100000' },
       overrides: { speech: new FakeSpeech() },
     });
-    apps.push(server);
+    apps.track(server);
   });
 
   it('publishes end to end over HTTP, with a Payment-Receipt', async () => {

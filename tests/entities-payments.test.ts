@@ -12,24 +12,13 @@ import { ManualClock } from '../src/lib/clock.js';
 import { sha256Hex } from '../src/lib/secrets.js';
 import { createLogger } from '../src/logger.js';
 import type { SpeechRequest, SpeechSynthesizer } from '../src/speech/synthesizer.js';
-import { createTestApp, type TestApp } from './helpers/app.js';
-import { confirmSandbox, generate, paymentHeader, publishEntity, validBody } from './helpers/entities.js';
+import type { TestApp } from './helpers/app.js';
+import { confirmSandbox, entityApps, generate, paymentHeader, publishEntity, validBody } from './helpers/entities.js';
 import { FakeSpeech } from './helpers/fake-speech.js';
 
-const apps: TestApp[] = [];
-async function app(options: Parameters<typeof createTestApp>[0] = {}) {
-  // Speech is not under test here: the fake engine answers at once (entities-flow.test.ts uses the real one).
-  const created = await createTestApp({
-    ...options,
-    env: { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '100000', ...options.env },
-    overrides: { speech: new FakeSpeech(), ...options.overrides },
-  });
-  apps.push(created);
-  return created;
-}
-afterAll(async () => {
-  for (const created of apps) await created.close();
-});
+const apps = entityApps();
+const app = apps.app;
+afterAll(apps.closeAll);
 
 const db = (t: TestApp) => t.deps.db.kysely;
 const countEntities = async (t: TestApp) =>

@@ -1,6 +1,7 @@
 /** Helpers for the entity API tests: valid bodies, the paid flow on the sandbox processor. */
 import type { LightMyRequestResponse } from 'fastify';
-import type { TestApp } from './app.js';
+import { createTestApp, type TestApp, type TestAppOptions } from './app.js';
+import { FakeSpeech } from './fake-speech.js';
 
 let counter = 0;
 
@@ -47,4 +48,29 @@ export async function publishEntity(t: TestApp, body: Record<string, unknown>) {
   if (confirmed.statusCode !== 200) throw new Error(`confirm failed: ${confirmed.body}`);
   const paid = await generate(t, body, paymentHeader(instruction.reference));
   return { instruction, paid };
+}
+
+/**
+ * Test apps for the entity API, closed together: speech is the fake engine (it answers at once;
+ * entities-flow.test.ts uses the real one) and the unpaid rate limit is out of the way.
+ */
+export function entityApps() {
+  const apps: TestApp[] = [];
+  return {
+    async app(options: TestAppOptions = {}): Promise<TestApp> {
+      const created = await createTestApp({
+        ...options,
+        env: { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '100000', ...options.env },
+        overrides: { speech: new FakeSpeech(), ...options.overrides },
+      });
+      apps.push(created);
+      return created;
+    },
+    track(created: TestApp): void {
+      apps.push(created);
+    },
+    async closeAll(): Promise<void> {
+      for (const created of apps) await created.close();
+    },
+  };
 }

@@ -33,6 +33,17 @@ export function offeredMethods(context: EntitiesContext): MppMethod[] {
   return context.payments.chargeSharedToken ? ['stripe'] : [];
 }
 
+/** `x-payment-info` of the paid operation (the draft's multi-offer form), in both OpenAPI documents. */
+export const paymentInfo = (context: EntitiesContext) => ({
+  offers: offeredMethods(context).map((method) => ({
+    method,
+    intent: INTENT,
+    amount: String(PRICE.amountMinor),
+    currency: PRICE.currency,
+    description: `${PRICE.amount} ${PRICE.displayCurrency} per successful generation (${PAYMENT_DESCRIPTION})`,
+  })),
+});
+
 /** The `request` of each method's challenge, as `x-payment-info` and the discovery document describe it too. */
 export function methodRequest(context: EntitiesContext, method: MppMethod, intent?: PaymentIntentView) {
   const base = { amount: String(PRICE.amountMinor), currency: PRICE.currency, decimals: PRICE.decimals };

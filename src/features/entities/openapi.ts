@@ -6,8 +6,7 @@
  * linked from here.
  */
 import type { EntitiesContext } from './context.js';
-import { offeredMethods } from './mpp.js';
-import { PAYMENT_DESCRIPTION, PRICE } from './price.js';
+import { paymentInfo } from './mpp.js';
 import { InvalidRequestResponse, PaymentRequiredResponse, PublishedResponse, SlugParams, StatusResponse } from './schemas.js';
 
 const json = (schema: unknown, extra: Record<string, unknown> = {}) => ({
@@ -25,7 +24,6 @@ export const EXAMPLE_REQUEST = {
 
 export function buildAgentOpenApi(context: EntitiesContext) {
   const { urls, config } = context;
-  const methods = offeredMethods(context);
   return {
     openapi: '3.1.0',
     info: {
@@ -58,15 +56,7 @@ export function buildAgentOpenApi(context: EntitiesContext) {
             'instruction in the body. Pay, then repeat the exact request with `Authorization: Payment <credential>` ' +
             `or \`Payment-Authorization: mpp; reference="<mpp_instruction.reference>"\`. Rules: ${urls.schema}.`,
           security: [],
-          'x-payment-info': {
-            offers: methods.map((method) => ({
-              method,
-              intent: 'charge',
-              amount: String(PRICE.amountMinor),
-              currency: PRICE.currency,
-              description: `${PRICE.amount} ${PRICE.displayCurrency} per successful generation (${PAYMENT_DESCRIPTION})`,
-            })),
-          },
+          'x-payment-info': paymentInfo(context),
           requestBody: {
             required: true,
             content: { 'application/json': { schema: context.schema, example: EXAMPLE_REQUEST } },

@@ -28,8 +28,8 @@ import {
   SlugParams,
   StatusResponse,
 } from './schemas.js';
-import { offeredMethods } from './mpp.js';
-import { generateEntity, PRICE, type Published } from './service.js';
+import { paymentInfo } from './mpp.js';
+import { generateEntity, type Published } from './service.js';
 import { summarizeReceived } from './validation.js';
 import { gonePage, machineReadableProfile, PROFILE_CSP, profileLanguage, profilePage } from './views.js';
 import { entityCard, entityCardUrl } from './card.js';
@@ -256,14 +256,7 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
               `\`Payment-Authorization: mpp; reference="<payment_intent_id>"\`, or answer a \`WWW-Authenticate: Payment\` ` +
               `challenge with \`Authorization: Payment <credential>\`. Rules: ${urls.schema}.`,
             security: [],
-            'x-payment-info': {
-              offers: offeredMethods(context).map((method) => ({
-                method,
-                intent: 'charge',
-                amount: String(PRICE.amountMinor),
-                currency: PRICE.currency,
-              })),
-            },
+            'x-payment-info': paymentInfo(context),
             headers: {
               type: 'object',
               properties: {
