@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Tests that launch Chromium, and tests that measure time (event-loop stalls): the latter run
@@ -7,6 +8,8 @@ const browserTests = ['tests/*browser*.test.ts'];
 const timingTests = ['tests/*.timing.test.ts'];
 
 export default defineConfig({
+  // Tests import the SDK by its package name from its TypeScript source, so they need no prior build.
+  resolve: { alias: { '@voicename/sdk': fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)) } },
   test: {
     pool: 'forks',
     testTimeout: 30_000,
@@ -19,12 +22,25 @@ export default defineConfig({
     // database, ffmpeg, speech, the CLI; with the timing tests) and `test:browser` (Chromium).
     // `npm test` runs them all.
     projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'packages/*/src/**/*.test.ts'] } },
       {
         extends: true,
-        test: { name: 'integration', include: ['tests/**/*.test.ts'], exclude: [...browserTests, ...timingTests] },
+        test: {
+          name: 'integration',
+          include: ['tests/**/*.test.ts'],
+          exclude: [...browserTests, ...timingTests],
+          setupFiles: ['tests/helpers/contract-setup.ts'],
+        },
       },
-      { extends: true, test: { name: 'browser', include: browserTests, globalSetup: ['tests/helpers/browser-setup.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: browserTests,
+          globalSetup: ['tests/helpers/browser-setup.ts'],
+          setupFiles: ['tests/helpers/contract-setup.ts'],
+        },
+      },
       {
         extends: true,
         test: {

@@ -35,7 +35,8 @@ import { registerIdempotency } from './http/idempotency.js';
 import { registerBodyTimeout } from './http/body-timeout.js';
 import { registerJsonParser } from './http/json-body.js';
 import { registerRequestMetrics } from './http/metrics.js';
-import { registerOpenApi } from './http/openapi.js';
+import { registerOpenApi } from './http/openapi/register.js';
+import { apiDocumentContributions } from './api-document.js';
 import { requestIdFor } from './http/request-id.js';
 import { registerRouteCatalogue } from './http/route-catalogue.js';
 import { validatorCompiler } from './http/validation.js';
@@ -83,11 +84,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerBodyTimeout(app, config.requestTimeoutMs);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // API answers carry secrets (webhook secrets, record links): no cache may keep them.
+    if (request.url.startsWith('/v1/')) reply.header('cache-control', 'no-store');
   });
   app.decorateRequest('auth', null);
   registerAuditLog(app, deps);
 
-  await registerOpenApi(app, config);
+  await registerOpenApi(app, config, apiDocumentContributions(deps));
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {

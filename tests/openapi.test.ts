@@ -25,9 +25,11 @@ describe('GET /v1/openapi.json', () => {
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/collections', '/v1/collections/{collection_id}']));
     const create = document.paths['/v1/collections'].post;
     expect(create.security).toEqual([{ apiKey: [] }]);
-    const schema = create.requestBody.content['application/json'].schema;
+    expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateCollection' });
+    const schema = document.components.schemas.CreateCollection;
     expect(schema.properties.name.maxLength).toBe(255);
-    expect(schema.properties.custom_fields.items.properties.type.enum).toEqual([
+    expect(schema.properties.custom_fields.items).toEqual({ $ref: '#/components/schemas/CustomField' });
+    expect(document.components.schemas.CustomField.properties.type.enum).toEqual([
       'text',
       'email',
       'url',
@@ -38,10 +40,13 @@ describe('GET /v1/openapi.json', () => {
     expect(document.paths['/healthz']).toBeUndefined();
   });
 
-  it('serves the interactive reference at /docs from our own origin', async () => {
-    const res = await t.request({ method: 'GET', url: '/docs/' });
+  it('is drawn by the API reference at /docs/reference, from our own origin', async () => {
+    const res = await t.request({ method: 'GET', url: '/docs/reference' });
     expect(res.statusCode).toBe(200);
-    expect(res.body).toContain('swagger');
+    expect(res.body).toContain('data-url="/v1/openapi.json"');
     expect(res.body).not.toMatch(/src="https?:\/\//);
+    const bundle = /<script src="(\/docs\/assets\/scalar\.[0-9a-f]+\.js)">/.exec(res.body)?.[1];
+    expect(bundle).toBeDefined();
+    expect((await t.request({ method: 'GET', url: bundle })).statusCode).toBe(200);
   });
 });

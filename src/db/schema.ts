@@ -205,6 +205,8 @@ export interface IdempotencyKeysTable {
   /** Null while the first request is still running. */
   response_status: number | null;
   response_body: string | null;
+  /** The `Location` header of a stored 201, replayed with it. */
+  response_location: string | null;
   created_at: string;
   expires_at: string;
 }

@@ -42,6 +42,7 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
       requestHash: requestHash(request),
     });
     if (start.kind === 'replay') {
+      if (start.location !== null) reply.header('location', start.location);
       return reply
         .code(start.status)
         .header('idempotent-replayed', 'true')
@@ -58,7 +59,12 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
     if (reply.statusCode >= 500 || typeof payload !== 'string') {
       await abandonIdempotentRequest(deps, request.auth.accountId, key);
     } else {
-      await finishIdempotentRequest(deps, request.auth.accountId, key, reply.statusCode, payload);
+      const location = reply.getHeader('location');
+      await finishIdempotentRequest(deps, request.auth.accountId, key, {
+        status: reply.statusCode,
+        body: payload,
+        location: typeof location === 'string' ? location : null,
+      });
     }
     return payload;
   });

@@ -13,6 +13,7 @@ import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.js';
 import { createApiKey } from '../../src/features/api-keys/service.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { randomToken } from '../../src/lib/ids.js';
+import { installContractCheck } from './contract.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestApp {
@@ -52,6 +53,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   config.database = database.config;
   const deps = createDeps(config, { ...options.overrides, db: database.db, ...(options.clock ? { clock: options.clock } : {}) });
   const app = await buildApp(deps);
+  installContractCheck(app);
   await app.ready();
   return {
     app,

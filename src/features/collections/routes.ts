@@ -34,9 +34,20 @@ export const collectionsRoutes =
       '/collections',
       {
         config: { audit: 'collection.created' },
-        schema: { tags, summary: 'Create a collection', body: CreateCollectionBody, response: { 201: Collection, ...errors } },
+        schema: {
+          tags,
+          operationId: 'collections.create',
+          summary: 'Create a collection',
+          description:
+            'New collections are active, with no people. `custom_fields` declares extra per-person fields (at most 20).',
+          body: CreateCollectionBody,
+          response: { 201: Collection, ...errors },
+        },
       },
-      async (request, reply) => reply.code(201).send(await createCollection(deps, accountOf(request), request.body)),
+      async (request, reply) => {
+        const collection = await createCollection(deps, accountOf(request), request.body);
+        return reply.code(201).header('location', `${deps.config.baseUrl}/v1/collections/${collection.id}`).send(collection);
+      },
     );
 
     app.get(
@@ -44,7 +55,10 @@ export const collectionsRoutes =
       {
         schema: {
           tags,
+          operationId: 'collections.list',
           summary: 'List collections',
+          description:
+            'Active collections, newest first, paged with `limit` (1 to 100, default 50) and the `next_cursor` of the previous page.',
           querystring: ListCollectionsQuery,
           response: { 200: CollectionList, ...errors },
         },
@@ -54,7 +68,16 @@ export const collectionsRoutes =
 
     app.get(
       '/collections/:collection_id',
-      { schema: { tags, summary: 'Fetch a collection', params: CollectionParams, response: { 200: Collection, ...errors } } },
+      {
+        schema: {
+          tags,
+          operationId: 'collections.get',
+          summary: 'Fetch a collection',
+          description: 'An active collection of your account, with its member and recording counts.',
+          params: CollectionParams,
+          response: { 200: Collection, ...errors },
+        },
+      },
       async (request) => getCollection(deps, accountOf(request), request.params.collection_id),
     );
 
@@ -64,7 +87,9 @@ export const collectionsRoutes =
         config: { audit: 'collection.updated' },
         schema: {
           tags,
+          operationId: 'collections.update',
           summary: 'Update a collection',
+          description: 'Changes only the fields sent; `null` clears an optional one.',
           params: CollectionParams,
           body: UpdateCollectionBody,
           response: { 200: Collection, ...errors },
@@ -79,6 +104,7 @@ export const collectionsRoutes =
         config: { audit: 'collection.archived' },
         schema: {
           tags,
+          operationId: 'collections.delete',
           summary: 'Archive a collection (or erase it with ?erase=true)',
           description:
             'Soft delete: the data is kept for ARCHIVE_RETENTION_DAYS (restore it with POST …/restore), then erased for good. ' +
@@ -104,6 +130,7 @@ export const collectionsRoutes =
         config: { audit: 'collection.restored' },
         schema: {
           tags,
+          operationId: 'collections.restore',
           summary: 'Restore an archived collection',
           description:
             'Within ARCHIVE_RETENTION_DAYS of archiving: the collection, its people, recordings and play links come back. ' +
@@ -128,6 +155,7 @@ export const collectionsRoutes =
           bodyLimit: MAX_LOGO_BYTES,
           schema: {
             tags,
+            operationId: 'collections.setLogo',
             summary: "Set the collection's logo",
             description:
               'The raw image as the body (`Content-Type: image/png`, `image/jpeg` or `image/webp`, at most 1 MB; SVG is not ' +
@@ -158,7 +186,9 @@ export const collectionsRoutes =
         config: { audit: 'collection.logo_removed' },
         schema: {
           tags,
+          operationId: 'collections.removeLogo',
           summary: "Remove the collection's logo",
+          description: "Pages and mail show the collection's name alone again.",
           params: CollectionParams,
           response: { 200: Collection, ...errors },
         },

@@ -180,7 +180,7 @@ export const CreateCollectionBody = Type.Object(
     branding: Type.Optional(BrandingInput),
     invitation_settings: Type.Optional(InvitationSettingsInput),
   },
-  { additionalProperties: false },
+  { title: 'CreateCollection', additionalProperties: false },
 );
 export type CreateCollectionBody = Static<typeof CreateCollectionBody>;
 
@@ -204,7 +204,7 @@ export const UpdateCollectionBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'UpdateCollection', additionalProperties: false },
 );
 export type UpdateCollectionBody = Static<typeof UpdateCollectionBody>;
 
@@ -215,18 +215,24 @@ export const ListCollectionsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const CollectionList = Type.Object({
-  data: Type.Array(Collection),
-  has_more: Type.Boolean(),
-  next_cursor: Nullable(Type.String()),
-});
+export const CollectionList = Type.Object(
+  {
+    data: Type.Array(Collection),
+    has_more: Type.Boolean(),
+    next_cursor: Nullable(Type.String()),
+  },
+  { title: 'CollectionList' },
+);
 
-export const DeletedCollection = Type.Object({
-  deleted: Type.Literal(true),
-  id: Type.String(),
-  erased: Type.Optional(Type.Literal(true, { description: 'Present with `?erase=true`: the collection was erased for good.' })),
-  erasure_id: Type.Optional(Type.String({ description: 'With `?erase=true`: the erasure record (`GET /v1/erasures`).' })),
-});
+export const DeletedCollection = Type.Object(
+  {
+    deleted: Type.Literal(true),
+    id: Type.String(),
+    erased: Type.Optional(Type.Literal(true, { description: 'Present with `?erase=true`: the collection was erased for good.' })),
+    erasure_id: Type.Optional(Type.String({ description: 'With `?erase=true`: the erasure record (`GET /v1/erasures`).' })),
+  },
+  { title: 'DeletedCollection' },
+);
 
 export const DeleteCollectionQuery = Type.Object(
   {

@@ -5,9 +5,18 @@
  * deployment accepts, in the currency's smallest unit. The `/v1` REST API has its own document,
  * linked from here.
  */
+import { SandboxPaymentProvider } from '../../integrations/payments/sandbox.js';
 import type { EntitiesContext } from './context.js';
 import { paymentInfo } from './mpp.js';
-import { InvalidRequestResponse, PaymentRequiredResponse, PublishedResponse, SlugParams, StatusResponse } from './schemas.js';
+import { SCHEMA_PATH } from './request-schema.js';
+import {
+  GenerateBody,
+  InvalidRequestResponse,
+  PaymentRequiredResponse,
+  PublishedResponse,
+  SlugParams,
+  StatusResponse,
+} from './schemas.js';
 
 const json = (schema: unknown, extra: Record<string, unknown> = {}) => ({
   content: { 'application/json': { schema, ...extra } },
@@ -33,8 +42,10 @@ export function buildAgentOpenApi(context: EntitiesContext) {
         'Publish a public profile for an AI agent, bot or robot with its name spoken aloud, for 1.00 AUD per ' +
         'successful generation. No account: pay per request with the Machine Payments Protocol (a 402 with ' +
         "`WWW-Authenticate: Payment` challenges and the spec's `mpp_instruction`).",
+      contact: { name: 'voicename API', url: `${config.baseUrl}/docs` },
+      license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: urls.site }],
+    servers: [{ url: urls.site, description: 'SITE_URL' }],
     externalDocs: { description: 'Agent guide', url: `${urls.site}/llms-full.txt` },
     'x-service-info': {
       categories: ['media', 'identity', 'text-to-speech'],
@@ -46,79 +57,166 @@ export function buildAgentOpenApi(context: EntitiesContext) {
       api_catalog: `${urls.site}/.well-known/api-catalog`,
       mcp: `${urls.site}/mcp`,
     },
-    paths: {
-      '/api/entities/generate': {
-        post: {
-          operationId: 'generateEntity',
-          summary: 'Generate and publish an entity profile (paid: 1.00 AUD)',
-          description:
-            'Without a credential a valid body gets 402 with MPP challenges in `WWW-Authenticate` and the payment ' +
-            'instruction in the body. Pay, then repeat the exact request with `Authorization: Payment <credential>` ' +
-            `or \`Payment-Authorization: mpp; reference="<mpp_instruction.reference>"\`. Rules: ${urls.schema}.`,
-          security: [],
-          'x-payment-info': paymentInfo(context),
-          requestBody: {
-            required: true,
-            content: { 'application/json': { schema: context.schema, example: EXAMPLE_REQUEST } },
-          },
-          responses: {
-            200: {
-              description: 'Published (or the same answer again for an identical paid retry).',
-              headers: {
-                'Payment-Receipt': {
-                  description: 'base64url JSON: method, reference, status, timestamp',
-                  schema: { type: 'string' },
-                },
-                'Idempotent-Replayed': { description: '`true` on an identical retry', schema: { type: 'string' } },
-              },
-              ...json(PublishedResponse),
-            },
-            400: { description: 'Invalid request: nothing to pay.', ...json(InvalidRequestResponse) },
-            402: {
-              description: 'Payment required.',
-              headers: {
-                'WWW-Authenticate': { description: 'One `Payment` challenge per accepted method', schema: { type: 'string' } },
-              },
-              ...json(PaymentRequiredResponse),
-            },
-            409: status('The payment belongs to another body, or is being used right now.'),
-            410: status('The entity published with this payment was deleted.'),
-            429: status('Too many unpaid requests.'),
-            503: status('Temporarily unavailable; `payment_status` says whether you have paid.'),
-          },
+    tags: [{ name: 'Agents', description: AGENTS_TAG }],
+    paths: agentPaths(context),
+  };
+}
+
+const NOT_MODIFIED = { description: 'Not modified: the `If-None-Match` ETag is current.' };
+
+export const AGENTS_TAG =
+  'Paid agent profiles under SITE_URL: no account, 1.00 AUD per published profile (HTTP 402, then the paid retry).';
+
+/** The agent API's operations: in this document and, with SITE_URL as their server, in the /v1 one. */
+export function agentPaths(context: EntitiesContext) {
+  const { urls } = context;
+  const tags = ['Agents'];
+  const anyJson = (description: string, type = 'application/json') => ({
+    description,
+    content: { [type]: { schema: { type: 'object', additionalProperties: true } } },
+  });
+  return {
+    '/api/entities/generate': {
+      post: {
+        operationId: 'entities.generate',
+        tags,
+        summary: 'Generate and publish an entity profile (paid: 1.00 AUD)',
+        description:
+          'Without a credential a valid body gets 402 with MPP challenges in `WWW-Authenticate` and the payment ' +
+          'instruction in the body. Pay, then repeat the exact request with `Authorization: Payment <credential>` ' +
+          `or \`Payment-Authorization: mpp; reference="<mpp_instruction.reference>"\`. Rules: ${urls.schema}.`,
+        security: [],
+        'x-payment-info': paymentInfo(context),
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: GenerateBody, example: EXAMPLE_REQUEST } },
         },
-      },
-      '/api/entities/{slug}': {
-        delete: {
-          operationId: 'deleteEntity',
-          summary: 'Delete a published entity',
-          security: [],
-          parameters: [
-            { name: 'slug', in: 'path', required: true, schema: SlugParams.properties.slug },
-            { name: 'Deletion-Token', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
-          ],
-          responses: {
-            200: status('Deleted; the profile URLs answer 410 from now on.'),
-            401: status('No deletion token.'),
-            403: status('Wrong deletion token.'),
-            404: status('No such entity.'),
-            410: status('Already deleted.'),
+        responses: {
+          200: {
+            description: 'Published (or the same answer again for an identical paid retry).',
+            headers: {
+              'Payment-Receipt': {
+                description: 'base64url JSON: method, reference, status, timestamp',
+                schema: { type: 'string' },
+              },
+              'Idempotent-Replayed': { description: '`true` on an identical retry', schema: { type: 'string' } },
+            },
+            ...json(PublishedResponse),
           },
-        },
-      },
-      '/e/{slug}/.well-known/service.json': {
-        get: {
-          operationId: 'getEntity',
-          summary: 'The machine-readable profile of a published entity',
-          security: [],
-          parameters: [{ name: 'slug', in: 'path', required: true, schema: SlugParams.properties.slug }],
-          responses: {
-            200: { description: 'The profile.', content: { 'application/json': { schema: { type: 'object' } } } },
-            404: { description: 'No such entity.' },
-            410: { description: 'Deleted.' },
+          400: { description: 'Invalid request: nothing to pay.', ...json(InvalidRequestResponse) },
+          402: {
+            description: 'Payment required.',
+            headers: {
+              'WWW-Authenticate': { description: 'One `Payment` challenge per accepted method', schema: { type: 'string' } },
+            },
+            ...json(PaymentRequiredResponse),
           },
+          409: status('The payment belongs to another body, or is being used right now.'),
+          410: status('The entity published with this payment was deleted.'),
+          429: status('Too many unpaid requests.'),
+          500: status('Something failed on our side.'),
+          502: status('Publishing failed for good after payment: the payment is refunded (`transaction_id`).'),
+          503: status('Temporarily unavailable; `payment_status` says whether you have paid.'),
         },
       },
     },
+    '/api/entities/{slug}': {
+      delete: {
+        operationId: 'entities.delete',
+        tags,
+        summary: 'Delete a published entity',
+        description:
+          'With the `deletion_token` of the receipt. The profile, its audio and its machine-readable document answer 410 from then on; the name stays reserved.',
+        security: [],
+        parameters: [
+          { name: 'slug', in: 'path', required: true, schema: SlugParams.properties.slug },
+          { name: 'Deletion-Token', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
+        ],
+        responses: {
+          200: status('Deleted; the profile URLs answer 410 from now on.'),
+          401: status('No deletion token.'),
+          403: status('Wrong deletion token.'),
+          404: status('No such entity.'),
+          410: status('Already deleted.'),
+        },
+      },
+    },
+    '/e/{slug}/.well-known/service.json': {
+      get: {
+        operationId: 'entities.get',
+        tags,
+        summary: 'The machine-readable profile of a published entity',
+        description: 'The profile as JSON: name, type, operator, audio and avatar URLs, and the verified domain if any.',
+        security: [],
+        parameters: [{ name: 'slug', in: 'path', required: true, schema: SlugParams.properties.slug }],
+        responses: {
+          200: { description: 'The profile.', content: { 'application/json': { schema: { type: 'object' } } } },
+          404: { description: 'No such entity.' },
+          410: { description: 'Deleted.' },
+        },
+      },
+    },
+    '/.well-known/service-agent-services.json': {
+      get: {
+        operationId: 'entities.discovery',
+        tags,
+        summary: 'The discovery document',
+        description: 'What the agent API does, its price, request schema, payment methods and flow: what an agent reads first.',
+        security: [],
+        responses: { 200: anyJson('The discovery document.'), 304: NOT_MODIFIED },
+      },
+    },
+    [SCHEMA_PATH]: {
+      get: {
+        operationId: 'entities.requestSchema',
+        tags,
+        summary: 'The request schema',
+        description: 'The JSON Schema (draft 2020-12) that generation requests are validated against: the authoritative rules.',
+        security: [],
+        responses: { 200: anyJson('The schema.', 'application/schema+json'), 304: NOT_MODIFIED },
+      },
+    },
+    ...(context.payments instanceof SandboxPaymentProvider
+      ? {
+          '/api/sandbox/payment-intents/{id}/confirm': {
+            post: {
+              operationId: 'sandbox.confirmPaymentIntent',
+              tags,
+              summary: 'Pay a sandbox payment intent (test deployments only)',
+              description: `Served only while the built-in payment sandbox is the processor: confirming is paying. See ${urls.discovery}.`,
+              security: [],
+              parameters: [
+                { name: 'id', in: 'path', required: true, description: 'mpp_instruction.reference', schema: { type: 'string' } },
+              ],
+              requestBody: {
+                required: true,
+                content: {
+                  'application/json': {
+                    schema: {
+                      type: 'object',
+                      required: ['client_secret'],
+                      properties: {
+                        client_secret: { type: 'string', description: 'mpp_instruction.address' },
+                        payment_method: {
+                          type: 'string',
+                          enum: ['pm_card_visa', 'pm_card_chargeDeclined'],
+                          default: 'pm_card_visa',
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+              responses: {
+                200: anyJson('Confirmed: the intent has succeeded.'),
+                400: status('No client secret, or an unknown test card.'),
+                402: anyJson('The test card was declined.'),
+                404: status('No intent with this id and client secret.'),
+                409: anyJson('The intent is not waiting for payment.'),
+              },
+            },
+          },
+        }
+      : {}),
   };
 }

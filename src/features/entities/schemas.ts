@@ -23,58 +23,77 @@ export const GenerateBody = Type.Object(
     callback_url: Type.Optional(Type.String({ maxLength: 2048 })),
   },
   {
+    title: 'EntityGenerationRequest',
     additionalProperties: false,
     description: 'Validated against /schemas/entity-generation.schema.json (the authoritative rules).',
   },
 );
 
-export const InvalidRequestResponse = Type.Object({
-  status: Type.Literal('invalid_request'),
-  missing: Type.Array(Type.String()),
-  invalid: Type.Array(Type.Object({ field: Type.String(), received: Type.Unknown(), allowed: Type.Array(Type.Unknown()) })),
-  message: Type.String(),
-  schema_url: Type.String(),
-  docs_url: Type.String(),
-});
+export const InvalidRequestResponse = Type.Object(
+  {
+    status: Type.Literal('invalid_request'),
+    missing: Type.Array(Type.String()),
+    invalid: Type.Array(Type.Object({ field: Type.String(), received: Type.Unknown(), allowed: Type.Array(Type.Unknown()) })),
+    message: Type.String(),
+    schema_url: Type.String(),
+    docs_url: Type.String(),
+  },
+  { title: 'AgentInvalidRequest' },
+);
 
-export const PaymentRequiredResponse = Type.Object({
-  status: Type.Literal('payment_required'),
-  message: Type.String(),
-  mpp_instruction: Type.Object({
-    amount: Type.Literal('1.00'),
-    currency: Type.Literal('AUD'),
-    address: Type.String({ description: 'Client secret of the payment intent.' }),
-    reference: Type.String({ description: 'Payment intent id; send it back in Payment-Authorization.' }),
-    expires_at: Type.String(),
-    processor: Type.String(),
-    publishable_key: Type.Optional(Type.String()),
-    confirm_url: Type.Optional(Type.String({ description: 'Sandbox processor only.' })),
-  }),
-});
+export const PaymentRequiredResponse = Type.Object(
+  {
+    status: Type.Literal('payment_required'),
+    message: Type.String(),
+    mpp_instruction: Type.Object({
+      amount: Type.Literal('1.00'),
+      currency: Type.Literal('AUD'),
+      address: Type.String({ description: 'Client secret of the payment intent.' }),
+      reference: Type.String({ description: 'Payment intent id; send it back in Payment-Authorization.' }),
+      expires_at: Type.String(),
+      processor: Type.String(),
+      publishable_key: Type.Optional(Type.String()),
+      confirm_url: Type.Optional(Type.String({ description: 'Sandbox processor only.' })),
+    }),
+  },
+  { title: 'PaymentRequired' },
+);
 
-export const PublishedResponse = Type.Object({
-  status: Type.Literal('published'),
-  payment_status: Type.Literal('paid'),
-  entity: Type.Object({
-    name: Type.String(),
-    entity_type: Type.String(),
-    profile_url: Type.String(),
-    machine_readable_url: Type.String(),
-    audio_url: Type.String(),
-    avatar_url: Type.String(),
-    intro: Type.String(),
-    visibility: Type.String(),
-    created_via: Type.Literal('agent_api'),
-  }),
-  receipt: Type.Object({
-    amount: Type.String(),
-    currency: Type.String(),
-    method: Type.String(),
-    transaction_id: Type.String(),
-    deletion_token: Type.String({ format: 'uuid' }),
-  }),
-});
+export const PublishedResponse = Type.Object(
+  {
+    status: Type.Literal('published'),
+    payment_status: Type.Literal('paid'),
+    entity: Type.Object(
+      {
+        name: Type.String(),
+        entity_type: Type.String(),
+        profile_url: Type.String(),
+        machine_readable_url: Type.String(),
+        audio_url: Type.String(),
+        avatar_url: Type.String(),
+        intro: Type.String(),
+        visibility: Type.String(),
+        created_via: Type.Literal('agent_api'),
+      },
+      { title: 'Entity' },
+    ),
+    receipt: Type.Object(
+      {
+        amount: Type.String(),
+        currency: Type.String(),
+        method: Type.String(),
+        transaction_id: Type.String(),
+        deletion_token: Type.String({ format: 'uuid' }),
+      },
+      { title: 'Receipt' },
+    ),
+  },
+  { title: 'EntityPublished' },
+);
 
-export const StatusResponse = Type.Object({ status: Type.String(), message: Type.String() }, { additionalProperties: true });
+export const StatusResponse = Type.Object(
+  { status: Type.String(), message: Type.String() },
+  { title: 'AgentStatus', additionalProperties: true },
+);
 
 export const SlugParams = Type.Object({ slug: Type.String({ maxLength: 200 }) });

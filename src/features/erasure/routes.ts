@@ -13,6 +13,7 @@ export const erasureRoutes =
       {
         schema: {
           tags: ['Erasures'],
+          operationId: 'erasures.list',
           summary: 'List erasures',
           description:
             'Proof that erasures happened (what kind, when, by which key, member or the retention window, how many objects), ' +

@@ -22,11 +22,14 @@ export const Erasure = Type.Object(
 );
 export type Erasure = Static<typeof Erasure>;
 
-export const ErasureList = Type.Object({
-  data: Type.Array(Erasure),
-  has_more: Type.Boolean(),
-  next_cursor: Nullable(Type.String()),
-});
+export const ErasureList = Type.Object(
+  {
+    data: Type.Array(Erasure),
+    has_more: Type.Boolean(),
+    next_cursor: Nullable(Type.String()),
+  },
+  { title: 'ErasureList' },
+);
 
 export const ListErasuresQuery = Type.Object(
   { limit: Type.Optional(PageQuery.limit), cursor: Type.Optional(PageQuery.cursor) },

@@ -13,7 +13,8 @@ export const exportsRoutes =
       '/collections/:collection_id/export',
       {
         schema: {
-          tags: ['Collections'],
+          tags: ['Exports'],
+          operationId: 'exports.collection',
           summary: 'Export the people (CSV) or their recordings (ZIP)',
           description:
             'CSV: one row per person in import order (display name, first/last name, e-mail, external_id, phonetic spelling, ' +
@@ -23,7 +24,6 @@ export const exportsRoutes =
             'with no time limit while the client keeps reading.',
           params: ExportParams,
           querystring: ExportQuery,
-          produces: ['text/csv', 'application/zip'],
           response: {
             200: {
               description: 'The file.',
@@ -61,13 +61,13 @@ export const exportsRoutes =
       '/collections/:collection_id/users/:user_id/export',
       {
         schema: {
-          tags: ['Users'],
+          tags: ['Exports'],
+          operationId: 'exports.person',
           summary: "Export one person's data (ZIP)",
           description:
             'For subject-access and portability requests: `person.json` (the user object with custom fields and review state, ' +
             'their recording’s details, every play link they have had, the events that name them) and `recording.mp3` when they have one.',
           params: { type: 'object', properties: { collection_id: { type: 'string' }, user_id: { type: 'string' } } },
-          produces: ['application/zip'],
           response: {
             200: { description: 'The ZIP file.', content: { 'application/zip': { schema: ExportZip } } },
             401: ErrorResponse,

@@ -17,10 +17,16 @@ export async function insertIdempotencyKey(db: Kysely<Database>, row: Idempotenc
 export const findIdempotencyKey = (db: Kysely<Database>, accountId: string, key: string) =>
   db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
 
-export const saveIdempotentResponse = (db: Kysely<Database>, accountId: string, key: string, status: number, body: string) =>
+export interface StoredResponse {
+  status: number;
+  body: string;
+  location: string | null;
+}
+
+export const saveIdempotentResponse = (db: Kysely<Database>, accountId: string, key: string, response: StoredResponse) =>
   db
     .updateTable('idempotency_keys')
-    .set({ response_status: status, response_body: body })
+    .set({ response_status: response.status, response_body: response.body, response_location: response.location })
     .where('account_id', '=', accountId)
     .where('key', '=', key)
     .execute();

@@ -7,13 +7,14 @@ import {
   findIdempotencyKey,
   insertIdempotencyKey,
   saveIdempotentResponse,
+  type StoredResponse,
 } from './repo.js';
 
 type Deps = { db: Db; clock: Clock };
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-export type IdempotencyStart = { kind: 'first' } | { kind: 'replay'; status: number; body: string };
+export type IdempotencyStart = { kind: 'first' } | ({ kind: 'replay' } & StoredResponse);
 
 /**
  * Starts a request under an `Idempotency-Key`. The first request with a key runs; a later one
@@ -31,6 +32,7 @@ export async function beginIdempotentRequest(
     request_hash: input.requestHash,
     response_status: null,
     response_body: null,
+    response_location: null,
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
   };
@@ -53,15 +55,20 @@ export async function beginIdempotentRequest(
         headers: { 'retry-after': '1' },
       });
     }
-    return { kind: 'replay', status: existing.response_status, body: existing.response_body };
+    return {
+      kind: 'replay',
+      status: existing.response_status,
+      body: existing.response_body,
+      location: existing.response_location,
+    };
   }
   throw new AppError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still in progress.', {
     headers: { 'retry-after': '1' },
   });
 }
 
-export const finishIdempotentRequest = (deps: Deps, accountId: string, key: string, status: number, body: string) =>
-  saveIdempotentResponse(deps.db.kysely, accountId, key, status, body);
+export const finishIdempotentRequest = (deps: Deps, accountId: string, key: string, response: StoredResponse) =>
+  saveIdempotentResponse(deps.db.kysely, accountId, key, response);
 
 /** Server errors are not remembered: the client may retry with the same key. */
 export const abandonIdempotentRequest = (deps: Deps, accountId: string, key: string) =>

@@ -15,6 +15,7 @@ export const invitationsRoutes =
         config: { audit: 'invitations.queued' },
         schema: {
           tags: ['Invitations'],
+          operationId: 'invitations.send',
           summary: 'Invite people to record their names',
           description:
             'Queues one e-mail per person with their record link, in the collection’s language, from its sender name, ' +

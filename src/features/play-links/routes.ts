@@ -18,6 +18,7 @@ export const playLinksRoutes =
       {
         schema: {
           tags,
+          operationId: 'playLinks.get',
           summary: "Fetch a user's play link",
           description:
             "The public links of the user's recorded name. 404 `recording_missing` when the user has not recorded yet.",
@@ -34,6 +35,7 @@ export const playLinksRoutes =
         config: { audit: 'play_link.rotated' },
         schema: {
           tags,
+          operationId: 'playLinks.rotate',
           summary: "Rotate a user's play link",
           description:
             'Issues a new token; the old play link, .mp3, embed and meta URLs answer 404 from now on. Returns the new play link.',
@@ -49,6 +51,7 @@ export const playLinksRoutes =
       {
         schema: {
           tags,
+          operationId: 'playLinks.batch',
           summary: 'Resolve up to 100 play links',
           description:
             'One item per requested id, in request order. Ids that are not users of the collection give `has_recording: false`.',
@@ -64,7 +67,9 @@ export const playLinksRoutes =
       {
         schema: {
           tags,
+          operationId: 'playLinks.getSettings',
           summary: "Fetch a collection's play-link page settings",
+          description: "Whether the collection's player pages may be indexed by search engines.",
           params: CollectionOnlyParams,
           response: { 200: PlayLinkSettings, ...errors },
         },
@@ -78,6 +83,7 @@ export const playLinksRoutes =
         config: { audit: 'play_link_settings.updated' },
         schema: {
           tags,
+          operationId: 'playLinks.updateSettings',
           summary: "Change a collection's play-link page settings",
           description: '`allow_indexing: true` lets search engines index the player pages (default: `noindex`).',
           params: CollectionOnlyParams,

@@ -49,7 +49,10 @@ export const BatchQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const BatchResponse = Type.Object({ data: Type.Array(BatchPlayLinkItem) }, { additionalProperties: false });
+export const BatchResponse = Type.Object(
+  { data: Type.Array(BatchPlayLinkItem) },
+  { title: 'PlayLinkBatch', additionalProperties: false },
+);
 
 export const UserPlayLinkParams = Type.Object({
   collection_id: Type.String({ maxLength: 64 }),

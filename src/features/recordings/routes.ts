@@ -20,6 +20,7 @@ export const recordingsRoutes =
         config: { bodyTimeoutMs: deps.config.uploadTimeoutMs, audit: 'recording.uploaded' },
         schema: {
           tags,
+          operationId: 'recordings.upload',
           summary: "Upload or replace a user's recording",
           description:
             'The body is the raw audio (WebM, Ogg, WAV, MP3 or M4A; at most 5 MB; the format is detected from the bytes). ' +
@@ -28,7 +29,7 @@ export const recordingsRoutes =
             '`audio_too_long`, `audio_silent`, `audio_clipped`, `audio_unsupported_sample_rate`, `audio_too_many_channels`, `audio_too_complex` 422; `audio_busy` 503 with `Retry-After` ' +
             'when too many uploads wait for processing.',
           params: UserParams,
-          body: AudioBody,
+          body: AudioBody as never,
           response: {
             200: PlayLink,
             400: ErrorResponse,
@@ -55,6 +56,7 @@ export const recordingsRoutes =
         config: { audit: 'recording.deleted' },
         schema: {
           tags,
+          operationId: 'recordings.delete',
           summary: "Delete a user's recording",
           description: 'Removes the recording and its audio file. Emits `recording.deleted`.',
           params: UserParams,

@@ -41,6 +41,7 @@ export const usersRoutes =
   (deps: Deps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const tags = ['Users'];
+    const usersUrl = (collectionId: string) => `${deps.config.baseUrl}/v1/collections/${collectionId}/users`;
     const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
     const base = '/collections/:collection_id/users';
 
@@ -50,14 +51,23 @@ export const usersRoutes =
         config: { audit: 'user.created' },
         schema: {
           tags,
+          operationId: 'users.create',
           summary: 'Create a user',
+          description:
+            'Adds one person to a collection. Their `record_url` is where they record their name; `email` and `external_id` are unique within the collection (409).',
           params: CollectionParams,
           body: CreateUserBody,
           response: { 201: User, 409: ErrorResponse, ...errors },
         },
       },
-      async (request, reply) =>
-        reply.code(201).send(await createUser(deps, accountOf(request), request.params.collection_id, request.body)),
+      async (request, reply) => {
+        const { collection_id } = request.params;
+        const user = await createUser(deps, accountOf(request), collection_id, request.body);
+        return reply
+          .code(201)
+          .header('location', `${usersUrl(collection_id)}/${user.id}`)
+          .send(user);
+      },
     );
 
     app.get(
@@ -65,7 +75,9 @@ export const usersRoutes =
       {
         schema: {
           tags,
+          operationId: 'users.list',
           summary: 'List users',
+          description: 'People of the collection, newest first, paged with `limit` and `cursor`.',
           params: CollectionParams,
           querystring: ListUsersQuery,
           response: { 200: UserList, ...errors },
@@ -85,6 +97,7 @@ export const usersRoutes =
           bodyLimit: BATCH_BODY_LIMIT,
           schema: {
             tags,
+            operationId: 'users.batchCreate',
             summary: 'Create up to 1,000 users at once (JSON or CSV)',
             description:
               'All or nothing. Send `{"users": [...]}` as JSON, or a CSV file (`Content-Type: text/csv`) with a header row: ' +
@@ -117,7 +130,9 @@ export const usersRoutes =
               param: 'users',
             });
           }
-          return reply.code(201).send({ data: await createUsers(deps, accountId, collection_id, users) });
+          // A batch has no single URL: Location names the collection's people, where they now are.
+          const created = await createUsers(deps, accountId, collection_id, users);
+          return reply.code(201).header('location', usersUrl(collection_id)).send({ data: created });
         },
       );
     });
@@ -133,6 +148,7 @@ export const usersRoutes =
           bodyLimit: MAX_IMPORT_BYTES,
           schema: {
             tags,
+            operationId: 'users.import',
             summary: 'Import people from a CSV file',
             description:
               'The raw file as a spreadsheet saved it (`Content-Type: text/csv`): UTF-8 with or without BOM, or Windows-1252; ' +
@@ -177,7 +193,16 @@ export const usersRoutes =
 
     app.get(
       `${base}/:user_id`,
-      { schema: { tags, summary: 'Fetch a user', params: UserParams, response: { 200: User, ...errors } } },
+      {
+        schema: {
+          tags,
+          operationId: 'users.get',
+          summary: 'Fetch a user',
+          description: 'One person, with their recording status and play link when they have recorded.',
+          params: UserParams,
+          response: { 200: User, ...errors },
+        },
+      },
       async (request) => getUser(deps, accountOf(request), request.params.collection_id, request.params.user_id),
     );
 
@@ -187,7 +212,9 @@ export const usersRoutes =
         config: { audit: 'user.updated' },
         schema: {
           tags,
+          operationId: 'users.update',
           summary: 'Update a user',
+          description: 'Changes only the fields sent. A new name does not change the recording.',
           params: UserParams,
           body: UpdateUserBody,
           response: { 200: User, 409: ErrorResponse, ...errors },
@@ -202,6 +229,7 @@ export const usersRoutes =
         config: { audit: 'user.deleted' },
         schema: {
           tags,
+          operationId: 'users.delete',
           summary: 'Delete a user',
           description:
             'Deletes the user, their recording, play link and audio files. Emits `recording.deleted` if they had a recording.',
@@ -218,6 +246,7 @@ export const usersRoutes =
         config: { audit: 'user.record_link_rotated' },
         schema: {
           tags,
+          operationId: 'users.rotateRecordLink',
           summary: 'Rotate the record_url',
           description: 'Issues a new recorder-page link; the old one stops working immediately. Returns the user.',
           params: UserParams,
@@ -233,6 +262,7 @@ export const usersRoutes =
         config: { audit: 'recording.reviewed' },
         schema: {
           tags,
+          operationId: 'users.review',
           summary: 'Approve a recording or ask for a new one',
           description:
             '`{"decision": "approve"}` sets `recording_status` to `approved`; `{"decision": "request_rerecord", "note": "…"}` ' +

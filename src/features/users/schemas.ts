@@ -119,7 +119,7 @@ export const UpdateUserBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'UpdateUser', additionalProperties: false },
 );
 export type UpdateUserBody = Static<typeof UpdateUserBody>;
 
@@ -132,16 +132,19 @@ export const BatchUsersBody = Type.Object(
       description: `1 to ${MAX_BATCH_USERS} users, each shaped like the body of "Create a user".`,
     }),
   },
-  { additionalProperties: false },
+  { title: 'CreateUsersBatch', additionalProperties: false },
 );
 
-export const UserList = Type.Object({
-  data: Type.Array(User),
-  has_more: Type.Boolean(),
-  next_cursor: Nullable(Type.String()),
-});
+export const UserList = Type.Object(
+  {
+    data: Type.Array(User),
+    has_more: Type.Boolean(),
+    next_cursor: Nullable(Type.String()),
+  },
+  { title: 'UserList' },
+);
 
-export const BatchUsersResponse = Type.Object({ data: Type.Array(User) });
+export const BatchUsersResponse = Type.Object({ data: Type.Array(User) }, { title: 'UsersBatch' });
 
 export const CollectionParams = Type.Object({ collection_id: Type.String({ maxLength: 64 }) });
 export const UserParams = Type.Object({
@@ -162,7 +165,7 @@ export const ListUsersQuery = Type.Object(
 );
 export type ListUsersQuery = Static<typeof ListUsersQuery>;
 
-export const DeletedUser = Type.Object({ deleted: Type.Literal(true), id: Type.String() });
+export const DeletedUser = Type.Object({ deleted: Type.Literal(true), id: Type.String() }, { title: 'DeletedUser' });
 
 export const MAX_REVIEW_NOTE_LENGTH = 500;
 

@@ -39,24 +39,47 @@ export const webhooksRoutes =
         config: { audit: 'webhook.created' },
         schema: {
           tags,
+          operationId: 'webhooks.create',
           summary: 'Register a webhook',
           description: 'The response carries the signing `secret`; it is shown only here and on rotation.',
           body: CreateWebhookBody,
           response: { 201: WebhookWithSecret, ...errors },
         },
       },
-      async (request, reply) => reply.code(201).send(await createWebhook(deps, accountOf(request), request.body)),
+      async (request, reply) => {
+        const webhook = await createWebhook(deps, accountOf(request), request.body);
+        return reply.code(201).header('location', `${deps.config.baseUrl}/v1/webhooks/${webhook.id}`).send(webhook);
+      },
     );
 
     app.get(
       '/webhooks',
-      { schema: { tags, summary: 'List webhooks', querystring: ListQuery, response: { 200: WebhookList, ...errors } } },
+      {
+        schema: {
+          tags,
+          operationId: 'webhooks.list',
+          summary: 'List webhooks',
+          description:
+            'Your webhooks, newest first, paged with `limit` and `cursor`. The secret is shown only at creation and rotation.',
+          querystring: ListQuery,
+          response: { 200: WebhookList, ...errors },
+        },
+      },
       async (request) => listWebhooks(deps, accountOf(request), request.query),
     );
 
     app.get(
       '/webhooks/:webhook_id',
-      { schema: { tags, summary: 'Fetch a webhook', params: WebhookParams, response: { 200: WebhookSchema, ...errors } } },
+      {
+        schema: {
+          tags,
+          operationId: 'webhooks.get',
+          summary: 'Fetch a webhook',
+          description: 'One webhook: its URL, events, status and failure count.',
+          params: WebhookParams,
+          response: { 200: WebhookSchema, ...errors },
+        },
+      },
       async (request) => getWebhook(deps, accountOf(request), request.params.webhook_id),
     );
 
@@ -66,6 +89,7 @@ export const webhooksRoutes =
         config: { audit: 'webhook.updated' },
         schema: {
           tags,
+          operationId: 'webhooks.update',
           summary: 'Update a webhook',
           description: 'Re-enabling a disabled webhook is a dashboard action, not done here.',
           params: WebhookParams,
@@ -80,7 +104,14 @@ export const webhooksRoutes =
       '/webhooks/:webhook_id',
       {
         config: { audit: 'webhook.deleted' },
-        schema: { tags, summary: 'Delete a webhook', params: WebhookParams, response: { 200: DeletedWebhook, ...errors } },
+        schema: {
+          tags,
+          operationId: 'webhooks.delete',
+          summary: 'Delete a webhook',
+          description: 'No further deliveries are made to it.',
+          params: WebhookParams,
+          response: { 200: DeletedWebhook, ...errors },
+        },
       },
       async (request) => deleteWebhook(deps, accountOf(request), request.params.webhook_id),
     );
@@ -91,6 +122,7 @@ export const webhooksRoutes =
         config: { audit: 'webhook.secret_rotated' },
         schema: {
           tags,
+          operationId: 'webhooks.rotateSecret',
           summary: 'Rotate the signing secret',
           description: 'Returns the new secret. The previous secret keeps signing alongside it for 24 hours.',
           params: WebhookParams,
@@ -106,6 +138,7 @@ export const webhooksRoutes =
         config: { audit: 'webhook.test_sent' },
         schema: {
           tags,
+          operationId: 'webhooks.test',
           summary: 'Send a test event',
           description: 'Sends a signed `webhook.test` event now and returns the delivery with the attempt result.',
           params: WebhookParams,
@@ -120,6 +153,7 @@ export const webhooksRoutes =
       {
         schema: {
           tags,
+          operationId: 'webhooks.listDeliveries',
           summary: 'List deliveries',
           description: 'Newest first; each delivery lists its attempts (time, response status, duration, error, first 2 KB).',
           params: WebhookParams,
@@ -136,6 +170,7 @@ export const webhooksRoutes =
         config: { audit: 'webhook.delivery_redelivered' },
         schema: {
           tags,
+          operationId: 'webhooks.redeliver',
           summary: 'Redeliver',
           description: 'Sends the delivery again now (same body, same `webhook-id`) and returns it with the new attempt.',
           params: DeliveryParams,

@@ -64,13 +64,13 @@ export type WebhookWithSecret = Static<typeof WebhookWithSecret>;
 
 export const CreateWebhookBody = Type.Object(
   { url: Url, events: Events, description: Type.Optional(Description) },
-  { additionalProperties: false },
+  { title: 'CreateWebhook', additionalProperties: false },
 );
 export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
 
 export const UpdateWebhookBody = Type.Object(
   { url: Type.Optional(Url), events: Type.Optional(Events), description: Type.Optional(Description) },
-  { additionalProperties: false },
+  { title: 'UpdateWebhook', additionalProperties: false },
 );
 export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
 
@@ -85,13 +85,16 @@ export const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const WebhookList = Type.Object({
-  data: Type.Array(Webhook),
-  has_more: Type.Boolean(),
-  next_cursor: Nullable(Type.String()),
-});
+export const WebhookList = Type.Object(
+  {
+    data: Type.Array(Webhook),
+    has_more: Type.Boolean(),
+    next_cursor: Nullable(Type.String()),
+  },
+  { title: 'WebhookList' },
+);
 
-export const DeletedWebhook = Type.Object({ deleted: Type.Literal(true), id: Type.String() });
+export const DeletedWebhook = Type.Object({ deleted: Type.Literal(true), id: Type.String() }, { title: 'DeletedWebhook' });
 
 export const Attempt = Type.Object(
   {
@@ -137,8 +140,11 @@ export const Delivery = Type.Object(
 );
 export type Delivery = Static<typeof Delivery>;
 
-export const DeliveryList = Type.Object({
-  data: Type.Array(Delivery),
-  has_more: Type.Boolean(),
-  next_cursor: Nullable(Type.String()),
-});
+export const DeliveryList = Type.Object(
+  {
+    data: Type.Array(Delivery),
+    has_more: Type.Boolean(),
+    next_cursor: Nullable(Type.String()),
+  },
+  { title: 'WebhookDeliveryList' },
+);
