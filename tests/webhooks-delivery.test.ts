@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
+import { verifyWebhook } from '@voicename/sdk';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_AUTOMATIC_ATTEMPTS, RETRY_DELAYS_MS } from '../src/features/webhooks/delivery.js';
 import { claimDueDeliveries } from '../src/features/webhooks/repo.js';
 import { enableWebhook, purgeWebhookLogs } from '../src/features/webhooks/service.js';
 import { ManualClock } from '../src/lib/clock.js';
-import { verifyWebhook } from '../src/sdk/verify-webhook.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 import { accountIdOf, deliverDue, dispatchDue, recordingData, recordTestEvent } from './helpers/webhooks.js';

@@ -1,9 +1,9 @@
 /**
  * Verifies a voicename webhook delivery on the receiving side. Self-contained (node:crypto
- * only) so it can be copied into any Node receiver.
+ * only) so it can also be copied into any Node receiver.
  *
- *   import { verifyWebhook } from 'voicename/verify-webhook';
- *   const event = verifyWebhook({ secret: process.env.VOICENAME_WEBHOOK_SECRET, headers: req.headers, body: rawBody });
+ *   import { verifyWebhook } from '@voicename/sdk';
+ *   const { event } = verifyWebhook({ secret: process.env.VOICENAME_WEBHOOK_SECRET, headers: req.headers, body: rawBody });
  *
  * Pass the raw body bytes exactly as received (never re-serialised JSON). Checks:
  * - Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`) when
