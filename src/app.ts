@@ -11,6 +11,7 @@ import type { Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { collectionsRoutes } from './features/collections/routes.js';
 import { dashboardRoutes } from './features/dashboard/routes.js';
+import { docsRoutes } from './features/docs/routes.js';
 import { recorderRoutes } from './features/recordings/recorder-routes.js';
 import { recordingsRoutes } from './features/recordings/routes.js';
 import { usersRoutes } from './features/users/routes.js';
@@ -91,6 +92,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerAuditLog(app, deps);
 
   await registerOpenApi(app, config, apiDocumentContributions(deps));
+  await app.register(docsRoutes(deps));
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {

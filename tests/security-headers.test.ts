@@ -107,13 +107,19 @@ describe('page security headers', () => {
     expectNotFrameable(gone.headers);
   });
 
-  it('API reference (/docs): Swagger UI keeps its own CSP, framing refused', async () => {
-    const res = await get('/docs/');
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['x-frame-options']).toBe('DENY');
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
-    expect(res.headers['content-security-policy']).not.toContain("frame-ancestors 'self'");
+  it('docs (/docs): guides without script, the API reference with scripts from this origin only', async () => {
+    for (const url of ['/docs', '/docs/quick-start', '/docs/no-such-guide']) {
+      const res = await get(url);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expectNotFrameable(res.headers);
+      expect(res.headers['content-security-policy']).not.toContain('script-src');
+    }
+    const reference = await get('/docs/reference');
+    expectNotFrameable(reference.headers);
+    expect(reference.headers['content-security-policy']).toContain("script-src 'self';");
+    expect(reference.headers['content-security-policy']).not.toContain("'unsafe-eval'");
+    // BASE_URL is plain http here: nothing may be upgraded to https (that left the old docs blank).
+    expect(reference.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
   });
 });
 

@@ -8,8 +8,8 @@
 export interface PageSecurity {
   /**
    * The page's Content-Security-Policy directives, without `frame-ancestors` (added here from
-   * `frameable`). Null when the page's framework writes its own policy (Swagger UI hashes its
-   * inline scripts).
+   * `frameable`). Null when a page writes its own policy (none does since the API reference moved
+   * from Swagger UI to Scalar, whose policy is written in features/docs like every other page's).
    */
   csp: readonly string[] | null;
   /** Whether any site may frame the page. Only the embed widget is; every other page refuses. */

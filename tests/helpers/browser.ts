@@ -9,6 +9,11 @@ import { chromium } from './binaries.js';
 export interface LaunchOptions {
   /** WAV file the fake microphone plays (Chromium loops it). */
   fakeMicrophoneWav?: string;
+  /**
+   * Host names the browser resolves to loopback, so a page can be served under a plain-HTTP name
+   * that is not `localhost` (browsers treat localhost as a secure context; other names are not).
+   */
+  loopbackHosts?: string[];
 }
 
 /**
@@ -42,6 +47,9 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
       '--use-fake-device-for-media-stream',
       `--use-file-for-fake-audio-capture=${options.fakeMicrophoneWav}`,
     );
+  }
+  if (options.loopbackHosts?.length) {
+    args.push(`--host-resolver-rules=${options.loopbackHosts.map((host) => `MAP ${host} 127.0.0.1`).join(', ')}`);
   }
   return playwrightChromium.launch({ executablePath: binary.executablePath, headless: true, args });
 }

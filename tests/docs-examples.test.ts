@@ -1,0 +1,182 @@
+/**
+ * The guides' examples, run as written against a real server, so a wrong example fails CI.
+ *
+ * The convention (also in docs/README.md): every fenced block whose info string starts with `sh`,
+ * `bash` or `shell` runs, and so does every `ts` block, unless the info string also says `no-run`
+ * (```sh no-run): fragments, placeholders, other hosts. One guide's blocks run in order in one
+ * bash process (`set -euo pipefail`), so a block may use the shell variables of the blocks before
+ * it; `ts` blocks run there too, as `node --import tsx <block>.ts`, and see the exported variables
+ * (`@voicename/sdk` resolves to packages/sdk/src through tsconfig.json's `paths`, so SDK examples
+ * run against the checkout's SDK, built or not).
+ * Each guide starts with a fresh account: `$API_KEY` (its key) and `$BASE_URL` (the server) are
+ * set, the literal `http://localhost:3000` of the guides is this test's server, and the example
+ * receiver `https://hooks.example.com` is a local webhook receiver. The working directory is a new
+ * directory under the checkout's `.tmp/` (so `npm run --silent cli -- …` finds the project) that
+ * holds `name.wav`, a short recording of a name. Every `curl` must fail on an HTTP error (`-f`,
+ * `--fail`, `--fail-with-body`) or print the status for the example to check (`-w '%{http_code}'`).
+ * docs/deploy.md is not run here: tests/deploy-doc.test.ts runs it with a production server.
+ *
+ * bash and curl are the reader's tools, not programs under test: like deploy-doc.test.ts, the
+ * pass that hides the system's programs (VOICENAME_HIDE_SYSTEM_BINARIES) gets the system
+ * directories back on PATH for them. Without bash or curl on the machine the file is skipped.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { marked, type Token } from 'marked';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findOnPath } from '../src/lib/executables.js';
+import { startTestServer, type TestApp } from './helpers/app.js';
+import { speechWav } from './helpers/audio.js';
+import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
+
+const DOCS = 'docs';
+const NOT_HERE = new Set(['deploy.md', 'README.md']);
+const SHELL = new Set(['sh', 'bash', 'shell']);
+const TYPESCRIPT = new Set(['ts', 'typescript']);
+
+interface Block {
+  kind: 'sh' | 'ts';
+  body: string;
+  line: number;
+}
+
+/** Runnable blocks of one guide, in order (inside lists and quotes too). */
+export function runnableBlocks(markdown: string): Block[] {
+  const blocks: Block[] = [];
+  const visit = (tokens: Token[]) => {
+    for (const token of tokens) {
+      if (token.type === 'code') {
+        const info = ((token as { lang?: string }).lang ?? '').trim().split(/\s+/);
+        const lang = info[0] ?? '';
+        if (info.includes('no-run') || !(SHELL.has(lang) || TYPESCRIPT.has(lang))) continue;
+        const at = markdown.indexOf(token.raw);
+        blocks.push({
+          kind: SHELL.has(lang) ? 'sh' : 'ts',
+          body: (token as { text: string }).text,
+          line: markdown.slice(0, at).split('\n').length,
+        });
+      }
+      const children = (token as { tokens?: Token[]; items?: Token[] }).tokens ?? (token as { items?: Token[] }).items;
+      if (children) visit(children);
+    }
+  };
+  visit(marked.lexer(markdown));
+  return blocks;
+}
+
+/** `curl` commands (continuation lines joined) that would not fail on an HTTP error. */
+export function curlsWithoutFail(body: string): string[] {
+  const commands = body.replace(/\\\n/g, ' ').split('\n');
+  return commands
+    .flatMap((line) => line.replace(/#.*$/, '').split(/\||;|&&/))
+    .filter((command) => /(^|\s|\$\()curl\s/.test(command))
+    .filter((command) => !/\s(-[a-zA-Z]*f[a-zA-Z]*|--fail|--fail-with-body)(\s|$)/.test(command))
+    .filter((command) => !/%\{(http_code|response_code)\}/.test(command));
+}
+
+const guides = fs
+  .readdirSync(DOCS)
+  .filter((file) => file.endsWith('.md') && !NOT_HERE.has(file))
+  .sort()
+  .map((file) => ({ file, blocks: runnableBlocks(fs.readFileSync(path.join(DOCS, file), 'utf8')) }))
+  .filter((guide) => guide.blocks.length > 0);
+
+// The reader's shell and curl, even where the test run hides the system's programs.
+const PATH = [process.env.PATH ?? '', '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter);
+const bash = findOnPath('bash', PATH);
+const curl = findOnPath('curl', PATH);
+const missing = !bash || !curl ? `no ${bash ? 'curl' : 'bash'} on this machine` : null;
+
+let t: TestApp & { url: string };
+let receiver: Receiver;
+const root = process.cwd();
+const workDirs: string[] = [];
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  // Webhooks to the local receiver (plain http on loopback) are allowed, as in local development.
+  t = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+});
+afterAll(async () => {
+  await t?.close();
+  await receiver?.close();
+  for (const dir of workDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function rewrite(text: string): string {
+  return text.replaceAll('http://localhost:3000', t.url).replaceAll('https://hooks.example.com', receiver.url);
+}
+
+/** One guide's blocks as one bash script; each block announces itself on stderr, so a failure names its block. */
+function script(file: string, blocks: Block[], dir: string): string {
+  const parts = ['set -euo pipefail'];
+  blocks.forEach((block, i) => {
+    parts.push(`echo "### ${file}:${block.line}" >&2`);
+    if (block.kind === 'sh') {
+      parts.push(rewrite(block.body));
+    } else {
+      const source = path.join(dir, `block-${i + 1}.ts`);
+      fs.writeFileSync(source, rewrite(block.body));
+      parts.push(`node --import tsx ${JSON.stringify(source)}`);
+    }
+  });
+  return `${parts.join('\n')}\n`;
+}
+
+function run(source: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bash as string, ['-c', source], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, out, err }));
+  });
+}
+
+describe.skipIf(missing !== null)(`the guides' examples run as written${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  it('finds the quick start among the guides with examples', () => {
+    expect(guides.map((g) => g.file)).toContain('quick-start.md');
+  });
+
+  it.each(guides.map((g) => [g.file, g] as const))(
+    '%s',
+    async (_file, guide) => {
+      for (const block of guide.blocks.filter((b) => b.kind === 'sh')) {
+        expect(curlsWithoutFail(block.body), `${guide.file}:${block.line}: curl must fail on HTTP errors`).toEqual([]);
+      }
+      fs.mkdirSync(path.join(root, '.tmp'), { recursive: true });
+      const dir = fs.mkdtempSync(path.join(root, '.tmp', `docs-examples-${path.basename(guide.file, '.md')}-`));
+      workDirs.push(dir);
+      fs.copyFileSync(speechWav('Siobhan Ni Bhriain', 'docs-name'), path.join(dir, 'name.wav'));
+      const { key } = await t.newAccount();
+      const env = t.childEnv({ PATH, API_KEY: key, BASE_URL: t.url, LOG_LEVEL: 'silent' });
+      const result = await run(script(guide.file, guide.blocks, dir), dir, env);
+      const failedAt = result.err.match(/### (\S+)\n(?![\s\S]*### )/)?.[1] ?? guide.file;
+      expect(result.code, `${failedAt} failed:\n${result.err}\n--- stdout:\n${result.out}`).toBe(0);
+    },
+    180_000,
+  );
+});
+
+describe('the runner itself', () => {
+  it('runs sh, bash and ts blocks unless marked no-run, and finds blocks inside lists', () => {
+    const blocks = runnableBlocks(
+      ['```sh', 'a', '```', '```bash no-run', 'b', '```', '- item', '', '  ```ts', '  c', '  ```', '```json', '{}', '```'].join(
+        '\n',
+      ),
+    );
+    expect(blocks.map((b) => [b.kind, b.body])).toEqual([
+      ['sh', 'a'],
+      ['ts', 'c'],
+    ]);
+  });
+
+  it('insists that curl fails on HTTP errors', () => {
+    expect(curlsWithoutFail('curl -fsS "$BASE_URL/x"\nX=$(curl --fail -s y | json id)')).toEqual([]);
+    expect(curlsWithoutFail("curl -s -o /dev/null -w '%{http_code}' x")).toEqual([]);
+    expect(curlsWithoutFail('curl -s "$BASE_URL/x" \\\n  -H "A: b"')).toHaveLength(1);
+  });
+});
