@@ -87,6 +87,17 @@ export function agentPaths(context: EntitiesContext) {
           `or \`Payment-Authorization: mpp; reference="<mpp_instruction.reference>"\`. Rules: ${urls.schema}.`,
         security: [],
         'x-payment-info': paymentInfo(context),
+        parameters: [
+          {
+            name: 'Payment-Authorization',
+            in: 'header',
+            required: false,
+            description:
+              'The paid retry: `mpp; reference="<mpp_instruction.reference>"` (the reference flow), or ' +
+              '`Payment <credential>` (a standard MPP credential, also accepted in `Authorization`).',
+            schema: { type: 'string', maxLength: 8192 },
+          },
+        ],
         requestBody: {
           required: true,
           content: { 'application/json': { schema: GenerateBody, example: EXAMPLE_REQUEST } },

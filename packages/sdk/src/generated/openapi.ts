@@ -6645,7 +6645,10 @@ export interface operations {
   'entities.generate': {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The paid retry: `mpp; reference="<mpp_instruction.reference>"` (the reference flow), or `Payment <credential>` (a standard MPP credential, also accepted in `Authorization`). */
+        'Payment-Authorization'?: string;
+      };
       path?: never;
       cookie?: never;
     };
