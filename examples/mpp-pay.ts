@@ -3,6 +3,9 @@
  * sandbox method voicename ships: one call, the 402 is paid and retried for you.
  *
  *   npx tsx examples/mpp-pay.ts http://localhost:3000 "Orbit Concierge"
+ *
+ * Exits 0 once the profile is published, 1 otherwise (an answer other than 200, or a payment that
+ * failed: a declined card makes `mppx.fetch` throw).
  */
 import { Receipt } from 'mppx';
 import { Mppx } from 'mppx/client';
@@ -22,4 +25,9 @@ const response = await mppx.fetch(`${site}/api/entities/generate`, {
   }),
 });
 console.log(response.status, JSON.stringify(await response.json(), null, 2));
-if (response.ok) console.log('receipt', Receipt.fromResponse(response));
+if (response.status !== 200) {
+  // Not published (refused, not paid, a failure after payment): say so to the shell too.
+  console.error(`not published: ${site} answered ${response.status}`);
+  process.exit(1);
+}
+console.log('receipt', Receipt.fromResponse(response));

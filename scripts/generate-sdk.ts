@@ -54,6 +54,8 @@ export async function loadOpenApiDocument(): Promise<OpenAPI3> {
 export async function generateSdkTypes(): Promise<string> {
   const document = await loadOpenApiDocument();
   const ast = await openapiTS(document, {
+    // A field with a default is optional in a request: the API fills it in.
+    defaultNonNullable: false,
     silent: true,
     // Binary bodies (`format: binary`: audio uploads, file downloads) as `Blob`, what fetch sends and
     // `parseAs: 'blob'` returns, rather than the `string` openapi-typescript assumes.

@@ -15,6 +15,10 @@
  * holds `name.wav`, a short recording of a name. Every `curl` must fail on an HTTP error (`-f`,
  * `--fail`, `--fail-with-body`) or print the status for the example to check (`-w '%{http_code}'`).
  * docs/deploy.md is not run here: tests/deploy-doc.test.ts runs it with a production server.
+ * Running is not type-checking (tsx strips the types): the runnable `ts` blocks of every guide and
+ * of README.md are also compiled, as one TypeScript program with the root tsconfig.json (strict,
+ * `paths` for `@voicename/sdk` and `voicename/mpp-sandbox`), and a type error fails with its
+ * guide's file:line.
  *
  * bash and curl are the reader's tools, not programs under test: like deploy-doc.test.ts, the
  * pass that hides the system's programs (VOICENAME_HIDE_SYSTEM_BINARIES) gets the system
@@ -24,6 +28,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { marked, type Token } from 'marked';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOnPath } from '../src/lib/executables.js';
 import { startTestServer, type TestApp } from './helpers/app.js';
@@ -161,6 +166,65 @@ describe.skipIf(missing !== null)(`the guides' examples run as written${missing 
   );
 });
 
+/** Where a block's file came from, to report type errors at the guide's own line. */
+interface Origin {
+  file: string;
+  line: number;
+}
+
+/**
+ * Type-checks TypeScript blocks as one program with the root tsconfig's options. Each block is
+ * its own module (a .ts file under the checkout's .tmp/, where `"type": "module"` applies), so
+ * blocks do not share names. Returns `file:line: message` for each error in a block.
+ */
+export function typeErrors(blocks: { origin: Origin; body: string }[]): string[] {
+  fs.mkdirSync(path.join(root, '.tmp'), { recursive: true });
+  const dir = fs.mkdtempSync(path.join(root, '.tmp', 'docs-typecheck-'));
+  try {
+    const origins = new Map<string, Origin>();
+    blocks.forEach(({ origin, body }, i) => {
+      const file = path.join(dir, `${path.basename(origin.file, '.md')}-${i + 1}.ts`);
+      fs.writeFileSync(file, body);
+      origins.set(path.resolve(file), origin);
+    });
+    const configFile = ts.readConfigFile(path.join(root, 'tsconfig.json'), (f) => ts.sys.readFile(f));
+    const { options } = ts.parseJsonConfigFileContent(configFile.config, ts.sys, root);
+    const program = ts.createProgram([...origins.keys()], { ...options, noEmit: true });
+    return ts
+      .getPreEmitDiagnostics(program)
+      .filter((d) => !d.file || origins.has(path.resolve(d.file.fileName)))
+      .map((d) => {
+        const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
+        if (!d.file || d.start === undefined) return message;
+        const origin = origins.get(path.resolve(d.file.fileName)) as Origin;
+        // Line 0 of a block is the line after its opening fence.
+        const { line } = d.file.getLineAndCharacterOfPosition(d.start);
+        return `${origin.file}:${origin.line + 1 + line}: TS${d.code} ${message}`;
+      });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("the guides' TypeScript examples typecheck", () => {
+  it('every runnable ts block of docs/*.md and README.md, as one program', () => {
+    const files = [
+      ...fs
+        .readdirSync(DOCS)
+        .filter((file) => file.endsWith('.md') && file !== 'README.md')
+        .map((file) => path.join(DOCS, file)),
+      'README.md',
+    ];
+    const blocks = files.flatMap((file) =>
+      runnableBlocks(fs.readFileSync(file, 'utf8'))
+        .filter((block) => block.kind === 'ts')
+        .map((block) => ({ origin: { file, line: block.line }, body: block.body })),
+    );
+    expect(blocks.length).toBeGreaterThan(0);
+    expect(typeErrors(blocks)).toEqual([]);
+  }, 120_000);
+});
+
 describe('the runner itself', () => {
   it('runs sh, bash and ts blocks unless marked no-run, and finds blocks inside lists', () => {
     const blocks = runnableBlocks(
@@ -179,4 +243,11 @@ describe('the runner itself', () => {
     expect(curlsWithoutFail("curl -s -o /dev/null -w '%{http_code}' x")).toEqual([]);
     expect(curlsWithoutFail('curl -s "$BASE_URL/x" \\\n  -H "A: b"')).toHaveLength(1);
   });
+
+  it('reports type errors at the line of the guide', () => {
+    const errors = typeErrors([
+      { origin: { file: 'docs/x.md', line: 10 }, body: "export const ok = 1;\nexport const n: number = 'one';\n" },
+    ]);
+    expect(errors).toEqual([expect.stringMatching(/^docs\/x\.md:12: TS2322 /)]);
+  }, 60_000);
 });

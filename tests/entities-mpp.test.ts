@@ -148,6 +148,19 @@ describe('an mppx client pays with the shipped sandbox method', () => {
     expect(stdout).toMatch(/receipt \{\n {2}method: 'sandbox'/);
   }, 90_000);
 
+  it('the documented example exits non-zero when nothing is published', async () => {
+    // A name without a letter or digit is refused (400) before any payment.
+    const failed = await run(process.execPath, ['--import', 'tsx', 'examples/mpp-pay.ts', server.url, '!!!'], {
+      timeout: 60_000,
+    }).then(
+      () => null,
+      (err: { code?: number; stdout?: string; stderr?: string }) => err,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stdout).toMatch(/^400 \{/);
+    expect(failed?.stderr).toContain('not published');
+  }, 90_000);
+
   it('mppx validate passes discovery, the challenge and error handling (it has no payer for sandbox)', async () => {
     const { stdout } = await run(
       process.execPath,

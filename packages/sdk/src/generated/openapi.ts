@@ -1047,7 +1047,7 @@ export interface components {
        * @description Also invite people invited in the last 24 hours (skipped otherwise).
        * @default false
        */
-      resend: boolean;
+      resend?: boolean;
     };
     /** CreateUser */
     CreateUser: {
