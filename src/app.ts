@@ -90,6 +90,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
   app.decorateRequest('auth', null);
   registerAuditLog(app, deps);
+  app.addHook('onReady', () => deps.rateLimits.ready());
 
   await registerOpenApi(app, config, apiDocumentContributions(deps));
   await app.register(docsRoutes(deps));
