@@ -125,9 +125,9 @@ for (const size of SIZES) {
     await download(baseline.url, baseline.pid as number);
     const exportUrl = `${app.url}/v1/collections/${seeded.collectionId}/export?format=zip`;
     const auth = { authorization: `Bearer ${seeded.key}` };
-    await download(exportUrl, app.pid as number, auth);
+    await download(exportUrl, app.pid, auth);
     const bare = await download(baseline.url, baseline.pid as number);
-    const zip = await download(exportUrl, app.pid as number, auth);
+    const zip = await download(exportUrl, app.pid, auth);
     line(`stream ${size.toLocaleString('en')} MP3s, no ZIP (baseline)`, bare, 1);
     line(`ZIP export of ${size.toLocaleString('en')} recordings`, zip, zip.ms / bare.ms);
   } finally {

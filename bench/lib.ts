@@ -59,13 +59,20 @@ export async function measure(name: string, options: LoadOptions): Promise<Measu
 
 /** Starts a child process (TypeScript through tsx unless `built`) and waits until `url` answers. */
 async function startProcess(args: string[], env: Record<string, string>, url: string, built = false): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...(built ? [] : ['--import', 'tsx']), ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  return waitUntilAnswering(
+    spawn(process.execPath, [...(built ? [] : ['--import', 'tsx']), ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    }),
+    args.join(' '),
+    url,
+  );
+}
+
+async function waitUntilAnswering(child: ChildProcess, name: string, url: string): Promise<ChildProcess> {
   const deadline = Date.now() + 300_000; // a first `npm start` builds dist/ (about 40 s)
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
     try {
       await fetch(url, { redirect: 'manual' });
       return child;
@@ -73,8 +80,45 @@ async function startProcess(args: string[], env: Record<string, string>, url: st
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  throw new Error(`timed out starting ${args.join(' ')}`);
+  throw new Error(`timed out starting ${name}`);
 }
+
+/** The process `pid` and all its descendants (read from /proc: Linux only). */
+export function processTree(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // `pid (comm) state ppid …`: the command may hold spaces and parentheses, so split after the last `)`.
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...(parents.get(tree[i] as number) ?? []));
+  return tree;
+}
+
+/** Resident memory of one process in MB (0 once it has ended). */
+export function rssMb(pid: number): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+const commandOf = (pid: number) => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return [];
+  }
+};
 
 async function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
@@ -121,11 +165,17 @@ export async function blobStreamServer(listFile: string) {
 }
 
 /**
- * The real server in its own process, as `npm start` runs it (the built dist/main.js, built first
- * if src/ is newer; SQLite; in-process worker off so only HTTP is measured), on a temporary data directory. `seed` runs first, in this process,
- * against the same database, with the same services the API uses.
+ * The real server in its own process, as `node scripts/start.mjs` runs it (the built dist/main.js,
+ * built first if src/ is newer; SQLite; in-process worker off so only HTTP is measured, unless
+ * `env` turns it on), on a temporary data directory. `seed` runs first, in this process, against
+ * the same database, with the same services the API uses. With `via: 'npm'` it is started by
+ * `npm start` instead: `pid` is then npm's, and `serverPid` the Node process running the server.
  */
-export async function benchApp(seed: (deps: Deps) => Promise<void>, env: Record<string, string> = {}) {
+export async function benchApp(
+  seed: (deps: Deps) => Promise<void>,
+  env: Record<string, string> = {},
+  options: { via?: 'node' | 'npm' } = {},
+) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-bench-'));
   const port = freePortNumber();
   const url = `http://127.0.0.1:${port}`;
@@ -146,12 +196,36 @@ export async function benchApp(seed: (deps: Deps) => Promise<void>, env: Record<
   await migrateToLatest(deps.db);
   await seed(deps);
   await deps.db.close();
-  const child = await startProcess([path.join(BENCH_DIR, '..', 'scripts', 'start.mjs')], settings, `${url}/healthz`, true);
+  const root = path.join(BENCH_DIR, '..');
+  const child =
+    options.via === 'npm'
+      ? await waitUntilAnswering(
+          spawn('npm', ['start'], { cwd: root, env: { ...process.env, ...settings }, stdio: ['ignore', 'ignore', 'inherit'] }),
+          'npm start',
+          `${url}/healthz`,
+        )
+      : await startProcess([path.join(root, 'scripts', 'start.mjs')], settings, `${url}/healthz`, true);
+  const pid = child.pid as number;
+  // The Node process running scripts/start.mjs itself (not npm, not a `sh -c "node scripts/start.mjs"` between them).
+  const serverPid =
+    processTree(pid).find((each) => {
+      const [program = '', ...args] = commandOf(each);
+      return path.basename(program).startsWith('node') && args.some((arg) => arg.endsWith(path.join('scripts', 'start.mjs')));
+    }) ?? pid;
   return {
     url,
-    pid: child.pid,
+    pid,
+    serverPid,
     settings,
     async close() {
+      // The server is stopped directly (npm forwards SIGTERM too, but a shell may sit between them).
+      if (serverPid !== pid) {
+        const exited = new Promise<void>((resolve) => {
+          const poll = setInterval(() => rssMb(serverPid) === 0 && (clearInterval(poll), resolve()), 50);
+        });
+        process.kill(serverPid, 'SIGTERM');
+        await exited;
+      }
       await stopProcess(child);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

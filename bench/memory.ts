@@ -1,30 +1,42 @@
 /**
- * Memory of the server as `npm start` runs it (dist/main.js, one Node process): resident memory
- * idle after start, then its peak under `.mp3` redirect load over 10,000 play links (each token
- * cached once, as a long tail of embeds does), next to a bare node:http server's under the same
- * load. Goals: <= 150 MB idle, <= 300 MB under load. Run: npm run bench -- memory
+ * Memory of the server on the default configuration (SQLite, local disk, sandbox payments, the
+ * in-process worker, no tracing, no Redis), against the goals: <= 150 MB resident idle, <= 300 MB
+ * under load.
+ *
+ * - idle: `node scripts/start.mjs` (what docs/deploy.md runs: dist/main.js in that one process),
+ *   IDLE_SECONDS after it first answers;
+ * - idle under `npm start` (package.json passes `--max-semi-space-size=4`): the whole process
+ *   tree (npm, the shell it may start, the server), summed, and the server process alone;
+ * - peak of each server under `.mp3` redirect load over 10,000 play links (each token cached
+ *   once, as a long tail of embeds does), next to a bare node:http server's under the same load.
+ *
+ * Run: npm run bench -- memory (BENCH_SECONDS: load duration, default 10; BENCH_NODE_OPTIONS: extra
+ * flags for the server processes, e.g. `--max-semi-space-size=4`, to compare knobs).
  */
-import fs from 'node:fs';
 import autocannon from 'autocannon';
-import { bareServer, benchAccount, benchApp } from './lib.js';
+import { bareServer, benchAccount, benchApp, processTree, rssMb } from './lib.js';
 import { seedPlayLinks } from './seed.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const rssMb = (pid: number) => {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 5);
+const GOAL_IDLE_MB = 150;
+const GOAL_LOAD_MB = 300;
+/** The default configuration: only what the benchmark needs on top (a quiet log, no rate limit in the way). */
+const env = {
+  RUN_WORKER: 'true',
+  ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
 };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let tokens: string[] = [];
-const app = await benchApp(async (deps) => {
+const seed = async (deps: Parameters<Parameters<typeof benchApp>[0]>[0]) => {
   await benchAccount(deps, 'memory@example.com');
   tokens = (await seedPlayLinks(deps, 10_000)).tokens;
-});
-const bare = await bareServer({ status: 302, headers: { location: 'http://127.0.0.1/audio/a.mp3' }, body: '' });
+};
 
 async function peakUnderLoad(url: string, pid: number, paths: () => string) {
   let peak = rssMb(pid);
-  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 100);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 50);
   const result = await autocannon({
     url,
     connections: 50,
@@ -32,21 +44,49 @@ async function peakUnderLoad(url: string, pid: number, paths: () => string) {
     requests: [{ setupRequest: (request) => ({ ...request, path: paths() }) }],
   });
   clearInterval(sampler);
-  return { peak, rps: result.requests.average };
+  return { peak, rps: result.requests.average, errors: result.errors + result.timeouts + result.non2xx - result['3xx'] };
 }
 
-await new Promise((resolve) => setTimeout(resolve, 3000));
-const idle = rssMb(app.pid as number);
+// 1. `node scripts/start.mjs`: idle, then under load.
+const app = await benchApp(seed, env);
+await sleep(IDLE_SECONDS * 1000);
+const idle = rssMb(app.serverPid);
 const pick = () => `/p/${tokens[Math.floor(Math.random() * tokens.length)]}.mp3`;
-const loaded = await peakUnderLoad(app.url, app.pid as number, pick);
-const bareLoaded = await peakUnderLoad(bare.url, bare.pid as number, () => '/');
+const loaded = await peakUnderLoad(app.url, app.serverPid, pick);
 await app.close();
+
+// 2. `npm start` (which passes --max-semi-space-size=4): the process tree idle, then the server under load.
+const npm = await benchApp(seed, env, { via: 'npm' });
+await sleep(IDLE_SECONDS * 1000);
+const tree = processTree(npm.pid);
+const treeIdle = tree.reduce((sum, pid) => sum + rssMb(pid), 0);
+const npmServerIdle = rssMb(npm.serverPid);
+const npmLoaded = await peakUnderLoad(npm.url, npm.serverPid, pick);
+await npm.close();
+
+// 3. The baseline: a bare node:http server answering the same redirect.
+const bare = await bareServer({ status: 302, headers: { location: 'http://127.0.0.1/audio/a.mp3' }, body: '' });
+const bareLoaded = await peakUnderLoad(bare.url, bare.pid as number, () => '/');
 await bare.close();
 
+const verdict = (mb: number, goal: number) => (mb <= goal ? 'PASS' : `over by ${(mb - goal).toFixed(0)} MB`);
 console.log(
-  `server memory (node ${process.version}, SQLite, 10,000 play links, ${SECONDS} s of .mp3 redirects at 50 connections)`,
+  `server memory (node ${process.version}, default configuration: SQLite, disk, sandbox, in-process worker${
+    env.NODE_OPTIONS ? `, NODE_OPTIONS=${env.NODE_OPTIONS}` : ''
+  }; 10,000 play links; ${IDLE_SECONDS} s idle; ${SECONDS} s of .mp3 redirects at 50 connections)`,
 );
-console.log('| | RSS MB | requests/s |\n|---|---|---|');
-console.log(`| voicename idle (dist/main.js) | ${idle.toFixed(0)} | |`);
-console.log(`| voicename peak under load | ${loaded.peak.toFixed(0)} | ${loaded.rps.toFixed(0)} |`);
-console.log(`| bare node:http 302, peak under load | ${bareLoaded.peak.toFixed(0)} | ${bareLoaded.rps.toFixed(0)} |`);
+console.log('| | RSS MB | goal MB | | requests/s |\n|---|---|---|---|---|');
+console.log(`| idle, node scripts/start.mjs | ${idle.toFixed(0)} | ${GOAL_IDLE_MB} | ${verdict(idle, GOAL_IDLE_MB)} | |`);
+console.log(
+  `| idle, npm start tree (${tree.length} processes, summed) | ${treeIdle.toFixed(0)} | ${GOAL_IDLE_MB} | ${verdict(treeIdle, GOAL_IDLE_MB)} | |`,
+);
+console.log(`| idle, npm start: the server process alone | ${npmServerIdle.toFixed(0)} | | | |`);
+const loadRow = (name: string, run: typeof loaded) =>
+  console.log(
+    `| ${name} | ${run.peak.toFixed(0)} | ${GOAL_LOAD_MB} | ${verdict(run.peak, GOAL_LOAD_MB)} | ${run.rps.toFixed(0)}${
+      run.errors > 0 ? ` (${run.errors} errors)` : ''
+    } |`,
+  );
+loadRow('peak under redirect load, node scripts/start.mjs', loaded);
+loadRow('peak under redirect load, npm start', npmLoaded);
+console.log(`| bare node:http 302, peak under load | ${bareLoaded.peak.toFixed(0)} | | | ${bareLoaded.rps.toFixed(0)} |`);

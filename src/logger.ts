@@ -1,5 +1,8 @@
+import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+
+/** pino-pretty is for development on a terminal: loaded only when LOG_FORMAT asks for it. */
+const loadPretty = () => createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
 
 /**
  * Secrets never reach the logs: credentials and tokens are redacted wherever they appear in
@@ -38,7 +41,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   const stream =
     destination ??
     (format === 'pretty'
-      ? pretty({ colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true })
+      ? loadPretty()({ colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true })
       : undefined);
   return stream ? pino(options, stream) : pino(options);
 }

@@ -34,6 +34,8 @@ export class ImageRendererBusyError extends Error {
 }
 
 const WORKER_URL = new URL('./render-worker.mjs', import.meta.url);
+/** The render thread holds 25 MB and more (wasm, fonts): stopped after 10 minutes without a render, restarted by the next. */
+const IDLE_MS = 10 * 60_000;
 
 export interface RendererOptions {
   /** Bytes of PNG kept in memory (least recently used dropped first). */
@@ -59,7 +61,7 @@ export class WorkerImageRenderer implements ImageRenderer {
   private cachedBytes = 0;
 
   constructor(private readonly options: RendererOptions = {}) {
-    this.client = new WorkerClient(WORKER_URL, { name: 'image render', timeoutMs: options.timeoutMs ?? 10_000 });
+    this.client = new WorkerClient(WORKER_URL, { name: 'image render', timeoutMs: options.timeoutMs ?? 10_000, idleMs: IDLE_MS });
   }
 
   async png(picture: Picture): Promise<Buffer> {

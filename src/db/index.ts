@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { loadPg } from './pg.js';
 import type { Database } from './schema.js';
 import { type Checkpointer, startBackgroundCheckpoints } from './sqlite-checkpoint.js';
 
@@ -113,13 +113,11 @@ function withStatementCache(database: SQLite.Database): SQLite.Database {
   });
 }
 
-// Counts come back as strings from pg for bigint; our integers fit in JS numbers.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
-
 function openPostgres(url: string, options: OpenDbOptions): Kysely<Database> {
   const { schema } = options;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`bad schema name ${schema}`);
-  const pool = new pg.Pool({
+  const { Pool } = loadPg();
+  const pool = new Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),

@@ -1,4 +1,4 @@
-import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { Db } from './index.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_users_recordings.js';
@@ -58,5 +58,9 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   const migrator = new Migrator({ db: db.kysely, provider, ...(db.schema ? { migrationTableSchema: db.schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  // Migrating a new SQLite file writes a megabyte of log: copy it back now, before serving, so
+  // the checkpoint worker is not started for it (it starts when the log grows: sqlite-checkpoint.ts).
+  if (applied.length > 0 && db.dialect === 'sqlite') await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db.kysely);
+  return applied;
 }

@@ -11,10 +11,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from '../config.js';
 import type { Db } from './index.js';
+import { loadPg } from './pg.js';
 
 export type Topic = 'jobs' | 'play_links';
 
@@ -69,7 +70,8 @@ export function createNotifications(config: DatabaseConfig, db: Db, logger: Logg
 
   const listen = async () => {
     if (closed) return;
-    const connection = new pg.Client({ connectionString: config.url });
+    const { Client } = loadPg();
+    const connection = new Client({ connectionString: config.url });
     connection.on('error', (err) => logger.warn({ err }, 'notifications: the listening connection failed'));
     connection.on('end', () => {
       if (client !== connection) return; // a failed connect: its catch below schedules the retry

@@ -5,8 +5,11 @@
  *   dashboard's development mailbox instead of a real inbox.
  * - `smtp` (when SMTP_URL is set): sends through the relay with nodemailer.
  */
-import nodemailer from 'nodemailer';
+import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
+
+/** nodemailer (about 10 MB of resident memory) is loaded only when SMTP_URL is set. */
+const loadNodemailer = () => createRequire(import.meta.url)('nodemailer') as typeof import('nodemailer');
 
 export interface MailMessage {
   to: string;
@@ -73,6 +76,7 @@ export function createSmtpMailer(options: { url: string; from: string; timeoutMs
   const timeout = options.timeoutMs ?? 15_000;
   // Settings in the URL's query (e.g. ?tls.rejectUnauthorized=false) win over these defaults.
   // Pooled: a batch of invitations reuses a few connections instead of one handshake per message.
+  const nodemailer = loadNodemailer();
   const transport = nodemailer.createTransport({
     url: options.url,
     pool: true,

@@ -18,7 +18,7 @@
 import { promises as dns } from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 
 export interface OutboundRequest {
   url: string;
@@ -287,6 +287,8 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundRespon
       req.allowPrivate && req.lookup === undefined
         ? undefined
         : await resolvePublicAddressOrAllow(target.host, lookup, connectTimeoutMs, req.allowPrivate);
+    // undici (about 6 MB of resident memory) loads with the first outbound call, not at boot.
+    const { Agent, request } = await import('undici');
     const agent = pools.get(
       `${target.url.origin} ${pinned ?? '-'} ${connectTimeoutMs}`,
       () =>

@@ -5,7 +5,8 @@
  * it has loaded, then `{ id, error }` or `{ id, ...result }` per request.
  *
  * Speech synthesis and picture rendering use it: both are CPU-bound WebAssembly that must never
- * run on the event loop.
+ * run on the event loop. With `idleMs`, a worker that has had nothing to do for that long is
+ * stopped (its heap is tens of MB: ARCHITECTURE.md, "Start and stop"); the next request starts it again.
  */
 import { Worker } from 'node:worker_threads';
 
@@ -22,15 +23,17 @@ export class WorkerClient<Request extends object, Result extends object> {
   private ready: Promise<Worker> | null = null;
   private readonly pending = new Map<number, Pending<Result>>();
   private nextId = 1;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   /** `name` words the errors ("speech synthesis failed: …"). */
   constructor(
     private readonly script: URL,
-    private readonly options: { name: string; timeoutMs: number },
+    private readonly options: { name: string; timeoutMs: number; idleMs?: number },
   ) {}
 
   async request(request: Request): Promise<Result> {
     const worker = await this.start();
+    clearTimeout(this.idleTimer);
     const id = this.nextId++;
     return new Promise<Result>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -49,6 +52,7 @@ export class WorkerClient<Request extends object, Result extends object> {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.idleTimer);
     const worker = this.worker;
     this.worker = null;
     this.ready = null;
@@ -62,11 +66,15 @@ export class WorkerClient<Request extends object, Result extends object> {
       worker.unref();
       this.worker = worker;
       worker.on('message', (message: Answer<Result>) => {
-        if ('ready' in message && message.ready) return resolve(worker);
+        if ('ready' in message && message.ready) {
+          this.stopWhenIdle();
+          return resolve(worker);
+        }
         const entry = this.pending.get(message.id as number);
         if (!entry) return;
         this.pending.delete(message.id as number);
         clearTimeout(entry.timer);
+        this.stopWhenIdle();
         if ('error' in message && typeof message.error === 'string') {
           entry.reject(new Error(`${this.options.name} failed: ${message.error}`));
         } else entry.resolve(message as Result);
@@ -83,6 +91,17 @@ export class WorkerClient<Request extends object, Result extends object> {
     // A failed start is retried by the next request.
     this.ready.catch(() => undefined);
     return this.ready;
+  }
+
+  /** Stops the worker once it has had no request for `idleMs` (restarted by the next request). */
+  private stopWhenIdle(): void {
+    const { idleMs } = this.options;
+    if (idleMs === undefined || this.pending.size > 0) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.pending.size === 0) void this.close();
+    }, idleMs);
+    this.idleTimer.unref();
   }
 
   private reset(err: Error): void {

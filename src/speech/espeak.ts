@@ -7,6 +7,11 @@ import { WorkerClient } from '../lib/worker-client.js';
 import { type SpeechRequest, type SpeechResult, type SpeechSynthesizer, VOICE_STYLES } from './synthesizer.js';
 
 const WORKER_URL = new URL('./espeak-worker.mjs', import.meta.url);
+/**
+ * The engine's thread holds about 75 MB once loaded: stopped after 10 minutes without a request,
+ * so a burst of paid profiles does not keep it for good (a cold start adds about 0.5 s).
+ */
+const IDLE_MS = 10 * 60_000;
 
 interface WorkerRequest {
   text: string;
@@ -20,7 +25,11 @@ export class EspeakSynthesizer implements SpeechSynthesizer {
   private readonly client: WorkerClient<WorkerRequest, { mp3: Uint8Array; durationMs: number; voice: string }>;
 
   constructor(options: { timeoutMs?: number } = {}) {
-    this.client = new WorkerClient(WORKER_URL, { name: 'speech synthesis', timeoutMs: options.timeoutMs ?? 15_000 });
+    this.client = new WorkerClient(WORKER_URL, {
+      name: 'speech synthesis',
+      timeoutMs: options.timeoutMs ?? 15_000,
+      idleMs: IDLE_MS,
+    });
   }
 
   async synthesize(request: SpeechRequest): Promise<SpeechResult> {

@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { transformSync } from 'esbuild';
 import type { FastifyInstance } from 'fastify';
 
 export interface Asset {
@@ -25,6 +25,9 @@ export interface Assets {
   /** An asset by its source name, for the few served at a fixed address (`/favicon.ico`). */
   byName(name: string): Asset | undefined;
 }
+
+/** esbuild, loaded only when running from src/ (the built server reads scripts compiled by `npm run build`). */
+const loadEsbuild = () => createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
 
 const CLIENT_DIR = fileURLToPath(new URL('./client/', import.meta.url));
 const TYPES: Record<string, string> = {
@@ -45,7 +48,8 @@ export function loadAssets(dir: string = CLIENT_DIR): Assets {
     if (ext === '.ts') {
       if (entry.endsWith('.test.ts') || entry.endsWith('.d.ts')) continue;
       body = Buffer.from(
-        transformSync(source.toString('utf8'), { loader: 'ts', format: 'iife', target: 'es2020', minify: true }).code,
+        loadEsbuild().transformSync(source.toString('utf8'), { loader: 'ts', format: 'iife', target: 'es2020', minify: true })
+          .code,
       );
       ext = '.js';
     }

@@ -5,11 +5,13 @@
  * answer 405. The server card is at `/.well-known/mcp/server-card.json`.
  */
 import rateLimit from '@fastify/rate-limit';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { createMcpServer, MCP_PATH, serverCard } from './service.js';
+import { MCP_PATH, serverCard } from './card.js';
+
+/** The MCP SDK and zod load with the first `/mcp` request, not at boot (ARCHITECTURE.md, "Start and stop"). */
+const loadServer = () => Promise.all([import('./service.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]);
 
 export const mcpRoutes = (deps: Deps) => async (app: FastifyInstance) => {
   await app.register(rateLimit, {
@@ -23,6 +25,7 @@ export const mcpRoutes = (deps: Deps) => async (app: FastifyInstance) => {
   });
 
   app.post(MCP_PATH, { schema: { hide: true }, bodyLimit: 65_536 }, async (request, reply) => {
+    const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadServer();
     const server = createMcpServer(deps);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();

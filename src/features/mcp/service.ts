@@ -6,6 +6,7 @@
  * clients that pay them; the same call with `payment_reference`, or with an MPP credential in
  * `_meta`, publishes and carries the receipt). Resources: the request's JSON Schema and the agent guide.
  * Every call builds a fresh server (stateless Streamable HTTP), so nothing is kept between them.
+ * This module (with the SDK and zod) is loaded by the first `/mcp` request, not at boot.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
@@ -19,9 +20,7 @@ import { generateEntity } from '../entities/service.js';
 import { machineReadableProfile } from '../entities/views.js';
 import { metaOf, tokenFromPlayLinkUrl } from '../play-links/public-routes.js';
 import { resolvePlayLink } from '../play-links/service.js';
-
-export const MCP_PATH = '/mcp';
-const VERSION = '1.0.0';
+import { VERSION } from './card.js';
 
 type Json = Record<string, unknown>;
 const ok = (value: Json) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value) }], structuredContent: value });
@@ -141,19 +140,4 @@ export function createMcpServer(deps: Deps): McpServer {
   );
 
   return server;
-}
-
-/** The MCP server card (`/.well-known/mcp/server-card.json`): where and what the server is. */
-export function serverCard(deps: Deps): Json {
-  return {
-    name: 'voicename',
-    title: 'voicename: how names are said',
-    version: VERSION,
-    description: 'Publish agent profiles with spoken names (1.00 AUD each) and resolve play links to how a name is said.',
-    transport: { type: 'streamable-http', url: `${deps.config.siteUrl}${MCP_PATH}` },
-    authentication: { required: false },
-    tools: ['get_entity', 'hear_play_link', 'generate_entity'],
-    resources: [deps.entities.urls.schema],
-    documentation: `${deps.config.siteUrl}/llms.txt`,
-  };
 }

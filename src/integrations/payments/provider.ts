@@ -78,3 +78,6 @@ export interface PaymentProvider {
 
 /** The shape of payment intent ids we accept from clients (P13). */
 export const PAYMENT_INTENT_ID = /^pi_[A-Za-z0-9]{8,64}$/;
+
+/** Whether a Stripe secret (or restricted) key operates in live mode. */
+export const isLiveStripeKey = (key: string): boolean => key.startsWith('sk_live_') || key.startsWith('rk_live_');

@@ -10,6 +10,7 @@ import {
   type ChargeTokenInput,
   type CreateIntentInput,
   type IntentStatus,
+  isLiveStripeKey,
   type PaymentIntentView,
   type PaymentProvider,
   PaymentProviderError,
@@ -54,7 +55,7 @@ export class StripePaymentProvider implements PaymentProvider {
 
   constructor(config: Pick<Config, 'stripeSecretKey' | 'stripePublishableKey' | 'stripeApi'>) {
     if (!config.stripeSecretKey) throw new Error('StripePaymentProvider needs STRIPE_SECRET_KEY');
-    this.livemode = config.stripeSecretKey.startsWith('sk_live_') || config.stripeSecretKey.startsWith('rk_live_');
+    this.livemode = isLiveStripeKey(config.stripeSecretKey);
     this.publishableKey = config.stripePublishableKey;
     this.stripe = new Stripe(config.stripeSecretKey, {
       maxNetworkRetries: 2,
