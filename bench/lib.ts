@@ -112,6 +112,28 @@ export function rssMb(pid: number): number {
   }
 }
 
+/**
+ * The memory a process tree takes from the machine, in MB: every process's private pages, plus the
+ * pages they share counted once (the largest shared set among them; for npm and the server that is
+ * the Node executable and libraries, which summed RSS counts in every process).
+ */
+export function treeMemoryMb(pids: number[]): number {
+  let privateKb = 0;
+  let sharedKb = 0;
+  for (const pid of pids) {
+    let rollup = '';
+    try {
+      rollup = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    } catch {
+      continue; // ended while we looked
+    }
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? 0);
+    privateKb += field('Private_Clean') + field('Private_Dirty');
+    sharedKb = Math.max(sharedKb, field('Shared_Clean') + field('Shared_Dirty'));
+  }
+  return (privateKb + sharedKb) / 1024;
+}
+
 const commandOf = (pid: number) => {
   try {
     return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
