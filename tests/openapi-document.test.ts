@@ -94,6 +94,14 @@ describe('the API document generated clients are built from', () => {
     }
   });
 
+  it('declares X-Request-Id on the answers of every route, public ones included', () => {
+    for (const { path, method, operation } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        expect(Object.keys(response.headers ?? {}), `${method} ${path} ${status}`).toContain('X-Request-Id');
+      }
+    }
+  });
+
   it('serves /v1 and /p from BASE_URL and the agent API and site documents from SITE_URL', () => {
     expect(document.servers).toEqual([expect.objectContaining({ url: 'https://api.voicename.test' })]);
     for (const path of ['/v1/collections', '/p/{token}/meta', '/p/{token}.mp3', '/oembed']) {

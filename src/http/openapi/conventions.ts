@@ -90,3 +90,14 @@ export function applyV1Conventions(method: string, operation: Operation): void {
     }
   }
 }
+
+/**
+ * Every answer of this service carries `X-Request-Id`, public routes and the agent API included.
+ * Responses are copied, not changed: features share response objects with their own documents.
+ */
+export function addRequestIdHeader(operation: Operation): void {
+  const responses = operation.responses ?? {};
+  for (const [status, response] of Object.entries(responses)) {
+    responses[status] = { ...response, headers: { ...ref('X-Request-Id'), ...(response.headers as object | undefined) } };
+  }
+}

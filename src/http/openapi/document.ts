@@ -4,7 +4,7 @@
  * webhooks, tags, and named schemas in `components.schemas`.
  */
 import { hoistNamedSchemas } from './components.js';
-import { applyV1Conventions, SHARED_HEADERS } from './conventions.js';
+import { addRequestIdHeader, applyV1Conventions, SHARED_HEADERS } from './conventions.js';
 
 export interface DocumentContributions {
   /** Path items of routes Fastify does not describe (public pages' JSON, the agent API). */
@@ -33,7 +33,9 @@ export function completeDocument(document: Document, urls: DocumentUrls, extra: 
   const paths: Document['paths'] = { ...document.paths, ...(extra.paths as Document['paths']) };
   for (const [path, item] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(item)) {
-      if (METHODS.has(method) && path.startsWith('/v1/')) applyV1Conventions(method, operation);
+      if (!METHODS.has(method)) continue;
+      if (path.startsWith('/v1/')) applyV1Conventions(method, operation);
+      else addRequestIdHeader(operation);
     }
     if (!servedFromBase(path)) {
       item.servers = [{ url: urls.siteUrl, description: 'SITE_URL: the public site and the agent API' }] as never;

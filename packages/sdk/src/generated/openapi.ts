@@ -6509,6 +6509,7 @@ export interface operations {
       /** @description The metadata. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           /** @description `*` */
           'Access-Control-Allow-Origin'?: string;
           [name: string]: unknown;
@@ -6520,6 +6521,7 @@ export interface operations {
       /** @description No active play link with this token. */
       404: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6529,6 +6531,7 @@ export interface operations {
       /** @description The person was erased. */
       410: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6552,6 +6555,7 @@ export interface operations {
       /** @description Redirect to the MP3. */
       302: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           /** @description The MP3 URL. */
           Location?: string;
           [name: string]: unknown;
@@ -6561,6 +6565,7 @@ export interface operations {
       /** @description No active play link with this token. */
       404: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6570,6 +6575,7 @@ export interface operations {
       /** @description The person was erased. */
       410: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6596,6 +6602,7 @@ export interface operations {
       /** @description The oEmbed response. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           /** @description `*` */
           'Access-Control-Allow-Origin'?: string;
           [name: string]: unknown;
@@ -6607,6 +6614,7 @@ export interface operations {
       /** @description No `url`. */
       400: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6616,6 +6624,7 @@ export interface operations {
       /** @description Not a play link of ours, or the widget does not fit maxwidth/maxheight. */
       404: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6625,6 +6634,7 @@ export interface operations {
       /** @description The person was erased. */
       410: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6634,6 +6644,7 @@ export interface operations {
       /** @description A format other than json. */
       501: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6670,6 +6681,7 @@ export interface operations {
       /** @description Published (or the same answer again for an identical paid retry). */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           /** @description base64url JSON: method, reference, status, timestamp */
           'Payment-Receipt'?: string;
           /** @description `true` on an identical retry */
@@ -6683,6 +6695,7 @@ export interface operations {
       /** @description Invalid request: nothing to pay. */
       400: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6692,6 +6705,7 @@ export interface operations {
       /** @description Payment required. */
       402: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           /** @description One `Payment` challenge per accepted method */
           'WWW-Authenticate'?: string;
           [name: string]: unknown;
@@ -6703,6 +6717,7 @@ export interface operations {
       /** @description The payment belongs to another body, or is being used right now. */
       409: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6712,6 +6727,7 @@ export interface operations {
       /** @description The entity published with this payment was deleted. */
       410: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6721,6 +6737,7 @@ export interface operations {
       /** @description Too many unpaid requests. */
       429: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6730,6 +6747,7 @@ export interface operations {
       /** @description Something failed on our side. */
       500: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6739,6 +6757,7 @@ export interface operations {
       /** @description Publishing failed for good after payment: the payment is refunded (`transaction_id`). */
       502: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6748,6 +6767,7 @@ export interface operations {
       /** @description Temporarily unavailable; `payment_status` says whether you have paid. */
       503: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6772,6 +6792,7 @@ export interface operations {
       /** @description Deleted; the profile URLs answer 410 from now on. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6781,6 +6802,7 @@ export interface operations {
       /** @description No deletion token. */
       401: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6790,6 +6812,7 @@ export interface operations {
       /** @description Wrong deletion token. */
       403: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6799,6 +6822,7 @@ export interface operations {
       /** @description No such entity. */
       404: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6808,6 +6832,7 @@ export interface operations {
       /** @description Already deleted. */
       410: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6830,6 +6855,7 @@ export interface operations {
       /** @description The profile. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6839,6 +6865,7 @@ export interface operations {
       /** @description No such entity. */
       404: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6846,6 +6873,7 @@ export interface operations {
       /** @description Deleted. */
       410: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6864,6 +6892,7 @@ export interface operations {
       /** @description The discovery document. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6875,6 +6904,7 @@ export interface operations {
       /** @description Not modified: the `If-None-Match` ETag is current. */
       304: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6893,6 +6923,7 @@ export interface operations {
       /** @description The schema. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6904,6 +6935,7 @@ export interface operations {
       /** @description Not modified: the `If-None-Match` ETag is current. */
       304: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6937,6 +6969,7 @@ export interface operations {
       /** @description Confirmed: the intent has succeeded. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6948,6 +6981,7 @@ export interface operations {
       /** @description No client secret, or an unknown test card. */
       400: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6957,6 +6991,7 @@ export interface operations {
       /** @description The test card was declined. */
       402: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6968,6 +7003,7 @@ export interface operations {
       /** @description No intent with this id and client secret. */
       404: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
@@ -6977,6 +7013,7 @@ export interface operations {
       /** @description The intent is not waiting for payment. */
       409: {
         headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
