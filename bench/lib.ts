@@ -174,6 +174,15 @@ export async function bareDbServer(app: { settings: Record<string, string> }) {
   return { url, pid: child.pid, close: () => stopProcess(child) };
 }
 
+/** Another API process of a `benchApp` app (same database and settings) on its own port, as a second instance behind a load balancer. */
+export async function appInstance(app: { settings: Record<string, string> }) {
+  const port = freePortNumber();
+  const url = `http://127.0.0.1:${port}`;
+  const script = path.join(BENCH_DIR, '..', 'scripts', 'start.mjs');
+  const child = await startProcess([script], { ...app.settings, PORT: String(port) }, `${url}/healthz`, true);
+  return { url, close: () => stopProcess(child) };
+}
+
 /** The export benchmark's baseline (bench/blob-stream-server.ts): the files listed in `listFile`, streamed in one response. */
 export async function blobStreamServer(listFile: string) {
   const port = freePortNumber();

@@ -9,15 +9,11 @@
  * rather than the service's. The bench prints the core count beside the figure.
  * Run: npm run bench -- scale (BENCH_SECONDS per round, default 5; BENCH_ROUNDS, default 2).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { benchAccount, benchApp, type LoadOptions, measure, type Measurement } from './lib.js';
+import { appInstance, benchAccount, benchApp, type LoadOptions, measure, type Measurement } from './lib.js';
 import { seedPlayLinks } from './seed.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 let key = '';
 let seeded = { collectionId: '', tokens: [] as string[], userIds: [] as string[] };
@@ -26,21 +22,7 @@ const first = await benchApp(async (deps) => {
   seeded = await seedPlayLinks(deps, 1_000);
 });
 
-/** A second API process on the same database, like another instance behind a load balancer. */
-async function secondProcess(): Promise<{ url: string; child: ChildProcess }> {
-  const port = 30000 + Math.floor(Math.random() * 20000);
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'start.mjs')], {
-    env: { ...process.env, ...first.settings, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let i = 0; i < 600; i++) {
-    if ((await fetch(`${url}/healthz`).catch(() => null))?.ok) return { url, child };
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the second API process did not start');
-}
-const second = await secondProcess();
+const second = await appInstance(first);
 
 const auth = { authorization: `Bearer ${key}` };
 const ids = seeded.userIds.slice(0, 100).join(',');
@@ -80,6 +62,5 @@ for (const scenario of scenarios) {
   );
 }
 
-second.child.kill('SIGTERM');
-await new Promise((resolve) => second.child.once('exit', resolve));
+await second.close();
 await first.close();

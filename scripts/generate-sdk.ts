@@ -2,22 +2,18 @@
  * `npm run sdk:generate`: writes the SDK's request and response types
  * (packages/sdk/src/generated/openapi.ts) from the API's OpenAPI document, with openapi-typescript.
  *
- * The document comes from the app itself, built in-process on a throwaway SQLite database and
- * never listening, so generating needs no running server and no settings. The output is formatted
+ * The document comes from the app itself, built in-process and never listening
+ * (scripts/lib/api-documents.ts), so generating needs no running server and no settings. The output is formatted
  * with the repository's prettier settings, so the committed file passes `npm run lint` and
  * tests/sdk-generated.test.ts can compare it byte for byte with a fresh generation.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import prettier from 'prettier';
 import ts from 'typescript';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { migrateToLatest } from '../src/db/migrate.js';
-import { closeDeps, createDeps } from '../src/deps.js';
+import { loadApiDocuments } from './lib/api-documents.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const generatedTypesFile = path.join(root, 'packages', 'sdk', 'src', 'generated', 'openapi.ts');
@@ -28,31 +24,10 @@ const HEADER = `/**
  */
 `;
 
-/** The OpenAPI document exactly as `GET /v1/openapi.json` serves it, from an app that never listens. */
-export async function loadOpenApiDocument(): Promise<OpenAPI3> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-sdk-generate-'));
-  // A fixed BASE_URL: it is the document's `servers` entry, and the output must not depend on the machine.
-  const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, BASE_URL: 'http://localhost:3000', LOG_LEVEL: 'warn' });
-  const deps = createDeps(config);
-  try {
-    await migrateToLatest(deps.db);
-    const app = await buildApp(deps);
-    try {
-      await app.ready();
-      // A deep copy: openapi-typescript may annotate the object it is given.
-      return JSON.parse(JSON.stringify(app.swagger())) as OpenAPI3;
-    } finally {
-      await app.close();
-    }
-  } finally {
-    await closeDeps(deps);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
 /** The text of packages/sdk/src/generated/openapi.ts for the current route schemas. */
 export async function generateSdkTypes(): Promise<string> {
-  const document = await loadOpenApiDocument();
+  // The document as `GET /v1/openapi.json` serves it (a fixed BASE_URL: the output must not depend on the machine).
+  const document = (await loadApiDocuments()).v1 as unknown as OpenAPI3;
   const ast = await openapiTS(document, {
     // A field with a default is optional in a request: the API fills it in.
     defaultNonNullable: false,
