@@ -65,6 +65,7 @@ for (let from = 0; from < PEOPLE; from += 1000) {
       record_token: `rt${run}${n}`,
       recording_status: 'none' as const,
       import_position: i,
+      field_sources: '{}',
       created_at: at,
       updated_at: at,
     });

@@ -82,6 +82,7 @@ async function seed(deps: Parameters<Parameters<typeof benchApp>[0]>[0], size: n
         recording_status: 'recorded',
         review_note: null,
         import_position: i,
+        field_sources: '{}',
         created_at: now,
         updated_at: now,
       });

@@ -71,6 +71,7 @@ for (let from = 0; from < PEOPLE; from += 1000) {
       record_token: `rt${run}${n}`,
       recording_status: (i % 100 === 0 ? 'recorded' : 'none') as RecordingStatus,
       import_position: 0,
+      field_sources: '{}',
       created_at: at,
       updated_at: at,
     });

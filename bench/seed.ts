@@ -59,6 +59,7 @@ export async function seedPlayLinks(
           recording_status: 'recorded' as const,
           review_note: null,
           import_position: 0,
+          field_sources: '{}',
           created_at: now,
           updated_at: now,
         });

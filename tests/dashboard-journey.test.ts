@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { speechWav } from './helpers/audio.js';
-import { type Browserish, cookieHeader, get, inviteAndJoin, post, signIn, storeCookies } from './helpers/dashboard.js';
+import { type Browserish, cookieHeader, get, inviteAndJoin, post, signIn, uploadFile } from './helpers/dashboard.js';
 import { readZip } from './helpers/zip.js';
 
 type Session = Browserish & { csrf: string };
@@ -65,27 +65,8 @@ const auditActions = async () =>
     await t.deps.db.kysely.selectFrom('audit_log').select(['action', 'object_id']).orderBy('created_at').orderBy('id').execute()
   ).map((e) => `${e.action} ${e.object_id}`);
 
-/** A multipart/form-data upload as a browser sends it: the form token and one file. */
-async function upload(who: Session, url: string, file: { name: string; data: Buffer } | null, csrf = who.csrf) {
-  const boundary = '----voicenameTestBoundary7MA4YWxkTrZu0gW';
-  const parts: Buffer[] = [
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n${csrf}\r\n`),
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file?.name ?? ''}"\r\nContent-Type: text/csv\r\n\r\n`,
-    ),
-    file?.data ?? Buffer.alloc(0),
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ];
-  const res = await t.app.inject({
-    method: 'POST',
-    url,
-    remoteAddress: who.ip,
-    headers: { cookie: cookieHeader(who), 'content-type': `multipart/form-data; boundary=${boundary}` },
-    payload: Buffer.concat(parts),
-  });
-  storeCookies(who, res);
-  return res;
-}
+const upload = (who: Session, url: string, file: { name: string; data: Buffer } | null, csrf = who.csrf) =>
+  uploadFile(t, who, url, file, csrf);
 
 const uploadToken = (page: string) => /name="upload" value="([A-Za-z0-9_-]{43})"/.exec(page)?.[1] as string;
 

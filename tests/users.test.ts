@@ -68,10 +68,22 @@ describe('POST …/users', () => {
         'review_note',
         'record_url',
         'invitation',
+        'field_sources',
+        'updated_by',
         'created_at',
         'updated_at',
       ].sort(),
     );
+    // Every value given at creation is the organiser's.
+    expect(user.updated_by).toBe('organiser');
+    expect(Object.keys(user.field_sources).sort()).toEqual([
+      'custom_fields.student_id',
+      'display_name',
+      'email',
+      'first_name',
+      'last_name',
+    ]);
+    expect(user.field_sources.first_name).toEqual({ source: 'organiser', at: user.created_at });
     expect(user.invitation).toEqual({ status: null, error: null, invited_at: null, updated_at: null, unsubscribed_at: null });
     expect(user).toMatchObject({
       recording_status: 'none',

@@ -140,6 +140,11 @@ export interface UsersTable {
   invited_at: string | null;
   /** Set by the one-click unsubscribe: no more mail from this collection. */
   unsubscribed_at: string | null;
+  /**
+   * Who last wrote each field and when (0019): JSON of `FieldSources`
+   * (src/features/users/provenance.ts). Imports keep values whose last writer is the person.
+   */
+  field_sources: string;
 }
 
 export type MailStatus = 'queued' | 'sent' | 'failed';

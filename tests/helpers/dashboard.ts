@@ -126,3 +126,31 @@ export async function inviteAndJoin(
   expect(overview.statusCode).toBe(200);
   return Object.assign(browser, { csrf: csrfOf(overview.body) });
 }
+
+/** A multipart/form-data upload as a browser sends it: the form token and one file. */
+export async function uploadFile(
+  t: TestApp,
+  who: Browserish,
+  url: string,
+  file: { name: string; data: Buffer } | null,
+  csrf: string,
+) {
+  const boundary = '----voicenameTestBoundary7MA4YWxkTrZu0gW';
+  const parts: Buffer[] = [
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n${csrf}\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file?.name ?? ''}"\r\nContent-Type: text/csv\r\n\r\n`,
+    ),
+    file?.data ?? Buffer.alloc(0),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ];
+  const res = await t.app.inject({
+    method: 'POST',
+    url,
+    remoteAddress: who.ip,
+    headers: { cookie: cookieHeader(who), 'content-type': `multipart/form-data; boundary=${boundary}` },
+    payload: Buffer.concat(parts),
+  });
+  storeCookies(who, res);
+  return res;
+}

@@ -62,6 +62,7 @@ export async function addUser(t: TestApp, collectionId: string, input: UserInput
       recording_status: 'none',
       review_note: null,
       import_position: 0,
+      field_sources: '{}',
       created_at: now,
       updated_at: now,
     })

@@ -157,6 +157,7 @@ export function collectionFileRoutes(deps: Deps, options: { styleUrl: string }) 
               errors: issuesOf(report.errors),
               warnings: issuesOf(report.warnings),
               preview: report.preview ?? [],
+              person_edits: report.person_edits,
             },
             fields: collection.custom_fields,
           }),
@@ -189,7 +190,10 @@ export function collectionFileRoutes(deps: Deps, options: { styleUrl: string }) 
         }
         let report;
         try {
-          report = await importUsersCsv(deps, accountId, collection.id, bytes, { mode: mode as ImportMode });
+          report = await importUsersCsv(deps, accountId, collection.id, bytes, {
+            mode: mode as ImportMode,
+            overwritePersonEdits: formField(request, 'overwrite_person_edits') === '1',
+          });
         } catch (error) {
           const refused = refusalOf(error);
           if (!refused) throw error;

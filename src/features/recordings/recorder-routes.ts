@@ -148,7 +148,7 @@ export const recorderRoutes =
           pronouns: text('pronouns') || null,
           phonetic_spelling: text('phonetic_spelling') || null,
         });
-        await updateUser(deps, user.account_id, user.collection_id, user.id, changes);
+        await updateUser(deps, user.account_id, user.collection_id, user.id, changes, 'person');
       } catch (error) {
         const field = error instanceof AppError ? DETAIL_FIELDS.find((name) => error.param?.startsWith(name)) : undefined;
         if (!field) throw error;

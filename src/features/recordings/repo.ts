@@ -71,8 +71,18 @@ export const userIsInCollection = async (db: Kysely<Database>, collectionId: str
     .where('collection_id', '=', collectionId)
     .executeTakeFirst()) !== undefined;
 
-export const setPhoneticSpelling = (trx: Kysely<Database>, userId: string, phoneticSpelling: string | null) =>
-  trx.updateTable('users').set({ phonetic_spelling: phoneticSpelling }).where('id', '=', userId).execute();
+/** Sets the phonetic spelling with its writer record (`field_sources` JSON). */
+export const setPhoneticSpelling = (
+  trx: Kysely<Database>,
+  userId: string,
+  phoneticSpelling: string | null,
+  fieldSources: string,
+) =>
+  trx
+    .updateTable('users')
+    .set({ phonetic_spelling: phoneticSpelling, field_sources: fieldSources })
+    .where('id', '=', userId)
+    .execute();
 
 /** Sets the person's recording status and the organiser's note (null clears it). */
 export const setRecordingStatus = (trx: Kysely<Database>, userId: string, status: RecordingStatus, note: string | null) =>

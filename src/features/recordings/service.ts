@@ -23,6 +23,7 @@ import { recordEvent } from '../events/service.js';
 import { audioDeleteDelayMs, deleteAudioJob } from './audio-delete-job.js';
 import { ensureActivePlayLink, invalidatePlayLinksOfUser, type PlayLink, toPlayLink } from '../play-links/index.js';
 import { playLinkUrls } from '../play-links/urls.js';
+import { parseSources, stampSources } from '../users/provenance.js';
 import {
   deleteRecordingRow,
   findActivePlayLink,
@@ -121,8 +122,10 @@ async function saveRecording(
       tx.afterCommit(() => invalidatePlayLinksOfUser(deps, target.userId));
       const user = await lockRecordingUser(trx, target.collectionId, target.userId, recordedAt);
       if (!user) throw notFound('user', 'user_id');
-      if (target.phoneticSpelling !== undefined) {
-        await setPhoneticSpelling(trx, user.id, target.phoneticSpelling);
+      // Only the person's own record page sends a spelling with the recording: it is theirs.
+      if (target.phoneticSpelling !== undefined && target.phoneticSpelling !== user.phonetic_spelling) {
+        const sources = stampSources(parseSources(user.field_sources), ['phonetic_spelling'], 'person', recordedAt);
+        await setPhoneticSpelling(trx, user.id, target.phoneticSpelling, JSON.stringify(sources));
       }
       const row: RecordingRow = {
         user_id: user.id,

@@ -10,7 +10,6 @@
  */
 import { AppError, type RowError } from '../../errors.js';
 import { compileReportingAll, validationError } from '../../http/validation.js';
-import { canonicalJson } from '../../lib/canonical-json.js';
 import { newId } from '../../lib/ids.js';
 import { withTransaction } from '../../db/transaction.js';
 import type { CustomField } from '../collections/schemas.js';
@@ -19,21 +18,28 @@ import { invalidateAllPlayLinks, invalidatePlayLinksOfUser } from '../play-links
 import { type ColumnPlan, customCellValue, planColumns, STANDARD_FIELDS, type StandardField } from './csv-columns.js';
 import { readCsvTable } from './csv-file.js';
 import { findUsersByIdentifiers, insertUsers, uniqueViolation, updateUserRows, type UserRow } from './repo.js';
+import { type FieldSource, parseSources, stampSources, type TrackedField, writtenByPerson } from './provenance.js';
 import {
   CreateUserBody,
   IMPORT_PREVIEW_ROWS,
+  type ImportFieldChange,
+  type ImportPersonEdit,
   type ImportMode,
   type ImportPreviewRow,
   type ImportReport,
   MAX_IMPORT_BYTES,
   MAX_IMPORT_ROWS,
 } from './schemas.js';
-import { defaultDisplayName, newRecordToken, optionalText, type UsersDeps } from './service.js';
+import { changedFields, defaultDisplayName, newRecordToken, optionalText, type UsersDeps } from './service.js';
 import { type CustomValues, checkCustomValues, normalizeUserEmail } from './validate.js';
 
 export interface ImportOptions {
   mode?: ImportMode;
   dryRun?: boolean;
+  /** Replace values the person set themselves too (the organiser's explicit choice for this import). */
+  overwritePersonEdits?: boolean;
+  /** Who the import writes for: the organiser's file, or an integration's roster sync. */
+  writer?: FieldSource;
 }
 
 type CellValue = string | number | boolean;
@@ -48,7 +54,15 @@ interface ReadRow {
 }
 
 type Outcome =
-  { row: number; action: 'create' | 'update' | 'unchanged'; user: UserRow } | { row: number; action: 'error'; read: ReadRow };
+  | { row: number; action: 'create' | 'update' | 'unchanged'; user: UserRow; changes: ImportFieldChange[]; kept: string[] }
+  | { row: number; action: 'error'; read: ReadRow };
+
+interface WriteContext {
+  collectionId: string;
+  now: string;
+  writer: FieldSource;
+  overwritePersonEdits: boolean;
+}
 
 const validateShape = compileReportingAll(CreateUserBody);
 const MESSAGES_FOR_MISSING: Partial<Record<string, string>> = {
@@ -127,7 +141,13 @@ export async function importUsersCsv(
     [...new Set(read.flatMap((r) => (r.fields.external_id ? [r.fields.external_id] : [])))],
   );
   const now = deps.clock.now().toISOString();
-  const { outcomes, errors } = resolveRows(read, existing, definitions, plan, { collectionId: collection.id, now });
+  const context: WriteContext = {
+    collectionId: collection.id,
+    now,
+    writer: options.writer ?? 'organiser',
+    overwritePersonEdits: options.overwritePersonEdits ?? false,
+  };
+  const { outcomes, errors, personEdits } = resolveRows(read, existing, definitions, plan, context);
 
   const count = (action: Outcome['action']) => outcomes.filter((o) => o.action === action).length;
   const report: ImportReport = {
@@ -140,6 +160,7 @@ export async function importUsersCsv(
     failed: count('error'),
     errors,
     warnings,
+    person_edits: personEdits,
   };
   if (dryRun) return { ...report, preview: outcomes.slice(0, IMPORT_PREVIEW_ROWS).map(previewOf) };
   if (mode === 'all_or_nothing' && report.failed > 0) {
@@ -206,8 +227,8 @@ function resolveRows(
   existing: UserRow[],
   definitions: CustomField[],
   plan: ColumnPlan,
-  context: { collectionId: string; now: string },
-): { outcomes: Outcome[]; errors: RowError[] } {
+  context: WriteContext,
+): { outcomes: Outcome[]; errors: RowError[]; personEdits: ImportPersonEdit[] } {
   const matching: Matching = {
     byEmail: new Map(existing.map((u) => [u.email_normalized, u])),
     byExternal: new Map(existing.flatMap((u) => (u.external_id === null ? [] : [[u.external_id, u] as const]))),
@@ -216,6 +237,7 @@ function resolveRows(
   const seenExternal = new Map<string, number>();
   const seenPerson = new Map<string, number>();
   const errors: RowError[] = [];
+  const personEdits: ImportPersonEdit[] = [];
   const outcomes = rows.map((read): Outcome => {
     const issues: RowError[] = [];
     const issue = (field: StandardField | { custom: string }, code: string, message: string) =>
@@ -249,10 +271,66 @@ function resolveRows(
     // In the order of the file's columns, as the organiser reads the row.
     errors.push(...issues.sort((a, b) => plan.positionOf(a.column) - plan.positionOf(b.column)));
     if (issues.length > 0 || !result) return { row: read.row, action: 'error', read };
-    if (!target) return { row: read.row, action: 'create', user: result };
-    return { row: read.row, action: sameUser(target, result) ? 'unchanged' : 'update', user: result };
+    if (!target) {
+      result.field_sources = JSON.stringify(stampSources({}, changedFields(undefined, result), context.writer, context.now));
+      return { row: read.row, action: 'create', user: result, changes: [], kept: [] };
+    }
+    const edits = keepPersonEdits(target, result, read.row, context);
+    personEdits.push(...edits);
+    const changed = changedFields(target, result);
+    const sources = stampSources(parseSources(target.field_sources), changed, context.writer, result.updated_at);
+    result.field_sources = JSON.stringify(sources);
+    return {
+      row: read.row,
+      action: changed.length === 0 ? 'unchanged' : 'update',
+      user: result,
+      changes: changed.map((field) => ({ field, before: fieldValue(target, field), after: fieldValue(result, field) })),
+      kept: edits.filter((edit) => edit.action === 'kept').map((edit) => edit.field),
+    };
   });
-  return { outcomes, errors };
+  return { outcomes, errors, personEdits };
+}
+
+/** A field's value by provenance key (`custom_fields.<key>` reads the custom values). */
+function fieldValue(user: UserRow, field: string): string | number | boolean | null {
+  if (field.startsWith('custom_fields.')) {
+    return (JSON.parse(user.custom_fields) as CustomValues)[field.slice('custom_fields.'.length)] ?? null;
+  }
+  return user[field as TrackedField];
+}
+
+/**
+ * The values the person set themselves (after the organiser's last change to them) that the
+ * file would change. Unless the organiser chose to overwrite them for this import, `next`
+ * keeps the person's value. Answers each such field, kept or overwritten, for the report.
+ */
+function keepPersonEdits(target: UserRow, next: UserRow, row: number, context: WriteContext): ImportPersonEdit[] {
+  const sources = parseSources(target.field_sources);
+  const edits: ImportPersonEdit[] = [];
+  for (const field of changedFields(target, next)) {
+    const source = sources[field];
+    if (!source || !writtenByPerson(sources, field)) continue;
+    const before = fieldValue(target, field);
+    const after = fieldValue(next, field);
+    edits.push({
+      row,
+      user_id: target.id,
+      field,
+      person_value: before === null ? null : String(before),
+      file_value: after === null ? null : String(after),
+      set_at: source.at,
+      action: context.overwritePersonEdits ? 'overwritten' : 'kept',
+    });
+    if (context.overwritePersonEdits) continue;
+    if (field.startsWith('custom_fields.')) {
+      const values = JSON.parse(next.custom_fields) as CustomValues;
+      const key = field.slice('custom_fields.'.length);
+      if (before === null) delete values[key];
+      else values[key] = before;
+      next.custom_fields = JSON.stringify(values);
+    } else Object.assign(next, { [field]: before });
+  }
+  return edits;
 }
 
 /** The person this row updates: by external_id, else by e-mail (unless that person has another external_id). */
@@ -284,7 +362,7 @@ function buildUser(
   target: UserRow | undefined,
   definitions: CustomField[],
   plan: ColumnPlan,
-  context: { collectionId: string; now: string },
+  context: WriteContext,
   issues: RowError[],
 ): UserRow | null {
   const { fields } = read;
@@ -372,6 +450,7 @@ function buildUser(
     mail_updated_at: target?.mail_updated_at ?? null,
     invited_at: target?.invited_at ?? null,
     unsubscribed_at: target?.unsubscribed_at ?? null,
+    field_sources: target?.field_sources ?? '{}',
     created_at: target?.created_at ?? context.now,
     updated_at: target ? later(context.now, target.updated_at) : context.now,
   };
@@ -379,13 +458,6 @@ function buildUser(
 
 /** `now`, or a millisecond after `previous` when the clock has not passed it (updated_at always moves forward). */
 const later = (now: string, previous: string) => (now > previous ? now : new Date(Date.parse(previous) + 1).toISOString());
-
-function sameUser(stored: UserRow, next: UserRow): boolean {
-  return (
-    STANDARD_FIELDS.every((field) => stored[field] === next[field]) &&
-    canonicalJson(JSON.parse(stored.custom_fields)) === canonicalJson(JSON.parse(next.custom_fields))
-  );
-}
 
 function previewOf(outcome: Outcome): ImportPreviewRow {
   if (outcome.action !== 'error') {
@@ -402,6 +474,8 @@ function previewOf(outcome: Outcome): ImportPreviewRow {
       external_id: user.external_id,
       phonetic_spelling: user.phonetic_spelling,
       custom_fields: JSON.parse(user.custom_fields) as CustomValues,
+      changes: outcome.changes,
+      kept: outcome.kept,
     };
   }
   const { fields, custom } = outcome.read;
@@ -418,5 +492,7 @@ function previewOf(outcome: Outcome): ImportPreviewRow {
     external_id: cell('external_id'),
     phonetic_spelling: cell('phonetic_spelling'),
     custom_fields: Object.fromEntries(Object.entries(custom).filter((entry): entry is [string, CellValue] => entry[1] !== null)),
+    changes: [],
+    kept: [],
   };
 }

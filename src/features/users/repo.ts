@@ -150,6 +150,7 @@ export async function updateUserRows(trx: Kysely<Database>, rows: UserRow[]): Pr
           external_id: eb.ref('excluded.external_id'),
           phonetic_spelling: eb.ref('excluded.phonetic_spelling'),
           custom_fields: eb.ref('excluded.custom_fields'),
+          field_sources: eb.ref('excluded.field_sources'),
           updated_at: eb.ref('excluded.updated_at'),
         })),
       )

@@ -103,6 +103,7 @@ export const usersRoutes =
               'All or nothing. Send `{"users": [...]}` as JSON, or a CSV file (`Content-Type: text/csv`) with a header row: ' +
               '`email,first_name` and optionally `last_name,display_name,preferred_name,pronouns,external_id,phonetic_spelling` and custom field keys ' +
               "(headings matched like the import's). On any problem nothing is created and the error lists every `{index, field, code, message}`. " +
+              'It only creates: people who exist are never changed by it. ' +
               'For spreadsheets (unknown columns ignored, updates on re-import, up to 10,000 rows) use `POST …/users/import`.',
             params: CollectionParams,
             body: {
@@ -157,7 +158,9 @@ export const usersRoutes =
               'unknown columns are ignored and listed in `warnings`. A row updates the person with its `external_id`, else its e-mail, ' +
               'and creates one otherwise. Every problem of every row is reported as `{row, column, code, message}` (header = row 1). ' +
               '`mode=all_or_nothing` (default) writes nothing when any row is wrong (400 `import_invalid`); `mode=valid_rows` writes ' +
-              'the good rows. `dry_run=true` writes nothing and previews the first rows.',
+              'the good rows. `dry_run=true` writes nothing and previews the first rows, each update with its changes before → after. ' +
+              'A value the person set themselves on their record page after your last change to it is kept (listed in `person_edits`), ' +
+              'unless `overwrite_person_edits=true`.',
             params: CollectionParams,
             querystring: ImportQuery,
             body: {
@@ -186,6 +189,7 @@ export const usersRoutes =
           return importUsersCsv(deps, accountOf(request), collection_id, request.body, {
             ...(query.mode === undefined ? {} : { mode: query.mode }),
             ...(query.dry_run === undefined ? {} : { dryRun: query.dry_run }),
+            ...(query.overwrite_person_edits === undefined ? {} : { overwritePersonEdits: query.overwrite_person_edits }),
           });
         },
       );
@@ -214,7 +218,9 @@ export const usersRoutes =
           tags,
           operationId: 'users.update',
           summary: 'Update a user',
-          description: 'Changes only the fields sent. A new name does not change the recording.',
+          description:
+            'Changes only the fields sent. A new name does not change the recording. This is an explicit change: it replaces ' +
+            "what the person set themselves, and `field_sources` records it as the organiser's. Sends `user.updated`.",
           params: UserParams,
           body: UpdateUserBody,
           response: { 200: User, 409: ErrorResponse, ...errors },

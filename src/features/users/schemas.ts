@@ -43,6 +43,29 @@ const CustomFieldValues = Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,
   description: "Values keyed by the collection's custom field keys; checked against their definitions.",
 });
 
+export const FIELD_SOURCES = ['organiser', 'person', 'integration'] as const;
+export const FieldSource = Type.Enum(FIELD_SOURCES, {
+  description:
+    'Who wrote a value: `organiser` (dashboard, API, import), `person` (their own record page) or `integration` (a roster sync).',
+});
+export type FieldSource = Static<typeof FieldSource>;
+export const FieldSources = Type.Record(
+  Type.String(),
+  Type.Object(
+    {
+      source: FieldSource,
+      at: Type.String({ format: 'date-time', description: 'When that writer last changed the field.' }),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    title: 'FieldSources',
+    description:
+      'Who last wrote each field and when, keyed by field name (`display_name`, …, `custom_fields.<key>`). Fields without an entry were set by the organiser before writers were recorded. An import keeps values whose source is `person` unless it is told to overwrite them.',
+  },
+);
+export type FieldSources = Static<typeof FieldSources>;
+
 export const User = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -80,6 +103,12 @@ export const User = Type.Object(
       },
       { additionalProperties: false, description: 'E-mail to this person: see POST /v1/collections/{id}/invitations.' },
     ),
+    field_sources: FieldSources,
+    updated_by: Type.Unsafe<FieldSource | null>({
+      type: ['string', 'null'],
+      enum: [...FIELD_SOURCES, null],
+      description: 'Who made the latest change to the fields (the newest entry of `field_sources`); null when none is recorded.',
+    }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -211,6 +240,12 @@ export const ImportQuery = Type.Object(
         description: 'Check the file and report what would happen (with a preview of the first rows); write nothing.',
       }),
     ),
+    overwrite_person_edits: Type.Optional(
+      Type.Boolean({
+        description:
+          "By default a value the person set themselves (on their record page, after your last change to it) is kept, and listed in `person_edits`. `true` replaces those values with the file's too.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -227,6 +262,35 @@ export const RowIssue = Type.Object(
 );
 
 const PreviewValue = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
+const FieldValue = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
+export const ImportFieldChange = Type.Object(
+  {
+    field: Type.String({ description: 'The field: `first_name`, …, or `custom_fields.<key>`.' }),
+    before: FieldValue,
+    after: FieldValue,
+  },
+  { title: 'ImportFieldChange', additionalProperties: false },
+);
+export type ImportFieldChange = Static<typeof ImportFieldChange>;
+export const ImportPersonEdit = Type.Object(
+  {
+    row: Type.Integer(),
+    user_id: Type.String({ format: 'uuid' }),
+    field: Type.String(),
+    person_value: Type.Union([Type.String(), Type.Null()], { description: 'What the person set themselves.' }),
+    file_value: Type.Union([Type.String(), Type.Null()], { description: 'What the file says.' }),
+    set_at: Type.String({ format: 'date-time', description: 'When the person set it.' }),
+    action: Type.Enum(['kept', 'overwritten'] as const, {
+      description: '`kept` (the default) or `overwritten` (with `overwrite_person_edits=true`).',
+    }),
+  },
+  {
+    title: 'ImportPersonEdit',
+    description: "A value the person set themselves that differs from the file's.",
+    additionalProperties: false,
+  },
+);
+export type ImportPersonEdit = Static<typeof ImportPersonEdit>;
 export const ImportPreviewRow = Type.Object(
   {
     row: Type.Integer(),
@@ -240,6 +304,12 @@ export const ImportPreviewRow = Type.Object(
     external_id: Nullable(Type.String()),
     phonetic_spelling: Nullable(Type.String()),
     custom_fields: Type.Record(Type.String(), PreviewValue),
+    changes: Type.Array(ImportFieldChange, {
+      description: 'For `update` rows: each field that changes, before → after. Empty otherwise.',
+    }),
+    kept: Type.Array(Type.String(), {
+      description: "Fields whose value the person set themselves and the import keeps (the file's value is not used).",
+    }),
   },
   {
     title: 'ImportPreviewRow',
@@ -259,6 +329,10 @@ export const ImportReport = Type.Object(
     failed: Type.Integer({ description: 'Rows with at least one error (not written).' }),
     errors: Type.Array(RowIssue, { description: 'Every problem of every row.' }),
     warnings: Type.Array(RowIssue, { description: 'What was ignored, e.g. unknown columns (row 1).' }),
+    person_edits: Type.Array(ImportPersonEdit, {
+      description:
+        'Every value, in every row, that the person set themselves and the file would change: kept unless `overwrite_person_edits=true`.',
+    }),
     preview: Type.Optional(
       Type.Array(ImportPreviewRow, { description: `Dry runs only: the first ${IMPORT_PREVIEW_ROWS} rows.` }),
     ),

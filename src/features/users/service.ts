@@ -38,6 +38,7 @@ import {
   uniqueViolation,
   updateUserRow,
 } from './repo.js';
+import { customFieldKey, type FieldSource, latestWriter, parseSources, stampSources, TRACKED_FIELDS } from './provenance.js';
 import type { CreateUserBody, ListUsersQuery, UpdateUserBody, User } from './schemas.js';
 import { type CustomValues, checkCustomValues, type Issue, normalizeUserEmail, notBlank, shapeIssues } from './validate.js';
 
@@ -55,6 +56,7 @@ export const recordUrl = (baseUrl: string, token: string) => `${baseUrl}/r/${tok
 export const newRecordToken = () => randomToken(24);
 
 export function toUser(baseUrl: string, row: UserRow, hasRecording: boolean): User {
+  const sources = parseSources(row.field_sources);
   return {
     id: row.id,
     collection_id: row.collection_id,
@@ -78,9 +80,27 @@ export function toUser(baseUrl: string, row: UserRow, hasRecording: boolean): Us
       updated_at: row.mail_updated_at,
       unsubscribed_at: row.unsubscribed_at,
     },
+    field_sources: sources,
+    updated_by: latestWriter(sources),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/**
+ * The fields of `next` whose value differs from `before` (standard fields and custom values),
+ * as provenance keys: what a write actually changed, so only those get a new writer.
+ */
+export function changedFields(before: UserRow | undefined, next: UserRow): string[] {
+  const changed: string[] = TRACKED_FIELDS.filter((field) =>
+    before ? before[field] !== next[field] : next[field] !== null && next[field] !== '',
+  );
+  const old = before ? (JSON.parse(before.custom_fields) as CustomValues) : {};
+  const now = JSON.parse(next.custom_fields) as CustomValues;
+  for (const key of new Set([...Object.keys(old), ...Object.keys(now)])) {
+    if (old[key] !== now[key]) changed.push(customFieldKey(key));
+  }
+  return changed;
 }
 
 const withRecording = (baseUrl: string) => (row: UserWithRecording) => toUser(baseUrl, row, row.recording_user_id !== null);
@@ -147,6 +167,7 @@ function prepareUser(
       mail_updated_at: null,
       invited_at: null,
       unsubscribed_at: null,
+      field_sources: '{}',
       created_at: now,
       updated_at: now,
     },
@@ -176,6 +197,7 @@ export async function createUsers(
     if ('issues' in prepared) errors.push(...prepared.issues.map((issue) => ({ index, ...issue })));
     else rows.push(prepared.row);
   });
+  for (const row of rows) row.field_sources = JSON.stringify(stampSources({}, changedFields(undefined, row), 'organiser', now));
   keepInputOrder(rows);
   if (errors.length === 0) errors.push(...(await duplicateErrors(deps.db.kysely, collection.id, rows)));
   if (errors.length > 0) {
@@ -309,6 +331,9 @@ export async function listUsers(deps: UsersDeps, accountId: string, collectionId
 /**
  * Changes the given fields. `display_name` follows first/last name while it still equals
  * their default; null resets it. Custom field changes are merged (null removes a value).
+ * `writer` is who asks: an organiser's single edit is explicit and replaces what the person
+ * set; the person's own edit (record page) marks the fields theirs. Each field that really
+ * changes records its writer, and `user.updated` is recorded in the same transaction.
  */
 export async function updateUser(
   deps: UsersDeps,
@@ -316,6 +341,7 @@ export async function updateUser(
   collectionId: string,
   userId: string,
   input: UpdateUserBody,
+  writer: FieldSource = 'organiser',
 ): Promise<User> {
   const collection = await requireLiveCollection(deps, accountId, collectionId);
   const current = await requireUser(deps, collection.id, userId);
@@ -352,10 +378,29 @@ export async function updateUser(
     changes.custom_fields = JSON.stringify(custom.values);
   }
   changes.updated_at = laterThan(deps.clock, current.updated_at);
+  const changed = changedFields(current, { ...current, ...changes });
+  if (changed.length === 0) return toUser(deps.config.baseUrl, current, current.recording_user_id !== null);
+  changes.field_sources = JSON.stringify(stampSources(parseSources(current.field_sources), changed, writer, changes.updated_at));
   try {
-    const row = await updateUserRow(deps.db.kysely, current.id, changes);
-    // The player page shows the names, pronouns and phonetic spelling from the cached link.
-    invalidatePlayLinksOfUser(deps, current.id);
+    const row = await withTransaction(deps, async (tx) => {
+      // The player page shows the names, pronouns and phonetic spelling from the cached link.
+      tx.afterCommit(() => invalidatePlayLinksOfUser(deps, current.id));
+      const updated = await updateUserRow(tx.trx, current.id, changes);
+      await recordEvent(tx, {
+        accountId: collection.account_id,
+        type: 'user.updated',
+        data: {
+          collection_id: collection.id,
+          user_id: current.id,
+          external_id: updated.external_id,
+          changed_fields: changed,
+          updated_by: writer,
+          updated_at: updated.updated_at,
+        },
+        at: new Date(updated.updated_at),
+      });
+      return updated;
+    });
     return toUser(deps.config.baseUrl, row, current.recording_user_id !== null);
   } catch (error) {
     const kind = uniqueViolation(error);

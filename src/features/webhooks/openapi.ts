@@ -50,6 +50,28 @@ export const WEBHOOK_EVENTS: Record<string, { summary: string; schema: TSchema }
       'RecordingDeletedEvent',
     ),
   },
+  'user.updated': {
+    summary: "A person's details changed (by the organiser, by the API, or by the person on their record page)",
+    schema: envelope(
+      'user.updated',
+      Type.Object(
+        {
+          collection_id: Type.String(),
+          user_id: Type.String(),
+          external_id: Nullable(Type.String()),
+          changed_fields: Type.Array(Type.String(), {
+            description: 'The fields that changed: `first_name`, …, `phonetic_spelling`, `custom_fields.<key>`.',
+          }),
+          updated_by: Type.Enum(['organiser', 'person', 'integration'] as const, {
+            description: 'Who changed them: `person` when they corrected their own details.',
+          }),
+          updated_at: Type.String({ format: 'date-time' }),
+        },
+        { additionalProperties: false },
+      ),
+      'UserUpdatedEvent',
+    ),
+  },
   'user.deleted': {
     summary: 'A person was deleted',
     schema: envelope(

@@ -6,6 +6,7 @@ import { PageQuery } from '../../lib/pagination.js';
 export const EVENT_KINDS = [
   'recording.completed',
   'recording.deleted',
+  'user.updated',
   'user.deleted',
   'collection.erased',
   'invitation.sent',

@@ -154,7 +154,7 @@ export interface paths {
     put?: never;
     /**
      * Create up to 1,000 users at once (JSON or CSV)
-     * @description All or nothing. Send `{"users": [...]}` as JSON, or a CSV file (`Content-Type: text/csv`) with a header row: `email,first_name` and optionally `last_name,display_name,preferred_name,pronouns,external_id,phonetic_spelling` and custom field keys (headings matched like the import's). On any problem nothing is created and the error lists every `{index, field, code, message}`. For spreadsheets (unknown columns ignored, updates on re-import, up to 10,000 rows) use `POST …/users/import`.
+     * @description All or nothing. Send `{"users": [...]}` as JSON, or a CSV file (`Content-Type: text/csv`) with a header row: `email,first_name` and optionally `last_name,display_name,preferred_name,pronouns,external_id,phonetic_spelling` and custom field keys (headings matched like the import's). On any problem nothing is created and the error lists every `{index, field, code, message}`. It only creates: people who exist are never changed by it. For spreadsheets (unknown columns ignored, updates on re-import, up to 10,000 rows) use `POST …/users/import`.
      */
     post: operations['users.batchCreate'];
     delete?: never;
@@ -174,7 +174,7 @@ export interface paths {
     put?: never;
     /**
      * Import people from a CSV file
-     * @description The raw file as a spreadsheet saved it (`Content-Type: text/csv`): UTF-8 with or without BOM, or Windows-1252; comma, semicolon or tab separated (told by the header row). Up to 10,000 people and 5 MB. Headings are matched without case, spaces, underscores or hyphens (`First Name`, `E-mail`, `Surname`…), and custom fields by key or label; unknown columns are ignored and listed in `warnings`. A row updates the person with its `external_id`, else its e-mail, and creates one otherwise. Every problem of every row is reported as `{row, column, code, message}` (header = row 1). `mode=all_or_nothing` (default) writes nothing when any row is wrong (400 `import_invalid`); `mode=valid_rows` writes the good rows. `dry_run=true` writes nothing and previews the first rows.
+     * @description The raw file as a spreadsheet saved it (`Content-Type: text/csv`): UTF-8 with or without BOM, or Windows-1252; comma, semicolon or tab separated (told by the header row). Up to 10,000 people and 5 MB. Headings are matched without case, spaces, underscores or hyphens (`First Name`, `E-mail`, `Surname`…), and custom fields by key or label; unknown columns are ignored and listed in `warnings`. A row updates the person with its `external_id`, else its e-mail, and creates one otherwise. Every problem of every row is reported as `{row, column, code, message}` (header = row 1). `mode=all_or_nothing` (default) writes nothing when any row is wrong (400 `import_invalid`); `mode=valid_rows` writes the good rows. `dry_run=true` writes nothing and previews the first rows, each update with its changes before → after. A value the person set themselves on their record page after your last change to it is kept (listed in `person_edits`), unless `overwrite_person_edits=true`.
      */
     post: operations['users.import'];
     delete?: never;
@@ -206,7 +206,7 @@ export interface paths {
     head?: never;
     /**
      * Update a user
-     * @description Changes only the fields sent. A new name does not change the recording.
+     * @description Changes only the fields sent. A new name does not change the recording. This is an explicit change: it replaces what the person set themselves, and `field_sources` records it as the organiser's. Sends `user.updated`.
      */
     patch: operations['users.update'];
     trace?: never;
@@ -773,6 +773,26 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'user.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A person's details changed (by the organiser, by the API, or by the person on their record page)
+     * @description Sent to every enabled webhook subscribed to this kind (or `*`). Verify the signature before trusting it.
+     */
+    post: operations['webhookEvents.userUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'user.deleted': {
     parameters: {
       query?: never;
@@ -1108,7 +1128,7 @@ export interface components {
        * @description HTTPS URL that accepts POST; its host must resolve to public addresses only.
        */
       url: string;
-      /** @description Event kinds to receive: `recording.completed`, `recording.deleted`, `user.deleted`, `collection.erased`, `invitation.sent`, `invitation.failed`, `*` (`*` = all). */
+      /** @description Event kinds to receive: `recording.completed`, `recording.deleted`, `user.updated`, `user.deleted`, `collection.erased`, `invitation.sent`, `invitation.failed`, `*` (`*` = all). */
       events: string[];
       /** Format: safe-text-multiline */
       description?: string | null;
@@ -1273,6 +1293,24 @@ export interface components {
         }[];
       };
     };
+    /**
+     * FieldSources
+     * @description Who last wrote each field and when, keyed by field name (`display_name`, …, `custom_fields.<key>`). Fields without an entry were set by the organiser before writers were recorded. An import keeps values whose source is `person` unless it is told to overwrite them.
+     */
+    FieldSources: {
+      [key: string]: {
+        /**
+         * @description Who wrote a value: `organiser` (dashboard, API, import), `person` (their own record page) or `integration` (a roster sync).
+         * @enum {unknown}
+         */
+        source: 'organiser' | 'person' | 'integration';
+        /**
+         * Format: date-time
+         * @description When that writer last changed the field.
+         */
+        at: string;
+      };
+    };
     /** ImportError */
     ImportError: {
       error: {
@@ -1284,6 +1322,37 @@ export interface components {
         errors?: components['schemas']['ImportRowIssue'][];
         warnings?: components['schemas']['ImportRowIssue'][];
       };
+    };
+    /** ImportFieldChange */
+    ImportFieldChange: {
+      /** @description The field: `first_name`, …, or `custom_fields.<key>`. */
+      field: string;
+      before: string | number | boolean | null;
+      after: string | number | boolean | null;
+    };
+    /**
+     * ImportPersonEdit
+     * @description A value the person set themselves that differs from the file's.
+     */
+    ImportPersonEdit: {
+      row: number;
+      /** Format: uuid */
+      user_id: string;
+      field: string;
+      /** @description What the person set themselves. */
+      person_value: string | null;
+      /** @description What the file says. */
+      file_value: string | null;
+      /**
+       * Format: date-time
+       * @description When the person set it.
+       */
+      set_at: string;
+      /**
+       * @description `kept` (the default) or `overwritten` (with `overwrite_person_edits=true`).
+       * @enum {unknown}
+       */
+      action: 'kept' | 'overwritten';
     };
     /**
      * ImportPreviewRow
@@ -1304,6 +1373,10 @@ export interface components {
       custom_fields: {
         [key: string]: string | number | boolean;
       };
+      /** @description For `update` rows: each field that changes, before → after. Empty otherwise. */
+      changes: components['schemas']['ImportFieldChange'][];
+      /** @description Fields whose value the person set themselves and the import keeps (the file's value is not used). */
+      kept: string[];
     };
     /** ImportReport */
     ImportReport: {
@@ -1321,6 +1394,8 @@ export interface components {
       errors: components['schemas']['ImportRowIssue'][];
       /** @description What was ignored, e.g. unknown columns (row 1). */
       warnings: components['schemas']['ImportRowIssue'][];
+      /** @description Every value, in every row, that the person set themselves and the file would change: kept unless `overwrite_person_edits=true`. */
+      person_edits: components['schemas']['ImportPersonEdit'][];
       /** @description Dry runs only: the first 20 rows. */
       preview?: components['schemas']['ImportPreviewRow'][];
     };
@@ -1693,7 +1768,7 @@ export interface components {
        * @description HTTPS URL that accepts POST; its host must resolve to public addresses only.
        */
       url?: string;
-      /** @description Event kinds to receive: `recording.completed`, `recording.deleted`, `user.deleted`, `collection.erased`, `invitation.sent`, `invitation.failed`, `*` (`*` = all). */
+      /** @description Event kinds to receive: `recording.completed`, `recording.deleted`, `user.updated`, `user.deleted`, `collection.erased`, `invitation.sent`, `invitation.failed`, `*` (`*` = all). */
       events?: string[];
       /** Format: safe-text-multiline */
       description?: string | null;
@@ -1753,6 +1828,12 @@ export interface components {
          */
         unsubscribed_at: string | null;
       };
+      field_sources: components['schemas']['FieldSources'];
+      /**
+       * @description Who made the latest change to the fields (the newest entry of `field_sources`); null when none is recorded.
+       * @enum {string|null}
+       */
+      updated_by: 'organiser' | 'person' | 'integration' | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -1783,6 +1864,30 @@ export interface components {
     /** UsersBatch */
     UsersBatch: {
       data: components['schemas']['User'][];
+    };
+    /** UserUpdatedEvent */
+    UserUpdatedEvent: {
+      /** @constant */
+      event: 'user.updated';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC).
+       */
+      timestamp: string;
+      data: {
+        collection_id: string;
+        user_id: string;
+        external_id: string | null;
+        /** @description The fields that changed: `first_name`, …, `phonetic_spelling`, `custom_fields.<key>`. */
+        changed_fields: string[];
+        /**
+         * @description Who changed them: `person` when they corrected their own details.
+         * @enum {unknown}
+         */
+        updated_by: 'organiser' | 'person' | 'integration';
+        /** Format: date-time */
+        updated_at: string;
+      };
     };
     /** Webhook */
     Webhook: {
@@ -3444,6 +3549,8 @@ export interface operations {
         mode?: 'all_or_nothing' | 'valid_rows';
         /** @description Check the file and report what would happen (with a preview of the first rows); write nothing. */
         dry_run?: boolean;
+        /** @description By default a value the person set themselves (on their record page, after your last change to it) is kept, and listed in `person_edits`. `true` replaces those values with the file's too. */
+        overwrite_person_edits?: boolean;
       };
       header?: {
         /** @description Any unique string up to 255 characters (a UUID). A retry with the same key and body within 24 h gets the stored answer (with `Idempotent-Replayed: true`) instead of acting twice. */
@@ -7074,6 +7181,37 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['RecordingDeletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Received. Any 2xx counts as delivered; anything else is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  'webhookEvents.userUpdated': {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery id: the same on every attempt of one delivery (deduplicate on it). */
+        'webhook-id': string;
+        /** @description Unix seconds of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, space-separated during a rotation. */
+        'webhook-signature': string;
+        /** @description Hex HMAC-SHA256 of the raw body with the webhook secret (the spec's header). */
+        'X-Service-Signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UserUpdatedEvent'];
       };
     };
     responses: {

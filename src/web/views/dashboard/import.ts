@@ -27,6 +27,19 @@ export interface ImportPreviewRow {
   phonetic_spelling: string | null;
   external_id: string | null;
   custom_fields: Record<string, string | number | boolean>;
+  /** For updates: each changed field, before → after. */
+  changes: { field: string; before: string | number | boolean | null; after: string | number | boolean | null }[];
+  /** Fields whose value the person set themselves and the import keeps. */
+  kept: string[];
+}
+
+/** A value the person set on their record page that the file would change. */
+export interface ImportPersonEdit {
+  row: number;
+  field: string;
+  person_value: string | null;
+  file_value: string | null;
+  action: 'kept' | 'overwritten';
 }
 
 export interface ImportCounts {
@@ -112,6 +125,53 @@ ${csrfField(data.viewer.csrfToken)}
   });
 }
 
+/** The field names an organiser reads, for the provenance keys of the report. */
+const FIELD_LABELS: Record<string, string> = {
+  email: 'E-mail',
+  first_name: 'First name',
+  last_name: 'Last name',
+  display_name: 'Name',
+  preferred_name: 'Preferred name',
+  pronouns: 'Pronouns',
+  phonetic_spelling: 'Phonetic spelling',
+  external_id: 'Your id',
+};
+
+function fieldLabel(field: string, fields: { key: string; label: string }[]): string {
+  if (field.startsWith('custom_fields.')) {
+    const key = field.slice('custom_fields.'.length);
+    return fields.find((f) => f.key === key)?.label ?? key;
+  }
+  return FIELD_LABELS[field] ?? field;
+}
+
+const shown = (value: string | number | boolean | null) =>
+  value === null || value === '' ? html`<span class="muted">empty</span>` : html`“${String(value)}”`;
+
+/** Under "Update": what changes (before → after) and what the person set that is kept. */
+function changeList(r: ImportPreviewRow, fields: { key: string; label: string }[]): SafeHtml {
+  if (r.changes.length === 0 && r.kept.length === 0) return html``;
+  return html`<ul class="changes">${r.changes.map(
+    (c) => html`<li>${fieldLabel(c.field, fields)}: ${shown(c.before)} → ${shown(c.after)}</li>`,
+  )}${r.kept.map((field) => html`<li class="kept">${fieldLabel(field, fields)}: kept, set by the person</li>`)}</ul>`;
+}
+
+/** Every value people set themselves that the file would change, with the choice to replace them. */
+function personEditsSection(edits: ImportPersonEdit[], fields: { key: string; label: string }[]): SafeHtml {
+  if (edits.length === 0) return html``;
+  return html`<section class="warning" id="import-person-edits">
+<h2>${plural(edits.length, 'value people set themselves is', 'values people set themselves are')} kept</h2>
+<p>These people corrected their details on their record page after your last change. The import keeps what they wrote unless you choose to replace it below.</p>
+<table class="list">
+<thead><tr><th scope="col">Row</th><th scope="col">Field</th><th scope="col">They wrote</th><th scope="col">The file says</th></tr></thead>
+<tbody>${edits.map(
+    (e) =>
+      html`<tr data-row="${e.row}"><td data-label="Row">${e.row}</td><td data-label="Field">${fieldLabel(e.field, fields)}</td><td data-label="They wrote">${shown(e.person_value)}</td><td data-label="The file says">${shown(e.file_value)}</td></tr>`,
+  )}</tbody>
+</table>
+</section>`;
+}
+
 function previewTable(rows: ImportPreviewRow[], fields: { key: string; label: string }[]): SafeHtml {
   const text = (value: string | null) => (value === null || value === '' ? html`<span class="muted">—</span>` : value);
   return html`<table class="list preview" id="import-preview">
@@ -121,7 +181,7 @@ function previewTable(rows: ImportPreviewRow[], fields: { key: string; label: st
 <tbody>${rows.map(
     (r) => html`<tr data-row="${r.row}"${r.action === 'error' ? html` class="has-errors"` : ''}>
 <td data-label="Row">${r.row}</td>
-<td data-label="Will be">${r.action === 'error' ? html`<span class="badge off">${ACTION_LABELS[r.action]}</span>` : ACTION_LABELS[r.action]}</td>
+<td data-label="Will be">${r.action === 'error' ? html`<span class="badge off">${ACTION_LABELS[r.action]}</span>` : ACTION_LABELS[r.action]}${changeList(r, fields)}</td>
 <td data-label="Name">${text(r.display_name)}</td>
 <td data-label="E-mail" class="email">${text(r.email)}</td>
 <td data-label="First name">${text(r.first_name)}</td>
@@ -143,7 +203,7 @@ export function importPreviewPage(
   data: Page & {
     fileName: string;
     token: string;
-    report: ImportCounts & { preview: ImportPreviewRow[] };
+    report: ImportCounts & { preview: ImportPreviewRow[]; person_edits: ImportPersonEdit[] };
     fields: { key: string; label: string }[];
   },
 ): SafeHtml {
@@ -163,11 +223,17 @@ export function importPreviewPage(
 ${counts(report, true)}
 ${issueList('import-errors', `Errors (${report.errors.length})`, report.errors)}
 ${issueList('import-warnings', 'Ignored', report.warnings)}
+${personEditsSection(report.person_edits, data.fields)}
 <h2>The first ${report.preview.length} rows as they will be stored</h2>
 ${previewTable(report.preview, data.fields)}
 <form method="post" action="${base}/import/confirm" class="card stack" id="import-confirm">
 ${csrfField(data.viewer.csrfToken)}
 <input type="hidden" name="upload" value="${data.token}">
+${
+  report.person_edits.length > 0
+    ? html`<label class="check" for="overwrite-person-edits"><input type="checkbox" name="overwrite_person_edits" value="1" id="overwrite-person-edits"> Replace the ${plural(report.person_edits.length, 'value', 'values')} people set themselves with the file’s</label>`
+    : ''
+}
 ${
   report.failed === 0
     ? html`<input type="hidden" name="mode" value="all_or_nothing">

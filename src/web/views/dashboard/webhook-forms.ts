@@ -20,6 +20,7 @@ export interface FormError {
 const EVENT_HELP: Record<string, string> = {
   'recording.completed': 'someone finished recording their name',
   'recording.deleted': 'a recording was deleted',
+  'user.updated': 'a person’s details changed (by you or by them)',
   'user.deleted': 'a person was deleted',
   'collection.erased': 'a collection was erased for good',
   'invitation.sent': 'an invitation, reminder or re-record e-mail was sent',
