@@ -129,6 +129,7 @@ describe('the API document generated clients are built from', () => {
         'recording.completed',
         'recording.deleted',
         'user.deleted',
+        'user.updated',
         'webhook.test',
       ].sort(),
     );
