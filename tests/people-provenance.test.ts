@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/lib/clock.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { speechWav } from './helpers/audio.js';
-import { post, signIn, uploadFile } from './helpers/dashboard.js';
+import { get, post, signIn, uploadFile } from './helpers/dashboard.js';
 
 const OWNER = 'registrar@example.com';
 const clock = new ManualClock('2027-02-01T09:00:00.000Z');
@@ -181,6 +181,10 @@ describe('a person’s own corrections', () => {
   it('are shown in the dashboard’s import check, kept on confirm, and replaced when the box is ticked', async () => {
     const { collectionId, userId } = await personWhoCorrectedThemselves();
     const owner = await signIn(t, OWNER, '203.0.113.40');
+    const personPage = await get(t, owner, `/dashboard/collections/${collectionId}/people/${userId}`);
+    expect(personPage.body).toMatch(
+      /<dd>Eefa <span class="badge" title="Set by Aoife Byrne on [0-9-]{10}; imports keep it">set by them<\/span><\/dd>/,
+    );
     const importUrl = `/dashboard/collections/${collectionId}/import`;
     const check = await uploadFile(t, owner, importUrl, { name: 'roster.csv', data: Buffer.from(ROSTER) }, owner.csrf);
     expect(check.statusCode, check.body).toBe(200);

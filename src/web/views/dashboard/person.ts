@@ -28,6 +28,15 @@ export interface PersonDetail {
   invitation: InvitationState;
   created_at: string;
   custom: { label: string; value: string }[];
+  /** Who last wrote each field (the API's `field_sources`). */
+  field_sources: Record<string, { source: string; at: string }>;
+}
+
+/** "Set by them" beside a value the person corrected on their record page (imports keep it). */
+function setByThem(person: PersonDetail, field: string): SafeHtml {
+  const source = person.field_sources[field];
+  if (source?.source !== 'person') return html``;
+  return html` <span class="badge" title="Set by ${person.display_name} on ${source.at.slice(0, 10)}; imports keep it">set by them</span>`;
 }
 
 export interface PersonRecording {
@@ -70,9 +79,9 @@ export function personPage(data: {
 <h1 id="person-name">${person.display_name}</h1>
 ${recording && admin ? '' : formErrorBox(data.reviewError)}
 <dl class="facts">
-  ${person.preferred_name ? html`<dt>Preferred name</dt><dd>${person.preferred_name}</dd>` : ''}
-  ${person.pronouns ? html`<dt>Pronouns</dt><dd>${person.pronouns}</dd>` : ''}
-  <dt>Phonetic spelling</dt><dd id="phonetic">${person.phonetic_spelling ?? html`<span class="muted">None given</span>`}</dd>
+  ${person.preferred_name ? html`<dt>Preferred name</dt><dd>${person.preferred_name}${setByThem(person, 'preferred_name')}</dd>` : ''}
+  ${person.pronouns ? html`<dt>Pronouns</dt><dd>${person.pronouns}${setByThem(person, 'pronouns')}</dd>` : ''}
+  <dt>Phonetic spelling</dt><dd id="phonetic">${person.phonetic_spelling ?? html`<span class="muted">None given</span>`}${setByThem(person, 'phonetic_spelling')}</dd>
   <dt>First name</dt><dd>${person.first_name}</dd>
   <dt>Last name</dt><dd>${person.last_name === '' ? html`<span class="muted">None</span>` : person.last_name}</dd>
   <dt>E-mail</dt><dd class="email">${person.email}</dd>
