@@ -17,6 +17,7 @@ import * as m0015 from './migrations/0015_invitations.js';
 import * as m0016 from './migrations/0016_domain_proof.js';
 import * as m0017 from './migrations/0017_name_skeleton.js';
 import * as m0018 from './migrations/0018_idempotent_location.js';
+import * as m0019 from './migrations/0019_sign_in_mail_budget.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0016_domain_proof': m0016,
   '0017_name_skeleton': m0017,
   '0018_idempotent_location': m0018,
+  '0019_sign_in_mail_budget': m0019,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
