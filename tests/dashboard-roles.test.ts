@@ -8,6 +8,7 @@ import { requiredAccess } from '../src/features/dashboard/access.js';
 import { type CatalogueRoute, MUTATING_METHODS } from '../src/http/route-catalogue.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { type Browserish, get, inviteAndJoin, post, signIn } from './helpers/dashboard.js';
+import { readZip } from './helpers/zip.js';
 
 let t: TestApp;
 let owner: Browserish & { csrf: string };
@@ -116,5 +117,73 @@ describe('the role hook covers every mutating dashboard route', () => {
     expect((await post(t, promoted, '/dashboard/api-keys', { csrf: promoted.csrf, name: 'yes' })).statusCode).toBe(201);
     await post(t, owner, '/dashboard/members/role', { csrf: owner.csrf, email: 'promoted@example.com', role: 'viewer' });
     expect((await post(t, promoted, '/dashboard/api-keys', { csrf: promoted.csrf, name: 'no again' })).statusCode).toBe(403);
+  });
+});
+
+describe('a viewer is shown nothing that grants write access', () => {
+  let base: string;
+  let recordUrl: string;
+  let recordToken: string;
+  let personPath: string;
+
+  beforeAll(async () => {
+    const { key } = await t.newAccount('owner@example.com');
+    const collection = (await t.request({ method: 'POST', url: '/v1/collections', key, json: { name: 'Roles' } })).json<{
+      id: string;
+    }>();
+    const person = (
+      await t.request({
+        method: 'POST',
+        url: `/v1/collections/${collection.id}/users`,
+        key,
+        json: { email: 'ada@example.com', first_name: 'Ada' },
+      })
+    ).json<{ id: string; record_url: string }>();
+    base = `/dashboard/collections/${collection.id}`;
+    recordUrl = person.record_url;
+    recordToken = recordUrl.split('/r/')[1] as string;
+    personPath = `${base}/people/${person.id}`;
+  });
+
+  /** Every page and download of the collection and the person that a member can read, as bytes. */
+  async function everythingReadable(who: Browserish): Promise<{ label: string; text: string }[]> {
+    const read: { label: string; text: string }[] = [];
+    for (const url of [base, `${base}/reader`, personPath]) {
+      const res = await get(t, who, url);
+      expect(res.statusCode, url).toBe(200);
+      read.push({ label: url, text: res.body });
+    }
+    const csv = await get(t, who, `${base}/export?format=csv`);
+    expect(csv.statusCode).toBe(200);
+    read.push({ label: 'CSV', text: csv.body });
+    const zip = await get(t, who, `${base}/export?format=zip`);
+    expect(zip.statusCode).toBe(200);
+    for (const entry of await readZip(zip.rawPayload))
+      read.push({ label: `ZIP ${entry.name}`, text: entry.data.toString('utf8') });
+    const own = await get(t, who, `${personPath}/export`);
+    expect(own.statusCode).toBe(200);
+    for (const entry of await readZip(own.rawPayload))
+      read.push({ label: `person ZIP ${entry.name}`, text: entry.data.toString('utf8') });
+    return read;
+  }
+
+  it('no record link on the pages or in the CSV, the ZIP or the person’s data a viewer downloads', async () => {
+    const read = await everythingReadable(viewer);
+    for (const { label: where, text } of read) expect(text, where).not.toContain(recordToken);
+    const csvHeader = read
+      .find((r) => r.label === 'CSV')
+      ?.text.replace(/^\uFEFF/, '')
+      .split('\r\n')[0];
+    expect(csvHeader).not.toContain('record_url');
+    expect(read.find((r) => r.label === personPath)?.text).toContain('The record link is shown to admins and owners');
+  });
+
+  it('owners and admins keep the record link on the person page and in every download', async () => {
+    for (const who of [owner, admin]) {
+      const read = await everythingReadable(who);
+      for (const where of [personPath, 'CSV', 'ZIP people.csv', 'person ZIP person.json']) {
+        expect(read.find((r) => r.label === where)?.text, where).toContain(recordUrl);
+      }
+    }
   });
 });

@@ -44,7 +44,7 @@ const PEOPLE = [
     last_name: '+1',
     display_name: '@SUM(A1:A9)',
     phonetic_spelling: '-2+3',
-    custom_fields: { seat: '=cmd|calc', year: -5 },
+    custom_fields: { seat: ' =cmd|calc', year: -5 },
   },
   { email: 'siobhan@example.com', first_name: 'Siobhán', last_name: 'Ní Bhriain', display_name: 'Siobhán / "Shiv" Ní Bhriain' },
   { email: 'zed@example.com', first_name: 'Zed', last_name: 'Quoted, Name', external_id: 'Z-9' },
@@ -79,6 +79,8 @@ const csvRows = (bytes: Buffer): string[][] => {
   const text = bytes.toString('utf8');
   expect(text.startsWith('\uFEFF')).toBe(true);
   expect(text).toContain('\r\n');
+  // Every cell quoted, so a spreadsheet whose list separator is `;` or a tab never splits a value.
+  expect(text.slice(1)).toMatch(/^(?:"(?:[^"]|"")*"(?:,|\r\n))+$/);
   return parse(text.slice(1), { relax_column_count: false });
 };
 
@@ -152,7 +154,7 @@ describe('export from disk', () => {
       first_name: `'=HYPERLINK("http://evil.example","click")`,
       last_name: "'+1",
       phonetic_spelling: "'-2+3",
-      seat: "'=cmd|calc",
+      seat: "' =cmd|calc",
       year: "'-5",
       recording_status: 'needs_rerecord',
       review_note: 'Please say it slowly.',
@@ -165,7 +167,7 @@ describe('export from disk', () => {
       seat: '',
     });
     // No cell of the file starts a formula.
-    for (const row of rows) for (const cell of row) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+    for (const row of rows) for (const cell of row) expect(cell).not.toMatch(/^\s*[=+\-@\t\r＝＋－＠]/u);
   });
 
   it('ZIP: the MP3s named <row>-<display name>.mp3, stored as they are, and the CSV, read back with yauzl', async () => {

@@ -18,6 +18,7 @@ import * as m0016 from './migrations/0016_domain_proof.js';
 import * as m0017 from './migrations/0017_name_skeleton.js';
 import * as m0018 from './migrations/0018_idempotent_location.js';
 import * as m0019 from './migrations/0019_field_sources.js';
+import * as m0020 from './migrations/0020_sign_in_mail_budget.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0017_name_skeleton': m0017,
   '0018_idempotent_location': m0018,
   '0019_field_sources': m0019,
+  '0020_sign_in_mail_budget': m0020,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -387,6 +387,8 @@ export interface DashboardSignInTokensTable {
   browser_hash: string | null;
   /** SHA-256 hex of the client address that asked (rate limit). */
   ip_hash: string;
+  /** 1 when the link was mailed; 0 when the address's mail budget was spent (nobody holds the token). */
+  mailed: number;
   created_at: string;
   expires_at: string;
   used_at: string | null;

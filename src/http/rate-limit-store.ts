@@ -15,9 +15,26 @@ const loadIoredis = () => createRequire(import.meta.url)('ioredis') as typeof im
 
 const CONNECT_TIMEOUT_MS = 2_000;
 
+/** One taken unit of a budget: whether it was within the limit, and when the window ends. */
+export interface BudgetTake {
+  allowed: boolean;
+  retryAfterSeconds: number;
+}
+
+/**
+ * A per-key budget of `max` units per window, counted where the store counts (Redis or memory).
+ * Unlike the plugin's limits, it is not tied to one HTTP request: a caller takes one unit per
+ * costly operation, so several routes (or the calls of one MCP batch) draw from one count.
+ */
+export interface Budget {
+  take(key: string): Promise<BudgetTake>;
+}
+
 export interface RateLimitStore {
   /** Options for `@fastify/rate-limit`: the shared store and this limit's own key prefix. */
   options(name: string): { redis?: Redis; nameSpace: string; skipOnError: boolean };
+  /** A budget named `name` (its own key prefix), shared by every caller that asks for the same name. */
+  budget(name: string, limit: { max: number; windowMs: number }): Budget;
   /**
    * Resolves once Redis answers (or after the connect timeout, when it is away): the app waits for
    * it before serving, so a starting process counts its first requests instead of letting them by.
@@ -26,10 +43,50 @@ export interface RateLimitStore {
   close(): Promise<void>;
 }
 
+/** INCR and the window's expiry in one step, so concurrent takes across processes count exactly. */
+const TAKE_SCRIPT = `
+local current = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if current == 1 or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {current, ttl}
+`;
+
+const toTake = (count: number, max: number, ttlMs: number): BudgetTake => ({
+  allowed: count <= max,
+  retryAfterSeconds: Math.max(1, Math.ceil(ttlMs / 1000)),
+});
+
+/** Fixed windows per key; expired keys are dropped when the map grows, so memory stays bounded. */
+function memoryBudget(
+  limit: { max: number; windowMs: number },
+  windows: Map<string, { count: number; endsAt: number }>,
+  name: string,
+): Budget {
+  return {
+    take: async (key) => {
+      const now = Date.now();
+      const id = `${name}:${key}`;
+      let window = windows.get(id);
+      if (!window || window.endsAt <= now) {
+        if (windows.size >= 10_000) for (const [k, w] of windows) if (w.endsAt <= now) windows.delete(k);
+        window = { count: 0, endsAt: now + limit.windowMs };
+        windows.set(id, window);
+      }
+      window.count += 1;
+      return toTake(window.count, limit.max, window.endsAt - now);
+    },
+  };
+}
+
 export function createRateLimitStore(redisUrl: string | null, logger: Logger): RateLimitStore {
+  const memoryBudgets = new Map<string, { count: number; endsAt: number }>();
   if (redisUrl === null) {
     return {
       options: (name) => ({ nameSpace: `${name}:`, skipOnError: true }),
+      budget: (name, limit) => memoryBudget(limit, memoryBudgets, name),
       ready: async () => {},
       close: async () => {},
     };
@@ -62,6 +119,20 @@ export function createRateLimitStore(redisUrl: string | null, logger: Logger): R
   });
   return {
     options: (name) => ({ redis, nameSpace: `voicename-rate:${name}:`, skipOnError: true }),
+    budget: (name, limit) => ({
+      take: async (key) => {
+        try {
+          const [count, ttl] = (await redis.eval(TAKE_SCRIPT, 1, `voicename-rate:${name}:${key}`, limit.windowMs)) as [
+            number,
+            number,
+          ];
+          return toTake(count, limit.max, ttl);
+        } catch {
+          // Let it through, as the plugin's limits do (skipOnError); the 'error' listener has logged it.
+          return { allowed: true, retryAfterSeconds: 1 };
+        }
+      },
+    }),
     ready: () => connected,
     close: async () => {
       await redis.quit().catch(() => redis.disconnect());

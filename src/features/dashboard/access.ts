@@ -40,6 +40,14 @@ const refusal = (needed: MemberRole) =>
   );
 
 /**
+ * Whether the session may see what grants write access (a person's record link, which lets anyone
+ * record for them): the members who may change things, admins and owners. A viewer's pages and
+ * downloads leave such links out, so "changes nothing" holds for whatever they copy or pass on.
+ */
+export const seesWriteLinks = (request: FastifyRequest): boolean =>
+  request.dashboard !== undefined && request.dashboard !== null && roleAtLeast(request.dashboard.member.role, 'admin');
+
+/**
  * preHandler of the whole dashboard scope: no session → the sign-in page; no organisation yet →
  * the organisation picker; a role below the route's → 403 `role_forbidden`; a state-changing
  * request without the session's form token → 403 `form_token_invalid`.

@@ -22,6 +22,7 @@ import { exportCollection } from '../exports/service.js';
 import { STANDARD_FIELDS } from '../users/csv-columns.js';
 import { importUsersCsv } from '../users/import-service.js';
 import { type ImportMode, IMPORT_MODES, MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from '../users/schemas.js';
+import { seesWriteLinks } from './access.js';
 import { formErrorOf, queryText, viewerOf } from './forms.js';
 import { settingsFormOf } from './settings-routes.js';
 import { formField, redirect, requireSession, sendPage, sessionOf } from './http.js';
@@ -107,7 +108,10 @@ export function collectionFileRoutes(deps: Deps, options: { styleUrl: string }) 
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) controller.abort();
       });
-      const file = await exportCollection(deps, accountOf(request), request.params.id, format, { signal: controller.signal });
+      const file = await exportCollection(deps, accountOf(request), request.params.id, format, {
+        signal: controller.signal,
+        writeLinks: seesWriteLinks(request),
+      });
       reply.raw.setTimeout(deps.config.requestTimeoutMs, () => {
         controller.abort();
         reply.raw.destroy();

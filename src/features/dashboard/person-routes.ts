@@ -19,6 +19,7 @@ import { reviewRecording } from '../users/review-service.js';
 import { type CreateUserBody, ReviewBody, type User } from '../users/schemas.js';
 import { createUser, deleteUser, getUser } from '../users/service.js';
 import { noticeOf } from './collection-routes.js';
+import { seesWriteLinks } from './access.js';
 import { checkBody, formErrorOf, viewerOf } from './forms.js';
 import { formField, redirect, requireSession, sendMediaPage, sendPage, sessionOf } from './http.js';
 
@@ -193,7 +194,10 @@ export function personRoutes(deps: Deps, options: { styleUrl: string }) {
 
     // A subject-access request answered from the dashboard: the same ZIP as the API's user export.
     app.get<PersonParams>('/collections/:id/people/:userId/export', { preHandler: requireSession }, async (request, reply) => {
-      const file = await exportPerson(deps, accountOf(request), request.params.id, request.params.userId, deps.clock.now());
+      const file = await exportPerson(deps, accountOf(request), request.params.id, request.params.userId, {
+        exportedAt: deps.clock.now(),
+        writeLinks: seesWriteLinks(request),
+      });
       return reply
         .type('application/zip')
         .header('content-disposition', file.contentDisposition)

@@ -7,24 +7,43 @@ export type SessionRow = Selectable<DashboardSessionsTable>;
 
 export const insertSignInToken = (db: Db, row: SignInTokenRow) => db.insertInto('dashboard_sign_in_tokens').values(row).execute();
 
-/** Sign-in requests since `since`: for this address, from this client, and both at once. */
+/**
+ * Since `since`: sign-in requests from this client, and for this address from it (the client's
+ * limits), and mails sent to this address from anywhere (the address's mail budget).
+ */
 export async function countRecentSignInRequests(db: Db, input: { email: string; ipHash: string; since: string }) {
-  const count = (where: Partial<Record<'email' | 'ip_hash', string>>) => {
+  const count = (where: Partial<{ email: string; ip_hash: string; mailed: number }>) => {
     let query = db
       .selectFrom('dashboard_sign_in_tokens')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('created_at', '>', input.since);
     if (where.email !== undefined) query = query.where('email', '=', where.email);
     if (where.ip_hash !== undefined) query = query.where('ip_hash', '=', where.ip_hash);
+    if (where.mailed !== undefined) query = query.where('mailed', '=', where.mailed);
     return query.executeTakeFirstOrThrow().then((row) => Number(row.n));
   };
-  const [byEmail, byIp, byEmailAndIp] = await Promise.all([
-    count({ email: input.email }),
+  const [byIp, byEmailAndIp, mailedToEmail] = await Promise.all([
     count({ ip_hash: input.ipHash }),
     count({ email: input.email, ip_hash: input.ipHash }),
+    count({ email: input.email, mailed: 1 }),
   ]);
-  return { byEmail, byIp, byEmailAndIp };
+  return { byIp, byEmailAndIp, mailedToEmail };
 }
+
+/**
+ * Keeps the unused links mailed to `email` since `since` working until `expiresAt` (never
+ * shortening one): the mails already in the address's inbox stand in for a new one.
+ */
+export const extendMailedSignInLinks = (db: Db, input: { email: string; since: string; expiresAt: string }) =>
+  db
+    .updateTable('dashboard_sign_in_tokens')
+    .set({ expires_at: input.expiresAt })
+    .where('email', '=', input.email)
+    .where('mailed', '=', 1)
+    .where('used_at', 'is', null)
+    .where('created_at', '>', input.since)
+    .where('expires_at', '<', input.expiresAt)
+    .execute();
 
 /** The oldest sign-in request in the window (to say when the limit lifts). */
 export const oldestSignInRequestSince = (db: Db, where: Partial<Record<'email' | 'ip_hash', string>>, since: string) =>

@@ -28,6 +28,7 @@ import {
   deleteExpiredAuthRows,
   deleteOtherSessions,
   deleteSession,
+  extendMailedSignInLinks,
   findLiveSession,
   findUsableSignInToken,
   insertSession,
@@ -43,12 +44,15 @@ export interface DashboardDeps extends TransactionDeps {
 }
 
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
-/** Sign-in links one address may ask for per window, and one client address. */
 /** Links per hour for one address asked from one client: a stranger cannot use up the address's allowance. */
 export const SIGN_IN_LIMIT_PER_EMAIL_AND_IP = 5;
-/** Links per hour for one address from anywhere: the cap on mail one address can receive. */
-export const SIGN_IN_LIMIT_PER_EMAIL = 20;
+/** Links per hour asked from one client, whatever the addresses. */
 export const SIGN_IN_LIMIT_PER_IP = 20;
+/**
+ * Sign-in mails one address receives per hour, whoever asks: the cap on mail to an address. It is
+ * not a refusal: past it, a request keeps the links already mailed working instead (see requestSignIn).
+ */
+export const SIGN_IN_MAILS_PER_EMAIL = 5;
 export const SIGN_IN_WINDOW_MS = 60 * 60_000;
 /** Sign-in rows are kept this long (for the rate limit), whatever their state. */
 const SIGN_IN_ROW_RETENTION_MS = 24 * 60 * 60_000;
@@ -73,9 +77,14 @@ export const newBrowserSecret = (): string => randomToken(32);
  * form reveals nothing about who has an account). The link is single-use and expires after
  * 15 minutes; it is bound to the asking browser through `browserSecret` (its hash is stored),
  * so opening it in that browser signs in at once and anywhere else asks for a confirmation.
- * Rate-limited per address and client together (5 per hour), per address (20) and per client
- * (20): 429 `sign_in_rate_limited` with Retry-After, and no mail. A relay failure is 503
- * `mail_unavailable`.
+ *
+ * Only the asking client is ever refused: 5 links per hour for one address from one client, 20
+ * per hour from one client (429 `sign_in_rate_limited` with Retry-After, and no mail), so
+ * requests from elsewhere can never lock the address's owner out. What strangers can spend is
+ * the address's mail budget (5 mails per hour from everyone together); past it no mail is sent
+ * and, with the same answer, the unused links mailed in the last hour are kept working for
+ * another 15 minutes, so the owner signs in with a mail already in their inbox. A relay failure
+ * is 503 `mail_unavailable`.
  */
 export async function requestSignIn(
   deps: DashboardDeps,
@@ -89,7 +98,6 @@ export async function requestSignIn(
   // The first limit reached decides when asking works again.
   const reached = [
     { hit: counts.byEmailAndIp >= SIGN_IN_LIMIT_PER_EMAIL_AND_IP, where: { email, ip_hash: ipHash } },
-    { hit: counts.byEmail >= SIGN_IN_LIMIT_PER_EMAIL, where: { email } },
     { hit: counts.byIp >= SIGN_IN_LIMIT_PER_IP, where: { ip_hash: ipHash } },
   ].find((limit) => limit.hit);
   if (reached) {
@@ -102,16 +110,23 @@ export async function requestSignIn(
       { headers: { 'retry-after': String(seconds) } },
     );
   }
+  const mail = counts.mailedToEmail < SIGN_IN_MAILS_PER_EMAIL;
   const token = randomToken(32);
+  const expiresAt = new Date(now.getTime() + SIGN_IN_LINK_TTL_MS).toISOString();
   await insertSignInToken(deps.db.kysely, {
     token_hash: sha256Hex(token),
     email,
     browser_hash: input.browserSecret === null ? null : sha256Hex(input.browserSecret),
     ip_hash: ipHash,
+    mailed: mail ? 1 : 0,
     created_at: now.toISOString(),
-    expires_at: new Date(now.getTime() + SIGN_IN_LINK_TTL_MS).toISOString(),
+    expires_at: expiresAt,
     used_at: null,
   });
+  if (!mail) {
+    await extendMailedSignInLinks(deps.db.kysely, { email, since, expiresAt });
+    return { email };
+  }
   const link = `${deps.config.baseUrl}${signInPath(token)}`;
   try {
     await deps.mailer.send({

@@ -1,18 +1,21 @@
 /**
  * What the entities feature adds to `Deps`, built once per app: the request schema (served and
- * enforced), its validator, the signing key and the public URLs. Services that need these take
+ * enforced), its validator, the signing key, the unpaid-request budget and the public URLs. Services that need these take
  * the context (`Deps` and these values); the others take `Deps` or a `Pick` of it.
  */
 import type { Deps } from '../../deps.js';
 import { buildRequestSchema, type RequestSchema, SCHEMA_PATH } from './request-schema.js';
 import { type EntityKeys, loadEntityKeys } from './signing.js';
 import { slugPath } from './slug.js';
+import { type AdmitUnpaidFrom, createUnpaidLimit } from './unpaid-limit.js';
 import { createRequestValidator, type RequestValidator } from './validation.js';
 
 export interface EntitiesContext extends Omit<Deps, 'entities'> {
   schema: RequestSchema;
   validate: RequestValidator;
   keys: EntityKeys;
+  /** The unpaid-request budget per client address, shared by the HTTP API and the MCP tools. */
+  admitUnpaidFrom: AdmitUnpaidFrom;
   urls: {
     site: string;
     schema: string;
@@ -39,6 +42,7 @@ export function createEntitiesContext(deps: Omit<Deps, 'entities'>): EntitiesCon
     schema,
     validate: createRequestValidator(schema),
     keys: loadEntityKeys(deps.config),
+    admitUnpaidFrom: createUnpaidLimit(deps.rateLimits, deps.config.entityUnpaidRateLimitPerMinute),
     urls: {
       site,
       schema: `${site}${SCHEMA_PATH}`,

@@ -183,16 +183,8 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
     await context.speech.close();
   });
 
-  await app.register(rateLimit, { ...context.rateLimits.options('entities-unpaid'), global: false });
-  const limitUnpaid = app.rateLimit({
-    max: context.config.entityUnpaidRateLimitPerMinute,
-    timeWindow: 60_000,
-    keyGenerator: (request) => `entities-unpaid:${request.ip}`,
-    errorResponseBuilder: (_request, limit) => {
-      const seconds = Math.max(1, Math.ceil(limit.ttl / 1000));
-      return agentError('rate_limited', `Too many unpaid requests; retry in ${seconds} s.`, { retryAfter: seconds });
-    },
-  });
+  // The plugin serves the image limit below; the unpaid budget is context.admitUnpaidFrom (shared with MCP).
+  await app.register(rateLimit, { ...context.rateLimits.options('entities-images'), global: false });
 
   app.get('/.well-known/service-agent-services.json', { schema: { hide: true } }, async (request, reply) =>
     sendCacheableJson(
@@ -283,7 +275,7 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
           const published = await generateEntity(context, {
             body: request.body,
             credential: parsePaymentAuthorization(request.raw),
-            admitUnpaid: () => limitUnpaid.call(app, request, reply) as Promise<void>,
+            admitUnpaid: () => context.admitUnpaidFrom(request.ip),
           });
           return sendPublished(reply, published);
         },

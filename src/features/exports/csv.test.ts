@@ -5,29 +5,110 @@ import { attachmentDisposition, audioFileName, safeFileNamePart } from './file-n
 describe('csvCell', () => {
   it.each([
     ['=HYPERLINK("http://x","y")', `"'=HYPERLINK(""http://x"",""y"")"`],
-    ['+61 2 9999 0000', "'+61 2 9999 0000"],
-    ['-2+3', "'-2+3"],
-    ['@SUM(A1)', "'@SUM(A1)"],
-    ['\t=1', "'\t=1"],
+    ['+61 2 9999 0000', `"'+61 2 9999 0000"`],
+    ['-2+3', `"'-2+3"`],
+    ['@SUM(A1)', `"'@SUM(A1)"`],
+    ['\t=1', `"'\t=1"`],
     ['\r=1', `"'\r=1"`],
+    [' =1+1', `"' =1+1"`],
+    ['\u3000 +1', `"'\u3000 +1"`],
+    ['＝1+1', `"'＝1+1"`],
+    ['＋1', `"'＋1"`],
+    ['－1', `"'－1"`],
+    ['＠SUM(A1)', `"'＠SUM(A1)"`],
   ])('makes %j inert', (value, cell) => {
     expect(csvCell(value)).toBe(cell);
   });
 
-  it('leaves ordinary text alone and quotes only when needed', () => {
-    expect(csvCell('Siobhán Ní Bhriain')).toBe('Siobhán Ní Bhriain');
-    expect(csvCell('a=b')).toBe('a=b');
+  it('quotes every cell and leaves ordinary text alone', () => {
+    expect(csvCell('Siobhán Ní Bhriain')).toBe('"Siobhán Ní Bhriain"');
+    expect(csvCell('a=b')).toBe('"a=b"');
     expect(csvCell('Smith, Jane')).toBe('"Smith, Jane"');
     expect(csvCell('say "hi"')).toBe('"say ""hi"""');
     expect(csvCell('two\nlines')).toBe('"two\nlines"');
-    expect(csvCell(null)).toBe('');
-    expect(csvCell(42)).toBe('42');
-    expect(csvCell(-1)).toBe("'-1");
-    expect(csvCell(true)).toBe('true');
+    expect(csvCell(null)).toBe('""');
+    expect(csvCell(42)).toBe('"42"');
+    expect(csvCell(-1)).toBe(`"'-1"`);
+    expect(csvCell(true)).toBe('"true"');
   });
 
   it('ends lines with CRLF', () => {
-    expect(csvLine(['a', null, '=b'])).toBe("a,,'=b\r\n");
+    expect(csvLine(['a', null, '=b'])).toBe(`"a","","'=b"\r\n`);
+  });
+});
+
+/** Values people can type, each of which once reached a spreadsheet as a formula. */
+const HOSTILE = [
+  "Ada;=cmd|' /C calc'!A0",
+  'Ada,=1+1',
+  'Ada\t=1+1',
+  '＝1+1',
+  ' =1+1',
+  '\t+1',
+  '@SUM(A1:A9)',
+  'Grace;－1',
+  'plain "quoted" text',
+  'line\r\nbreak;@x',
+];
+const TRIGGER = /^[^\S\t\r]*[=+\-@\t\r＝＋－＠﹦﹢﹣﹫]/u;
+
+/**
+ * Splits a file the way a spreadsheet does with `delimiter` as its list separator: a field that
+ * opens with a quote runs to its closing quote (`""` is one quote) and then, like Excel, takes
+ * whatever follows up to the next separator or line end as it is.
+ */
+function spreadsheetRows(file: string, delimiter: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let i = 0;
+  let atFieldStart = true;
+  while (i < file.length) {
+    const char = file[i]!;
+    if (atFieldStart && char === '"') {
+      i++;
+      while (i < file.length && !(file[i] === '"' && file[i + 1] !== '"')) {
+        cell += file[i];
+        i += file[i] === '"' ? 2 : 1;
+      }
+      i++;
+      atFieldStart = false;
+    } else if (char === delimiter) {
+      row.push(cell);
+      cell = '';
+      atFieldStart = true;
+      i++;
+    } else if (char === '\r' && file[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      atFieldStart = true;
+      i += 2;
+    } else {
+      cell += char;
+      atFieldStart = false;
+      i++;
+    }
+  }
+  return rows;
+}
+
+describe('a CSV file read with the list separator of any spreadsheet locale', () => {
+  it.each([
+    [',', 'comma'],
+    [';', 'semicolon'],
+    ['\t', 'tab'],
+  ])('split on %j (%s): each value stays in one cell and no cell starts a formula', (delimiter) => {
+    const file = csvLine(['name', 'note']) + HOSTILE.map((value) => csvLine([value, 'x'])).join('');
+    const rows = spreadsheetRows(file, delimiter);
+    expect(rows).toHaveLength(HOSTILE.length + 1);
+    for (const [index, row] of rows.slice(1).entries()) {
+      // Quoting keeps a separator inside a value: the value never spills into a cell of its own.
+      expect(row).toHaveLength(delimiter === ',' ? 2 : 1);
+      for (const cell of row) expect(cell).not.toMatch(TRIGGER);
+      expect(row[0]!.replace(/^'/, '').startsWith(HOSTILE[index]!)).toBe(true);
+    }
   });
 });
 

@@ -16,21 +16,27 @@ export interface PersonExport {
   stream: Readable;
 }
 
+/**
+ * `writeLinks`: whether the reader may change the person; without it `person.json` leaves out
+ * `record_url`, which lets anyone record for them (the person's own data is everything else).
+ */
 export async function exportPerson(
   deps: ExportsDeps & UsersDeps,
   accountId: string,
   collectionId: string,
   userId: string,
-  exportedAt: Date,
+  options: { exportedAt: Date; writeLinks: boolean },
 ): Promise<PersonExport> {
+  const { exportedAt } = options;
   const user = await getUser(deps, accountId, collectionId, userId);
+  const { record_url: _recordUrl, ...withoutWriteLinks } = user;
   const db = deps.db.kysely;
   const recording = await findRecordingOf(db, user.id);
   const links = await playLinksOf(db, user.id);
   const events = await eventsAbout(db, accountId, user.id);
   const document = {
     exported_at: exportedAt.toISOString(),
-    person: user,
+    person: options.writeLinks ? user : withoutWriteLinks,
     recording: recording
       ? {
           file: 'recording.mp3',

@@ -42,7 +42,11 @@ export const exportsRoutes =
         reply.raw.once('close', () => {
           if (!reply.raw.writableFinished) controller.abort();
         });
-        const file = await exportCollection(deps, accountOf(request), collection_id, format, { signal: controller.signal });
+        const file = await exportCollection(deps, accountOf(request), collection_id, format, {
+          signal: controller.signal,
+          // An API key acts for the whole organisation: it can rotate record links anyway.
+          writeLinks: true,
+        });
         // A client that reads nothing for this long is gone: drop it rather than hold the export open.
         reply.raw.setTimeout(deps.config.requestTimeoutMs, () => {
           controller.abort();
@@ -77,7 +81,10 @@ export const exportsRoutes =
       },
       async (request, reply) => {
         const { collection_id, user_id } = request.params as { collection_id: string; user_id: string };
-        const file = await exportPerson(deps, accountOf(request), collection_id, user_id, deps.clock.now());
+        const file = await exportPerson(deps, accountOf(request), collection_id, user_id, {
+          exportedAt: deps.clock.now(),
+          writeLinks: true,
+        });
         return reply
           .header('content-type', 'application/zip')
           .header('content-disposition', file.contentDisposition)

@@ -46,30 +46,33 @@ export const ZIP_CSV_NAME = 'people.csv';
 /**
  * The export of the account's live collection as `format`. 404 (before any byte is sent) for an
  * unknown, archived or another account's collection. `signal` aborts the work (pass the
- * client's disconnection).
+ * client's disconnection). `writeLinks` says whether the reader may change the collection: only
+ * then does the file carry the `record_url` column (a record link lets anyone record for the
+ * person), so a read-only member's download grants nothing they could not do themselves.
  */
 export async function exportCollection(
   deps: ExportsDeps,
   accountId: string,
   collectionId: string,
   format: ExportFormat,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; writeLinks: boolean },
 ): Promise<CollectionExport> {
   const collection = await requireLiveCollection(deps, accountId, collectionId);
   const fields = JSON.parse(collection.custom_fields) as CustomField[];
   const people = () => peopleInImportOrder(deps.db, collection.id);
-  const toCells = cellsOf(deps.config.baseUrl, fields);
+  const columns = header(fields, options.writeLinks);
+  const toCells = cellsOf(deps.config.baseUrl, fields, options.writeLinks);
   if (format === 'csv') {
     return {
       contentType: 'text/csv; charset=utf-8',
       contentDisposition: attachmentDisposition(collection.name, 'csv'),
-      stream: csvStream(people, toCells, header(fields), options.signal),
+      stream: csvStream(people, toCells, columns, options.signal),
     };
   }
   return {
     contentType: 'application/zip',
     contentDisposition: attachmentDisposition(collection.name, 'zip'),
-    stream: zipStream(deps, people, toCells, header(fields), options.signal),
+    stream: zipStream(deps, people, toCells, columns, options.signal),
   };
 }
 
@@ -99,11 +102,14 @@ const STANDARD_COLUMNS = [
 ];
 
 /** Column names as the API names the fields, so the file can be imported again; custom fields by key. */
-const header = (fields: CustomField[]) => [...STANDARD_COLUMNS, ...fields.map((field) => field.key)];
+const header = (fields: CustomField[], writeLinks: boolean) => [
+  ...STANDARD_COLUMNS.filter((column) => writeLinks || column !== 'record_url'),
+  ...fields.map((field) => field.key),
+];
 
 type Cells = (string | number | boolean | null)[];
 
-function cellsOf(baseUrl: string, fields: CustomField[]) {
+function cellsOf(baseUrl: string, fields: CustomField[], writeLinks: boolean) {
   return (person: ExportPersonRow): Cells => {
     const custom = JSON.parse(person.custom_fields) as Record<string, string | number | boolean>;
     const playable = person.blob_key !== null && person.play_token !== null;
@@ -115,7 +121,7 @@ function cellsOf(baseUrl: string, fields: CustomField[]) {
       person.external_id,
       person.phonetic_spelling,
       playable ? playLinkUrls(baseUrl, person.play_token as string).play_link : null,
-      `${baseUrl}/r/${person.record_token}`,
+      ...(writeLinks ? [`${baseUrl}/r/${person.record_token}`] : []),
       person.recording_status,
       person.review_note,
       ...fields.map((field) => custom[field.key] ?? null),

@@ -1,7 +1,8 @@
 /**
  * `POST /mcp`: the MCP server over Streamable HTTP, stateless (no session: every request gets a
  * fresh server and transport, so any process can answer it), JSON answers instead of a stream.
- * Rate-limited per client like the unpaid agent API. `GET`/`DELETE /mcp` (streams and sessions)
+ * Rate-limited per client like the unpaid agent API, per HTTP request here and per tool call in
+ * the server (a JSON-RPC batch is one request carrying many calls). `GET`/`DELETE /mcp` (streams and sessions)
  * answer 405. The server card is at `/.well-known/mcp/server-card.json`.
  */
 import rateLimit from '@fastify/rate-limit';
@@ -26,7 +27,7 @@ export const mcpRoutes = (deps: Deps) => async (app: FastifyInstance) => {
 
   app.post(MCP_PATH, { schema: { hide: true }, bodyLimit: 65_536 }, async (request, reply) => {
     const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadServer();
-    const server = createMcpServer(deps);
+    const server = createMcpServer(deps, { address: request.ip });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
     reply.raw.on('close', () => {

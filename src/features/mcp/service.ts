@@ -6,6 +6,9 @@
  * clients that pay them; the same call with `payment_reference`, or with an MPP credential in
  * `_meta`, publishes and carries the receipt). Resources: the request's JSON Schema and the agent guide.
  * Every call builds a fresh server (stateless Streamable HTTP), so nothing is kept between them.
+ * Every tool call takes a unit of the client's unpaid-request budget, the one
+ * `POST /api/entities/generate` draws from (`generate_entity` where that route does: when a
+ * payment request would be created), so a JSON-RPC batch costs what its calls cost.
  * This module (with the SDK and zod) is loaded by the first `/mcp` request, not at boot.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -45,13 +48,38 @@ async function toolCredential(reference: string | undefined, mppCredential: unkn
 /** The receipt header's JSON, as MPP clients expect it in `_meta`. */
 const receiptObject = (header: string): unknown => JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
 
-/** An agent API error as the body the HTTP API would answer (status, message and details). */
+/**
+ * An agent API error as the body the HTTP API would answer (status, message and details), with
+ * the `Retry-After` of a refusal such as 429 as `retry_after` (seconds).
+ */
 function agentBody(error: AppError): Json {
-  return { status: error.code, message: error.message, ...error.details };
+  const retryAfter = error.headers['retry-after'];
+  return {
+    status: error.code,
+    message: error.message,
+    ...error.details,
+    ...(retryAfter === undefined ? {} : { retry_after: Number(retryAfter) }),
+  };
 }
 
-export function createMcpServer(deps: Deps): McpServer {
+/** The client a server answers: the address its unpaid-request budget is counted under. */
+export interface McpClientInfo {
+  address: string;
+}
+
+export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
   const context = deps.entities;
+  const admitUnpaid = () => context.admitUnpaidFrom(client.address);
+  /** A read tool's budget check: the 429 as the tool's error result, or null to go on. */
+  const overBudget = async () => {
+    try {
+      await admitUnpaid();
+      return null;
+    } catch (error) {
+      if (!isAgentError(error)) throw error;
+      return refused(agentBody(error));
+    }
+  };
   const server = new McpServer(
     { name: 'voicename', title: 'voicename: how names are said', version: VERSION },
     { instructions: `Publish and look up how names are said. Agent guide: ${deps.config.siteUrl}/llms.txt` },
@@ -66,6 +94,8 @@ export function createMcpServer(deps: Deps): McpServer {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ slug }) => {
+      const refusal = await overBudget();
+      if (refusal) return refusal;
       const found = await findProfile(context, decodeURIComponent(slug));
       if (found.kind === 'not_found') return refused({ status: 'not_found', message: 'No entity has this slug.' });
       if (found.kind === 'gone') return refused({ status: 'gone', message: 'This entity was deleted.' });
@@ -84,6 +114,8 @@ export function createMcpServer(deps: Deps): McpServer {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ url }) => {
+      const refusal = await overBudget();
+      if (refusal) return refusal;
       const token = tokenFromPlayLinkUrl(deps.config.baseUrl, url);
       const link = token ? await resolvePlayLink(deps, token) : null;
       if (!link) return refused({ status: 'not_found', message: 'That is not a live play link of this service.' });
@@ -112,8 +144,7 @@ export function createMcpServer(deps: Deps): McpServer {
         const published = await generateEntity(context, {
           body: request,
           credential: await toolCredential(payment_reference, extra._meta?.[Mcp.credentialMetaKey]),
-          // The /mcp route is rate-limited per client like the unpaid HTTP path.
-          admitUnpaid: async () => {},
+          admitUnpaid,
         });
         return {
           ...ok(published.body as unknown as Json),

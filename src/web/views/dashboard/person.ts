@@ -1,7 +1,8 @@
 /**
  * One person of a collection: hear the recording, phonetic spelling, the play and record links
  * (selectable text; a small script adds copy buttons), and the two destructive actions, each
- * behind its own confirmation page.
+ * behind its own confirmation page. The record link lets anyone record for the person, so only
+ * members who may change things (admins and owners) see it.
  */
 import { html, type SafeHtml } from '../../html.js';
 import { type CollectionItem, type FormError, formErrorBox } from './collections.js';
@@ -98,9 +99,13 @@ ${person.recording_status === 'needs_rerecord' && person.review_note ? html`<p i
 <audio id="audio" controls preload="metadata" src="${recording.audioUrl}"></audio>
 <p class="muted">${recording.durationSeconds} s, recorded ${when(recording.recordedAt)}.</p>
 ${copyableLink('play-link', 'Play link', recording.playLink)}`
-    : html`<p id="no-recording"><span class="badge wait">Not recorded</span> ${person.display_name} has not recorded their name yet. Send them their record link.</p>`
+    : html`<p id="no-recording"><span class="badge wait">Not recorded</span> ${person.display_name} has not recorded their name yet.${admin ? ' Send them their record link.' : ''}</p>`
 }
-${copyableLink('record-link', 'Record link (anyone with it can record for this person)', person.record_url)}
+${
+  admin
+    ? copyableLink('record-link', 'Record link (anyone with it can record for this person)', person.record_url)
+    : html`<p class="muted" id="record-link-hidden">The record link is shown to admins and owners: anyone with it can record for this person.</p>`
+}
 </section>
 ${invitationSection(base, person, data.viewer.csrfToken, admin)}
 ${recording && admin ? reviewSection(base, person, data.viewer.csrfToken, data.reviewError ?? null, data.noteDraft ?? '') : ''}
@@ -131,7 +136,7 @@ function invitationSection(base: string, person: PersonDetail, csrfToken: string
 <p id="invitation-status">${invitationBadge(invitation)}</p>
 ${
   invitation.unsubscribed_at
-    ? html`<p>${person.display_name} unsubscribed from this collection’s e-mail ${when(invitation.unsubscribed_at)}. Send them the record link another way.</p>`
+    ? html`<p>${person.display_name} unsubscribed from this collection’s e-mail ${when(invitation.unsubscribed_at)}.${admin ? ' Send them the record link another way.' : ''}</p>`
     : admin
       ? html`<form method="post" action="${base}/invite" class="inline">${csrfField(csrfToken)}<button type="submit">${button}</button></form>`
       : ''

@@ -34,7 +34,7 @@ export function checkEmailPage(data: { styleUrl: string; email: string; mailboxU
     styleUrl: data.styleUrl,
     body: html`<section class="card narrow">
 <h1>Check your e-mail</h1>
-<p id="check-email">If <strong>${data.email}</strong> can receive mail, a sign-in link is on its way. It works once, within 15 minutes.</p>
+<p id="check-email">If <strong>${data.email}</strong> can receive mail, a sign-in link is on its way. It works once, within 15 minutes. After a few requests in an hour no more mail is sent: the links already sent keep working, so open the newest one.</p>
 <p class="muted">Open the link in this browser to sign in straight away. Nothing arrived? Check your spam folder, or <a href="/dashboard/sign-in">ask for another link</a>.</p>
 ${
   data.mailboxUrl
