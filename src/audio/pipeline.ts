@@ -344,7 +344,7 @@ export function createAudioProcessorFromConfig(config: {
           throw new AudioBusyError(
             'sender',
             BUSY_RETRY_AFTER_SECONDS,
-            `This account already has ${error.maxPendingPerSender} recordings being processed; send more as those finish.`,
+            `This account already has ${error.maxPendingPerSender} recordings being processed; try again in a few seconds.`,
           );
         }
         if (error instanceof QueueFullError) throw new AudioBusyError('server', BUSY_RETRY_AFTER_SECONDS);
