@@ -1,7 +1,7 @@
 /**
  * An answer given before the request body has all arrived (a body over its limit: 413) closes
  * the connection. Closed at once, the socket is reset under a client still sending, and clients
- * that send the whole body before they read the answer (Node's fetch, browsers) report a
+ * that send the whole body before they read the answer (Node's fetch; Chromium happens to cope) report a
  * connection error (`EPIPE`, "fetch failed") instead of the 413: only curl showed the message.
  * So before such an answer leaves, the rest of the body is read and thrown away, up to a bound
  * in bytes and in time; the connection then closes cleanly after the answer. A body beyond the
