@@ -35,6 +35,7 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerBodyTimeout } from './http/body-timeout.js';
 import { registerJsonParser } from './http/json-body.js';
+import { registerUnreadBodyDiscard } from './http/unread-body.js';
 import { registerRequestMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi/register.js';
 import { apiDocumentContributions } from './api-document.js';
@@ -83,6 +84,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerJsonParser(app);
   registerErrorHandling(app);
   registerBodyTimeout(app, config.requestTimeoutMs);
+  registerUnreadBodyDiscard(app, config.requestTimeoutMs);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // API answers carry secrets (webhook secrets, record links): no cache may keep them.

@@ -53,8 +53,10 @@ export interface Config {
   audioMaxMemoryMb: number;
   /** ffmpeg runs at once per process; further uploads wait their turn (fairly between senders). */
   audioConcurrency: number;
-  /** Uploads that may wait for an ffmpeg slot; beyond it they are answered 503 `audio_busy`. */
+  /** Uploads that may wait for an ffmpeg slot in all; beyond it they are answered 503 `audio_busy`. */
   audioQueueMax: number;
+  /** Uploads one account may have running or waiting; beyond it its uploads are answered 429 `rate_limited`. */
+  audioQueuePerAccount: number;
   blobs: BlobConfig;
   /** Requests per minute per client address on the public recorder (/r/…). */
   recorderRateLimitPerMinute: number;
@@ -309,6 +311,7 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(str(env, 'DATA_DIR', './data'));
   const baseUrl = url('BASE_URL', str(env, 'BASE_URL', `http://localhost:${port}`));
   const audioConcurrency = int(env, 'AUDIO_CONCURRENCY', Math.max(1, os.availableParallelism()), 1, 256);
+  const audioQueuePerAccount = int(env, 'AUDIO_QUEUE_PER_ACCOUNT', 50, 1, 100_000);
   return {
     env: nodeEnv,
     port,
@@ -335,7 +338,9 @@ export function loadConfig(env: Env = process.env): Config {
     audioTimeoutMs: int(env, 'AUDIO_TIMEOUT_MS', 20_000, 1_000, 600_000),
     audioMaxMemoryMb: int(env, 'AUDIO_MAX_MEMORY_MB', 512, 384, 1_048_576),
     audioConcurrency,
-    audioQueueMax: int(env, 'AUDIO_QUEUE_MAX', 4 * audioConcurrency, 0, 100_000),
+    // Room for several accounts' bursts at once: one account alone never fills the line.
+    audioQueueMax: int(env, 'AUDIO_QUEUE_MAX', 4 * audioQueuePerAccount, 0, 400_000),
+    audioQueuePerAccount,
     blobs: blobs(env),
     recorderRateLimitPerMinute: int(env, 'RECORDER_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     imageRateLimitPerMinute: int(env, 'IMAGE_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),

@@ -1,7 +1,8 @@
 /**
  * The HTTP server's connection settings, over real sockets: idle keep-alive connections outlive a
  * load balancer's idle timeout, a client trickling a body is cut off after its budget with a 408,
- * and the recorder refuses an unknown token before reading the upload.
+ * the recorder refuses an unknown token before reading the upload, and a body over its limit is
+ * read to its end (within a bound) before the 413, so clients that send it all see the answer.
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,5 +99,34 @@ describe('recorder upload', () => {
     connection.end();
     expect(connection.received()).toMatch(/^HTTP\/1\.1 404 /);
     expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe('oversized bodies', () => {
+  const head = (length: number) =>
+    `POST /v1/collections HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+
+  it('reads the rest of a body announced over the limit before answering 413 and closing', { timeout: 20_000 }, async () => {
+    const length = t.config.jsonBodyLimit + 10;
+    const connection = rawConnection();
+    connection.write(head(length) + ' '.repeat(100_000));
+    await sleep(300);
+    // An answer now would reset the connection under a client still sending (EPIPE in fetch).
+    expect(connection.received()).toBe('');
+    expect(connection.closedAt()).toBeNull();
+    connection.write(' '.repeat(length - 100_000));
+    await connection.closed;
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 413 /);
+    expect(connection.received()).toContain('"code":"payload_too_large"');
+  });
+
+  it('answers 413 and closes when the rest of the body does not come within the budget', { timeout: 20_000 }, async () => {
+    const connection = rawConnection();
+    const started = Date.now();
+    connection.write(head(t.config.jsonBodyLimit + 10) + ' '.repeat(100_000));
+    await connection.closed;
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 413 /);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
+    expect(Date.now() - started).toBeLessThan(6_000);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The ffmpeg slots are shared by every customer: the fair queue (src/lib/fair-scheduler.ts) keeps
- * one account's expensive uploads from delaying another's. A timing test: it runs last and alone
- * (the `timing` project), so other files' load cannot fail it.
+ * one account's expensive uploads, or its burst of many, from delaying another's, and a burst
+ * waits its turn within the request budget. A timing test: it runs last and alone (the `timing`
+ * project), so other files' load cannot fail it.
  */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -62,4 +63,35 @@ describe('fair sharing of the audio slots', () => {
     // fair sharing they wait behind several hostile runs (about 1 s each) every time.
     expect(median(loaded)).toBeLessThanOrEqual(2 * median(unloaded));
   }, 90_000);
+
+  it("completes one account's burst of 50 concurrent uploads within REQUEST_TIMEOUT_MS, another account's uploads served meanwhile", async () => {
+    const t = await appWith({ AUDIO_CONCURRENCY: '2' });
+    const burst = await accountWithUsers(t, 50);
+    const normal = await accountWithUsers(t, 10);
+    const speech = fs.readFileSync(speechWav());
+    await normal.put(normal.users[0] as { id: string }, speech); // warm-up
+
+    const started = performance.now();
+    const uploads = burst.users.map(async (user) => {
+      const res = await burst.put(user, speech);
+      return { status: res.statusCode, ms: performance.now() - started };
+    });
+    const normalTimes: number[] = [];
+    for (const user of normal.users) {
+      const sent = performance.now();
+      expect((await normal.put(user, speech)).statusCode).toBe(200);
+      normalTimes.push(performance.now() - sent);
+    }
+    const answers = await Promise.all(uploads);
+    const slowestMs = Math.max(...answers.map((answer) => answer.ms));
+    console.info('a burst of 50 from one account:', {
+      slowestMs: Math.round(slowestMs),
+      otherAccountMedianMs: Math.round(median(normalTimes)),
+    });
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+    expect(slowestMs).toBeLessThan(t.config.requestTimeoutMs);
+    // The other account never waits behind the burst: one run of its own at a time, each about
+    // one upload's time (a burst of 50 queued ahead of it would take seconds).
+    expect(median(normalTimes)).toBeLessThan(slowestMs / 10);
+  }, 120_000);
 });

@@ -22,7 +22,7 @@ import {
   runFfmpeg,
 } from './ffmpeg.js';
 import { type AudioFormat, DEMUXER, DEMUXER_ALLOW_LIST, isTruncatedWav, sniffAudioFormat } from './sniff.js';
-import { FairScheduler, QueueFullError } from '../lib/fair-scheduler.js';
+import { FairScheduler, QueueFullError, SenderQueueFullError } from '../lib/fair-scheduler.js';
 
 export const SAMPLE_RATE = 44_100;
 export const MIN_SPEECH_MS = 300;
@@ -90,10 +90,18 @@ interface RunPriority {
   background?: () => boolean;
 }
 
-/** Too many uploads are waiting for an ffmpeg slot; the client should retry later. */
+/**
+ * Too many uploads are waiting for an ffmpeg slot; the client should retry later. `sender`: this
+ * sender already has its most uploads in processing (the others are served as usual); `server`:
+ * the whole waiting line is full.
+ */
 export class AudioBusyError extends Error {
-  constructor(readonly retryAfterSeconds: number) {
-    super('Too many recordings are being processed right now; try again in a few seconds.');
+  constructor(
+    readonly scope: 'sender' | 'server',
+    readonly retryAfterSeconds: number,
+    message = 'Too many recordings are being processed right now; try again in a few seconds.',
+  ) {
+    super(message);
     this.name = 'AudioBusyError';
   }
 }
@@ -296,13 +304,19 @@ export function createAudioProcessorFromConfig(config: {
   audioTimeoutMs: number;
   audioConcurrency: number;
   audioQueueMax: number;
+  audioQueuePerAccount: number;
   audioMaxMemoryMb: number;
 }): AudioProcessor {
   let processor: PrioritisedProcessor | undefined;
   // ffmpeg is CPU-bound: more runs than cores only make every upload slower and use more memory.
-  // The slots are shared by every customer, so they are handed out fairly between senders and
-  // the waiting line is bounded.
-  const slots = new FairScheduler({ concurrency: config.audioConcurrency, maxQueued: config.audioQueueMax });
+  // The slots are shared by every customer, so they are handed out fairly between senders. A
+  // sender's burst waits its turn (an integration uploading in parallel is normal work); only
+  // beyond its own depth is it told to slow down, and only a full line refuses everybody.
+  const slots = new FairScheduler({
+    concurrency: config.audioConcurrency,
+    maxQueued: config.audioQueueMax,
+    maxPendingPerSender: config.audioQueuePerAccount,
+  });
   return {
     queued: () => slots.queued,
     async process(upload, options = {}) {
@@ -326,7 +340,14 @@ export function createAudioProcessorFromConfig(config: {
           options.signal,
         );
       } catch (error) {
-        if (error instanceof QueueFullError) throw new AudioBusyError(BUSY_RETRY_AFTER_SECONDS);
+        if (error instanceof SenderQueueFullError) {
+          throw new AudioBusyError(
+            'sender',
+            BUSY_RETRY_AFTER_SECONDS,
+            `This account already has ${error.maxPendingPerSender} recordings being processed; try again in a few seconds.`,
+          );
+        }
+        if (error instanceof QueueFullError) throw new AudioBusyError('server', BUSY_RETRY_AFTER_SECONDS);
         throw error;
       }
     },

@@ -40,4 +40,9 @@ export function registerBodyTimeout(app: FastifyInstance, defaultMs: number): vo
   app.addHook('preValidation', async (request) => {
     clearTimeout(timers.get(request));
   });
+  // An answer is on its way (a refusal may come before the body is read: see unread-body.ts).
+  app.addHook('onSend', async (request, _reply, payload) => {
+    clearTimeout(timers.get(request));
+    return payload;
+  });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FairScheduler, QueueFullError, WaitCancelledError } from './fair-scheduler.js';
+import { FairScheduler, QueueFullError, SenderQueueFullError, WaitCancelledError } from './fair-scheduler.js';
 
 /** A task that runs until the test finishes it, recording when it started. */
 class FakeTasks {
@@ -55,7 +55,7 @@ describe('FairScheduler', () => {
   });
 
   it('serves waiting senders in turn, first come first served within each', async () => {
-    const scheduler = new FairScheduler({ concurrency: 1, maxQueued: 20, maxQueuedPerSender: 20 });
+    const scheduler = new FairScheduler({ concurrency: 1, maxQueued: 20, maxPendingPerSender: 21 });
     const tasks = new FakeTasks();
     // One sender queues many tasks first; two others arrive later with fewer.
     const all = [
@@ -70,7 +70,7 @@ describe('FairScheduler', () => {
   });
 
   it('never lets one sender starve another: the other always gets its share of slots', async () => {
-    const scheduler = new FairScheduler({ concurrency: 2, maxQueued: 50, maxQueuedPerSender: 50 });
+    const scheduler = new FairScheduler({ concurrency: 2, maxQueued: 50, maxPendingPerSender: 51 });
     const tasks = new FakeTasks();
     const hostile = Array.from({ length: 20 }, (_, i) => tasks.submit(scheduler, 'hostile', `h${i}`));
     await flush();
@@ -84,14 +84,17 @@ describe('FairScheduler', () => {
     await Promise.all(hostile);
   });
 
-  it('refuses tasks beyond the queue bounds, in all and per sender', async () => {
-    const scheduler = new FairScheduler({ concurrency: 2, maxQueued: 3, maxQueuedPerSender: 2 });
+  it('refuses tasks beyond the queue bounds, per sender (running or waiting) and in all', async () => {
+    const scheduler = new FairScheduler({ concurrency: 2, maxQueued: 3, maxPendingPerSender: 3 });
     const tasks = new FakeTasks();
     const running = [tasks.submit(scheduler, 'a', 'a1'), tasks.submit(scheduler, 'b', 'b1')];
     const waiting = [tasks.submit(scheduler, 'a', 'a2'), tasks.submit(scheduler, 'a', 'a3')];
-    await expect(tasks.submit(scheduler, 'a', 'a4')).rejects.toBeInstanceOf(QueueFullError); // a's own bound
+    expect(scheduler.pendingOf('a')).toBe(3);
+    await expect(tasks.submit(scheduler, 'a', 'a4')).rejects.toBeInstanceOf(SenderQueueFullError); // a's own bound
     waiting.push(tasks.submit(scheduler, 'c', 'c1'));
-    await expect(tasks.submit(scheduler, 'd', 'd1')).rejects.toBeInstanceOf(QueueFullError); // the total bound
+    const total = tasks.submit(scheduler, 'd', 'd1');
+    await expect(total).rejects.toBeInstanceOf(QueueFullError); // the total bound
+    await expect(total).rejects.not.toBeInstanceOf(SenderQueueFullError);
     expect(scheduler.queued).toBe(3);
     for (const name of ['a1', 'b1', 'a2', 'c1', 'a3']) await tasks.finish(name);
     await Promise.all([...running, ...waiting]);
@@ -99,7 +102,7 @@ describe('FairScheduler', () => {
   });
 
   it('drops a waiting task whose signal aborts, and keeps the order of the rest', async () => {
-    const scheduler = new FairScheduler({ concurrency: 1, maxQueued: 5, maxQueuedPerSender: 5 });
+    const scheduler = new FairScheduler({ concurrency: 1, maxQueued: 5, maxPendingPerSender: 6 });
     const tasks = new FakeTasks();
     const gone = new AbortController();
     const first = tasks.submit(scheduler, 'a', 'a1');

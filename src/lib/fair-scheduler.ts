@@ -6,15 +6,25 @@
  * a task cannot be pre-empted, so a slot taken by a long task is lost to a sender who arrives a
  * moment later, and only a share held back keeps that newcomer from waiting behind it.
  *
- * Waiting is bounded: beyond `maxQueued` waiting tasks in all (or `maxQueuedPerSender` for one
- * sender, so one sender cannot fill the whole queue) a task is refused at once with
- * `QueueFullError`. A waiting task whose `signal` aborts (its client went away) leaves the queue.
+ * Waiting is bounded twice. One sender may have `maxPendingPerSender` tasks running or waiting;
+ * a further one of its own is refused at once with `SenderQueueFullError` (that sender is sending
+ * too much; the others are not affected). And `maxQueued` tasks may wait in all; beyond it any
+ * task is refused with `QueueFullError` (the whole server is overloaded). A waiting task whose
+ * `signal` aborts (its client went away) leaves the queue.
  */
 
 export class QueueFullError extends Error {
   constructor(message = 'too many tasks are waiting') {
     super(message);
     this.name = 'QueueFullError';
+  }
+}
+
+/** This sender already has `maxPendingPerSender` tasks running or waiting. */
+export class SenderQueueFullError extends QueueFullError {
+  constructor(readonly maxPendingPerSender: number) {
+    super(`the sender already has ${maxPendingPerSender} tasks running or waiting`);
+    this.name = 'SenderQueueFullError';
   }
 }
 
@@ -32,8 +42,8 @@ export interface FairSchedulerOptions {
   maxQueued: number;
   /** Slots one sender may hold at once; default ceil(concurrency / 2). */
   maxPerSender?: number;
-  /** Tasks one sender may have waiting; default ceil(maxQueued / 2). */
-  maxQueuedPerSender?: number;
+  /** Tasks one sender may have running or waiting; default maxPerSender + ceil(maxQueued / 2). */
+  maxPendingPerSender?: number;
 }
 
 /** What a running task may ask about its sender while it runs. */
@@ -55,7 +65,7 @@ export class FairScheduler {
   readonly concurrency: number;
   readonly maxQueued: number;
   readonly maxPerSender: number;
-  readonly maxQueuedPerSender: number;
+  readonly maxPendingPerSender: number;
   private runningTotal = 0;
   private queuedTotal = 0;
   private readonly senders = new Map<string, SenderState>();
@@ -71,13 +81,23 @@ export class FairScheduler {
     this.concurrency = concurrency;
     this.maxQueued = maxQueued;
     this.maxPerSender = Math.min(concurrency, Math.max(1, options.maxPerSender ?? Math.ceil(concurrency / 2)));
-    this.maxQueuedPerSender = Math.min(maxQueued, Math.max(0, options.maxQueuedPerSender ?? Math.ceil(maxQueued / 2)));
+    const pending = options.maxPendingPerSender ?? this.maxPerSender + Math.ceil(maxQueued / 2);
+    if (!Number.isInteger(pending) || pending < 1)
+      throw new Error(`maxPendingPerSender must be a positive integer, got ${pending}`);
+    this.maxPendingPerSender = pending;
   }
 
-  /** Runs `task` in a slot when `sender`'s turn comes; throws QueueFullError or WaitCancelledError instead. */
+  /**
+   * Runs `task` in a slot when `sender`'s turn comes; throws SenderQueueFullError, QueueFullError
+   * or WaitCancelledError instead.
+   */
   async run<T>(sender: string, task: (slot: SlotContext) => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) throw new WaitCancelledError();
     const state = this.stateOf(sender);
+    if (state.running + state.waiting.length >= this.maxPendingPerSender) {
+      this.forgetIfIdle(sender, state);
+      throw new SenderQueueFullError(this.maxPendingPerSender);
+    }
     if (state.waiting.length === 0 && this.mayStart(state)) this.take(state);
     else await this.wait(sender, state, signal);
     try {
@@ -100,6 +120,12 @@ export class FairScheduler {
     return this.queuedTotal;
   }
 
+  /** Tasks of `sender` running or waiting now. */
+  pendingOf(sender: string): number {
+    const state = this.senders.get(sender);
+    return state ? state.running + state.waiting.length : 0;
+  }
+
   private stateOf(sender: string): SenderState {
     let state = this.senders.get(sender);
     if (!state) {
@@ -119,7 +145,7 @@ export class FairScheduler {
   }
 
   private wait(sender: string, state: SenderState, signal: AbortSignal | undefined): Promise<void> {
-    if (this.queuedTotal >= this.maxQueued || state.waiting.length >= this.maxQueuedPerSender) {
+    if (this.queuedTotal >= this.maxQueued) {
       this.forgetIfIdle(sender, state);
       throw new QueueFullError();
     }

@@ -2,12 +2,18 @@
  * Apps with their own settings, closed after each test, and accounts with users to record for:
  * the recording-fairness tests (bounded queue, hostile load) share these.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, expect } from 'vitest';
 import { createTestApp, type TestApp } from './app.js';
+import { ffmpegPath } from './binaries.js';
 
 const apps: TestApp[] = [];
+const gateDirs: string[] = [];
 afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()));
+  for (const dir of gateDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 export async function appWith(env: Record<string, string>): Promise<TestApp> {
@@ -47,4 +53,21 @@ export async function accountWithUsers(t: TestApp, count: number) {
       payload: body,
     });
   return { key, users, put, record };
+}
+
+/**
+ * The real ffmpeg behind a gate, for FFMPEG_PATH: every run waits until `open()` is called, so a
+ * test can hold uploads in the queue for as long as it needs and then let them all be processed.
+ */
+export function gatedFfmpeg(): { path: string; open(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-gated-ffmpeg-'));
+  gateDirs.push(dir);
+  const gate = path.join(dir, 'closed');
+  const script = path.join(dir, 'ffmpeg');
+  fs.writeFileSync(gate, '');
+  // ffmpeg runs with PATH only in its environment, so the paths are written into the script.
+  fs.writeFileSync(script, `#!/bin/sh\nwhile [ -e '${gate}' ]; do sleep 0.02; done\nexec '${ffmpegPath()}' "$@"\n`, {
+    mode: 0o755,
+  });
+  return { path: script, open: () => fs.rmSync(gate, { force: true }) };
 }

@@ -26,8 +26,10 @@ export const recordingsRoutes =
             'The body is the raw audio (WebM, Ogg, WAV, MP3 or M4A; at most 5 MB; the format is detected from the bytes). ' +
             'It is trimmed, loudness-normalised and stored as MP3. Answers the play-link object. Refusals: ' +
             '`audio_empty` 400, `audio_too_large` 413, `audio_unsupported_format` 415, `audio_corrupt`, `audio_too_short`, ' +
-            '`audio_too_long`, `audio_silent`, `audio_clipped`, `audio_unsupported_sample_rate`, `audio_too_many_channels`, `audio_too_complex` 422; `audio_busy` 503 with `Retry-After` ' +
-            'when too many uploads wait for processing.',
+            '`audio_too_long`, `audio_silent`, `audio_clipped`, `audio_unsupported_sample_rate`, `audio_too_many_channels`, `audio_too_complex` 422. ' +
+            'Uploads sent in parallel wait their turn for processing, shared fairly between accounts; `rate_limited` 429 with `Retry-After` ' +
+            'when this account already has `AUDIO_QUEUE_PER_ACCOUNT` uploads (default 50) being processed, `audio_busy` 503 with `Retry-After` ' +
+            "only when the server's whole waiting line is full; `audio_processing_timeout` 503 when processing took too long.",
           params: UserParams,
           body: AudioBody as never,
           response: {

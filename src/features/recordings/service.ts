@@ -78,7 +78,10 @@ async function processUpload(
   } catch (error) {
     if (error instanceof AudioRejectedError) throw new AppError(error.reason, error.message);
     if (error instanceof AudioBusyError) {
-      throw new AppError('audio_busy', error.message, { headers: { 'retry-after': String(error.retryAfterSeconds) } });
+      // The account's own burst is its rate to slow; a full line is the server's state.
+      throw new AppError(error.scope === 'sender' ? 'rate_limited' : 'audio_busy', error.message, {
+        headers: { 'retry-after': String(error.retryAfterSeconds) },
+      });
     }
     // The client went away while waiting: nobody reads this answer, and it is no server fault.
     if (error instanceof WaitCancelledError) throw new AppError('request_cancelled', error.message, { status: 499 });
