@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownerFolderPrefix } from '../src/lib/process-temp.js';
 import { createTestApp, freePort, type TestApp } from './helpers/app.js';
+import { within } from './helpers/within.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -88,5 +89,28 @@ describe('the server process (what npm start runs)', () => {
     const written = fs.readdirSync(t.config.dataDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
     expect(written.length).toBeGreaterThan(0);
     for (const entry of written) expect(fs.statSync(path.join(entry.parentPath, entry.name)).mode & 0o077).toBe(0);
+  }, 300_000);
+});
+
+describe('npm start', () => {
+  it('stops the server when npm itself gets SIGTERM, and exits', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    // As an operator (or a process manager) runs it: npm, which runs the script through a shell.
+    const npm = spawn('npm', ['start'], {
+      env: t.childEnv({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, LOG_LEVEL: 'warn' }),
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+    await waitFor(`${base}/readyz`, npm, 240_000);
+    npm.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    // Nothing is left answering on the port: the server stopped with npm, it was not orphaned.
+    await within(15_000, () =>
+      fetch(`${base}/readyz`).then(
+        () => false,
+        () => true,
+      ),
+    );
   }, 300_000);
 });
