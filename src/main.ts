@@ -5,12 +5,13 @@
  */
 import { startTracing } from './tracing.js';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig, riskySettings } from './config.js';
+import { type Config, loadConfig, riskySettings } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { startMetricsServer } from './http/metrics.js';
 import { closeDeps, createDeps, type Deps } from './deps.js';
 import { createWorker } from './jobs/registry.js';
 import { removeLeftoverTempFolders } from './lib/process-temp.js';
+import { checkDataDir, explainStartupError } from './startup-errors.js';
 
 const HOUR_MS = 60 * 60_000;
 
@@ -28,10 +29,15 @@ async function removeCrashLeftovers(deps: Deps): Promise<void> {
   }
 }
 
+/** The settings in force once read: what a start-up failure is explained against. */
+let loaded: Config | null = null;
+
 async function main() {
   // Files this process creates (database, voices, temporary uploads, keys) are its user's alone.
   process.umask(0o077);
   const config = loadConfig();
+  loaded = config;
+  checkDataDir(config.dataDir);
   const tracing = await startTracing({ endpoint: config.otelEndpoint, serviceName: 'voicename' });
   const deps = createDeps(config, { tracing });
   for (const risk of riskySettings(config)) deps.logger.warn(`risky setting in force: ${risk}`);
@@ -83,10 +89,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  if (err instanceof ConfigError) {
-    console.error(`Configuration error: ${err.message}`);
-  } else {
-    console.error(err);
-  }
+  console.error(explainStartupError(err, loaded) ?? err);
   process.exit(1);
 });
