@@ -7,7 +7,7 @@
  * is no longer running, however young, and never one whose owner is.
  */
 import fs from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -54,7 +54,11 @@ let ownFolder: Promise<string> | null = null;
  */
 export async function makeWorkFolder(purpose: string): Promise<string> {
   for (let attempt = 0; ; attempt++) {
-    ownFolder ??= fs.mkdtemp(path.join(os.tmpdir(), ownerFolderPrefix(process.pid)));
+    ownFolder ??= fs.mkdtemp(path.join(os.tmpdir(), ownerFolderPrefix(process.pid))).then((made) => {
+      // A process that ends normally takes its folder with it; only a killed one leaves it to the sweep.
+      process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+      return made;
+    });
     const owned = ownFolder;
     try {
       return await fs.mkdtemp(path.join(await owned, `${purpose}-`));
