@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, riskySettings } from './config.js';
 
-const PRODUCTION = { NODE_ENV: 'production', STRIPE_SECRET_KEY: 'sk_test_x', SMTP_URL: 'smtps://u:p@smtp.example.com:465' };
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  BASE_URL: 'https://names.example.org',
+  STRIPE_SECRET_KEY: 'sk_test_x',
+  SMTP_URL: 'smtps://u:p@smtp.example.com:465',
+};
 
 describe('safe defaults', () => {
   it('listens on loopback outside production unless HOST is set', () => {
@@ -41,6 +46,29 @@ describe('safe defaults', () => {
     expect(loadConfig({}).imageRateLimitPerMinute).toBe(120);
     expect(loadConfig({ IMAGE_RATE_LIMIT_PER_MINUTE: '1' }).imageRateLimitPerMinute).toBe(1);
     expect(() => loadConfig({ IMAGE_RATE_LIMIT_PER_MINUTE: '0' })).toThrow(/IMAGE_RATE_LIMIT_PER_MINUTE/);
+  });
+
+  it('lists every missing or refused setting in one error, so one restart fixes them all', () => {
+    let error: unknown;
+    try {
+      loadConfig({ NODE_ENV: 'production', PORT: 'eighty', WEBHOOK_TIMEOUT_MS: '5' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { problems, message } = error as ConfigError;
+    expect(problems).toHaveLength(5);
+    for (const name of ['PORT', 'BASE_URL', 'WEBHOOK_TIMEOUT_MS', 'PAYMENTS_SANDBOX=true', 'MAIL_TRANSPORT=log']) {
+      expect(message, name).toContain(name);
+    }
+    expect(message.startsWith('5 settings need fixing:\n  - ')).toBe(true);
+  });
+
+  it('requires BASE_URL in production: links built on localhost reach no one', () => {
+    const { BASE_URL: _, ...withoutBaseUrl } = PRODUCTION;
+    expect(() => loadConfig(withoutBaseUrl)).toThrow(/NODE_ENV=production needs BASE_URL/);
+    expect(loadConfig(PRODUCTION).baseUrl).toBe('https://names.example.org');
+    expect(loadConfig({}).baseUrl).toBe('http://localhost:3000'); // development needs nothing
   });
 
   it('names every risky setting in force, one line each', () => {

@@ -148,7 +148,15 @@ export type BlobConfig =
       forcePathStyle: boolean;
     };
 
-export class ConfigError extends Error {}
+/** Every setting that stops the process, at once: fixing them should take one restart, not one each. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string | string[]) {
+    const list = typeof problems === 'string' ? [problems] : problems;
+    super(list.length === 1 ? list[0] : `${list.length} settings need fixing:\n  - ${list.join('\n  - ')}`);
+    this.problems = list;
+  }
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -303,61 +311,88 @@ function twitterHandle(env: Env): string | null {
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const nodeEnv = str(env, 'NODE_ENV', 'development');
-  if (nodeEnv !== 'development' && nodeEnv !== 'production' && nodeEnv !== 'test') {
-    throw new ConfigError(`NODE_ENV must be development, production or test, got "${nodeEnv}"`);
-  }
-  const port = int(env, 'PORT', 3000, 0, 65535);
+  const problems: string[] = [];
+  /**
+   * One setting (or group) parsed; a refusal is noted and `fallback` stands in for it, so the
+   * settings read after it are still checked. Nothing is returned while a problem is noted.
+   */
+  const read = <T>(parse: () => T, fallback?: T): T => {
+    try {
+      return parse();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(...err.problems);
+      return fallback as T;
+    }
+  };
+  const nodeEnv = read((): Config['env'] => {
+    const value = str(env, 'NODE_ENV', 'development');
+    if (value !== 'development' && value !== 'production' && value !== 'test') {
+      throw new ConfigError(`NODE_ENV must be development, production or test, got "${value}"`);
+    }
+    return value;
+  }, 'development');
+  const port = read(() => int(env, 'PORT', 3000, 0, 65535), 3000);
   const dataDir = path.resolve(str(env, 'DATA_DIR', './data'));
-  const baseUrl = url('BASE_URL', str(env, 'BASE_URL', `http://localhost:${port}`));
-  const audioConcurrency = int(env, 'AUDIO_CONCURRENCY', Math.max(1, os.availableParallelism()), 1, 256);
-  const audioQueuePerAccount = int(env, 'AUDIO_QUEUE_PER_ACCOUNT', 50, 1, 100_000);
-  return {
+  const baseUrl = read(() => {
+    // Links in mail, play links and the API document are built from it: localhost is never right in production.
+    if (nodeEnv === 'production' && optional(env, 'BASE_URL') === null) {
+      throw new ConfigError(
+        'NODE_ENV=production needs BASE_URL, the public address people reach this service at (e.g. https://voicename.example.com)',
+      );
+    }
+    return url('BASE_URL', str(env, 'BASE_URL', `http://localhost:${port}`));
+  }, `http://localhost:${port}`);
+  const audioConcurrency = read(() => int(env, 'AUDIO_CONCURRENCY', Math.max(1, os.availableParallelism()), 1, 256), 1);
+  const audioQueuePerAccount = read(() => int(env, 'AUDIO_QUEUE_PER_ACCOUNT', 50, 1, 100_000), 50);
+  const config: Config = {
     env: nodeEnv,
     port,
     host: str(env, 'HOST', nodeEnv === 'production' ? '0.0.0.0' : '127.0.0.1'),
     dataDir,
-    database: database(env, dataDir),
+    database: read(() => database(env, dataDir)),
     baseUrl,
-    siteUrl: url('SITE_URL', str(env, 'SITE_URL', baseUrl)),
+    siteUrl: read(() => url('SITE_URL', str(env, 'SITE_URL', baseUrl))),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
-    logFormat: logFormat(env, nodeEnv),
-    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000),
-    shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 120_000),
+    logFormat: read(() => logFormat(env, nodeEnv)),
+    keepAliveTimeoutMs: read(() => int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000)),
+    shutdownDelayMs: read(() => int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 120_000)),
     otelEndpoint: optional(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
-    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
-    uploadTimeoutMs: int(env, 'UPLOAD_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
-    runWorker: bool(env, 'RUN_WORKER', true),
-    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
-    jsonBodyLimit: int(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 104_857_600),
-    trustProxy: bool(env, 'TRUST_PROXY', false),
-    redisUrl: redisUrl(env),
-    archiveRetentionDays: int(env, 'ARCHIVE_RETENTION_DAYS', 30, 1, 3650),
-    ...metricsConfig(env),
+    requestTimeoutMs: read(() => int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000)),
+    uploadTimeoutMs: read(() => int(env, 'UPLOAD_TIMEOUT_MS', 120_000, 1_000, 3_600_000)),
+    runWorker: read(() => bool(env, 'RUN_WORKER', true)),
+    rateLimitPerMinute: read(() => int(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000)),
+    jsonBodyLimit: read(() => int(env, 'JSON_BODY_LIMIT', 1_048_576, 1024, 104_857_600)),
+    trustProxy: read(() => bool(env, 'TRUST_PROXY', false)),
+    redisUrl: read(() => redisUrl(env)),
+    archiveRetentionDays: read(() => int(env, 'ARCHIVE_RETENTION_DAYS', 30, 1, 3650)),
+    ...read(() => metricsConfig(env), { metricsToken: null, metricsPort: null }),
     ffmpegPath: str(env, 'FFMPEG_PATH', '') || null,
-    audioTimeoutMs: int(env, 'AUDIO_TIMEOUT_MS', 20_000, 1_000, 600_000),
-    audioMaxMemoryMb: int(env, 'AUDIO_MAX_MEMORY_MB', 512, 384, 1_048_576),
+    audioTimeoutMs: read(() => int(env, 'AUDIO_TIMEOUT_MS', 20_000, 1_000, 600_000)),
+    audioMaxMemoryMb: read(() => int(env, 'AUDIO_MAX_MEMORY_MB', 512, 384, 1_048_576)),
     audioConcurrency,
     // Room for several accounts' bursts at once: one account alone never fills the line.
-    audioQueueMax: int(env, 'AUDIO_QUEUE_MAX', 4 * audioQueuePerAccount, 0, 400_000),
+    audioQueueMax: read(() => int(env, 'AUDIO_QUEUE_MAX', 4 * audioQueuePerAccount, 0, 400_000)),
     audioQueuePerAccount,
-    blobs: blobs(env),
-    recorderRateLimitPerMinute: int(env, 'RECORDER_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
-    imageRateLimitPerMinute: int(env, 'IMAGE_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
-    twitterSite: twitterHandle(env),
-    webhooks: webhookConfig(env),
-    paymentProvider: paymentProvider(env, nodeEnv),
+    blobs: read(() => blobs(env)),
+    recorderRateLimitPerMinute: read(() => int(env, 'RECORDER_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000)),
+    imageRateLimitPerMinute: read(() => int(env, 'IMAGE_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000)),
+    twitterSite: read(() => twitterHandle(env)),
+    webhooks: read(() => webhookConfig(env)),
+    paymentProvider: read(() => paymentProvider(env, nodeEnv)),
     stripeSecretKey: optional(env, 'STRIPE_SECRET_KEY'),
     stripePublishableKey: optional(env, 'STRIPE_PUBLISHABLE_KEY'),
     stripeNetworkId: optional(env, 'STRIPE_NETWORK_ID') ?? 'internal',
-    stripeApi: stripeApi(env),
-    entityInstructionTtlSeconds: int(env, 'ENTITY_INSTRUCTION_TTL_SECONDS', 1800, 60, 7 * 86400),
-    entityRefundGraceSeconds: int(env, 'ENTITY_REFUND_GRACE_SECONDS', 3600, 0, 30 * 86400),
-    entityUnpaidRateLimitPerMinute: int(env, 'ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
+    stripeApi: read(() => stripeApi(env)),
+    entityInstructionTtlSeconds: read(() => int(env, 'ENTITY_INSTRUCTION_TTL_SECONDS', 1800, 60, 7 * 86400)),
+    entityRefundGraceSeconds: read(() => int(env, 'ENTITY_REFUND_GRACE_SECONDS', 3600, 0, 30 * 86400)),
+    entityUnpaidRateLimitPerMinute: read(() => int(env, 'ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000)),
     entitySigningKey: optional(env, 'ENTITY_SIGNING_KEY'),
-    playLinks: playLinks(env),
-    dashboard: dashboardConfig(env, baseUrl, nodeEnv),
+    playLinks: read(() => playLinks(env)),
+    dashboard: read(() => dashboardConfig(env, baseUrl, nodeEnv)),
   };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
 }
 
 const DURATION_UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };

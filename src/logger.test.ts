@@ -5,7 +5,14 @@ import { createLogger } from './logger.js';
 
 describe('log format', () => {
   it('is JSON unless asked for pretty, and only json or pretty are accepted', () => {
-    expect(loadConfig({ NODE_ENV: 'production', MAIL_TRANSPORT: 'log', PAYMENTS_SANDBOX: 'true' }).logFormat).toBe('json');
+    expect(
+      loadConfig({
+        NODE_ENV: 'production',
+        BASE_URL: 'https://names.example.org',
+        MAIL_TRANSPORT: 'log',
+        PAYMENTS_SANDBOX: 'true',
+      }).logFormat,
+    ).toBe('json');
     expect(loadConfig({ NODE_ENV: 'test' }).logFormat).toBe('json');
     expect(loadConfig({ NODE_ENV: 'development', LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
     expect(() => loadConfig({ NODE_ENV: 'development', LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT/);

@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ownerFolderPrefix } from '../src/lib/process-temp.js';
 import { createTestApp, freePort, type TestApp } from './helpers/app.js';
+import { within } from './helpers/within.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -28,16 +30,14 @@ describe('the server process (what npm start runs)', () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     fs.chmodSync(t.config.dataDir, 0o755); // as an older install left it
-    // What a crash left behind: a raw upload two hours old, and one that is still being processed.
+    // What a crash left behind: the raw upload of a process that was killed a moment ago, and
+    // the one of a process still at work (this one).
     const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-tmp-'));
-    const crashed = path.join(tempDir, 'voicename-audio-crashed');
-    const current = path.join(tempDir, 'voicename-audio-current');
-    for (const dir of [crashed, current]) {
-      fs.mkdirSync(dir);
-      fs.writeFileSync(path.join(dir, 'upload'), 'voice');
-    }
-    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
-    fs.utimesSync(crashed, twoHoursAgo, twoHoursAgo);
+    const killed = spawn(process.execPath, ['-e', '0']);
+    await new Promise((resolve) => killed.once('exit', resolve));
+    const crashed = fs.mkdtempSync(path.join(tempDir, ownerFolderPrefix(killed.pid as number, 0)));
+    const current = fs.mkdtempSync(path.join(tempDir, ownerFolderPrefix(process.pid)));
+    for (const dir of [crashed, current]) fs.writeFileSync(path.join(dir, 'upload'), 'voice');
     // Exactly what `npm start` runs: the built server in this one process (built first if src/ changed).
     const child = spawn(process.execPath, ['scripts/start.mjs'], {
       env: t.childEnv({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, LOG_LEVEL: 'info', TMPDIR: tempDir }),
@@ -80,7 +80,7 @@ describe('the server process (what npm start runs)', () => {
     expect(logs).toContain('listening');
     expect(logs).toContain('request completed');
     expect(logs).not.toContain(key);
-    // Crash leftovers are removed at start; work in progress is not.
+    // Crash leftovers are removed before the server serves; work in progress is not.
     expect(fs.existsSync(crashed)).toBe(false);
     expect(fs.existsSync(current)).toBe(true);
     fs.rmSync(tempDir, { recursive: true, force: true });
@@ -89,5 +89,28 @@ describe('the server process (what npm start runs)', () => {
     const written = fs.readdirSync(t.config.dataDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
     expect(written.length).toBeGreaterThan(0);
     for (const entry of written) expect(fs.statSync(path.join(entry.parentPath, entry.name)).mode & 0o077).toBe(0);
+  }, 300_000);
+});
+
+describe('npm start', () => {
+  it('stops the server when npm itself gets SIGTERM, and exits', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    // As an operator (or a process manager) runs it: npm, which runs the script through a shell.
+    const npm = spawn('npm', ['start'], {
+      env: t.childEnv({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, LOG_LEVEL: 'warn' }),
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+    await waitFor(`${base}/readyz`, npm, 240_000);
+    npm.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    // Nothing is left answering on the port: the server stopped with npm, it was not orphaned.
+    await within(15_000, () =>
+      fetch(`${base}/readyz`).then(
+        () => false,
+        () => true,
+      ),
+    );
   }, 300_000);
 });

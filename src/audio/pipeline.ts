@@ -8,7 +8,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { analyseSpeech, applyGain, CLIPPED_SHARE } from './analyse.js';
 import { type DeclaredFormat, formatProblem, parseStreamInfo, wavFormat } from './declared-format.js';
@@ -23,6 +22,7 @@ import {
 } from './ffmpeg.js';
 import { type AudioFormat, DEMUXER, DEMUXER_ALLOW_LIST, isTruncatedWav, sniffAudioFormat } from './sniff.js';
 import { FairScheduler, QueueFullError, SenderQueueFullError } from '../lib/fair-scheduler.js';
+import { makeWorkFolder } from '../lib/process-temp.js';
 
 export const SAMPLE_RATE = 44_100;
 export const MIN_SPEECH_MS = 300;
@@ -30,8 +30,6 @@ export const MAX_SPEECH_MS = 15_000;
 /** Uploads longer than this (before trimming) are refused without further work. */
 export const MAX_INPUT_SECONDS = 120;
 export const MP3_BITRATE = '64k';
-/** Folder name prefix of an upload's private temp folder. */
-const TEMP_PREFIX = 'voicename-audio-';
 
 export type AudioRejection =
   | 'audio_empty'
@@ -137,7 +135,7 @@ export function createAudioProcessor(options: { ffmpegPath: string; timeoutMs: n
 
   /** Runs `work` with the upload in a private temp file (MP4 needs seeking, so no pipe). */
   async function withInputFile<T>(upload: Buffer, work: (input: string) => Promise<T>): Promise<T> {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), TEMP_PREFIX));
+    const dir = await makeWorkFolder('audio');
     const input = path.join(dir, `input-${randomUUID()}`);
     try {
       await fs.writeFile(input, upload, { mode: 0o600 });
@@ -352,22 +350,4 @@ export function createAudioProcessorFromConfig(config: {
       }
     },
   };
-}
-
-/**
- * Removes upload folders (people's voices) that a crashed process left in the temp directory;
- * a live upload's folder is seconds old, so anything older than `olderThanMs` is a leftover.
- */
-export async function removeStaleAudioTemp(olderThanMs: number, tempDir = os.tmpdir()): Promise<number> {
-  const cutoff = Date.now() - olderThanMs;
-  let removed = 0;
-  for (const name of await fs.readdir(tempDir).catch(() => [] as string[])) {
-    if (!name.startsWith(TEMP_PREFIX)) continue;
-    const full = path.join(tempDir, name);
-    const stat = await fs.stat(full).catch(() => null);
-    if (!stat?.isDirectory() || stat.mtimeMs >= cutoff) continue;
-    await fs.rm(full, { recursive: true, force: true });
-    removed++;
-  }
-  return removed;
 }

@@ -75,6 +75,11 @@ function openSqlite(file: string): { kysely: Kysely<Database>; database: SQLite.
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
+  // Erasure must reach the disk: deleted rows are overwritten with zeros, not left in free pages.
+  database.pragma('secure_delete = ON');
+  // When the log starts afresh (after a complete checkpoint), it is cut to the new transaction:
+  // frames that held erased rows do not linger in the -wal file until they happen to be overwritten.
+  database.pragma('journal_size_limit = 0');
   // Other processes (CLI, a separate worker) may hold the write lock briefly.
   database.pragma('busy_timeout = 5000');
   // Reads of the hot paths (play links, batch lookups) touch rows all over the file: keep up to

@@ -7,6 +7,8 @@ import SQLite from 'better-sqlite3';
 
 const database = new SQLite(workerData.file);
 database.pragma('busy_timeout = 1000');
+// Like the server's connection (db/index.ts): what this one frees is overwritten, never left readable.
+database.pragma('secure_delete = ON');
 const checkpoint = () => {
   try {
     database.pragma('wal_checkpoint(PASSIVE)');

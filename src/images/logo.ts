@@ -5,10 +5,10 @@
  * and memory caps, and refuses images over 40 megapixels before decoding them.
  */
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { type ResourceLimits, runFfmpeg } from '../audio/ffmpeg.js';
 import { AppError } from '../errors.js';
+import { makeWorkFolder } from '../lib/process-temp.js';
 
 export const MAX_LOGO_BYTES = 1024 * 1024;
 export const LOGO_MAX_SIDE = 512;
@@ -42,7 +42,7 @@ export function createLogoEncoder(options: {
     }
     const scale = `scale='min(${LOGO_MAX_SIDE},iw)':'min(${LOGO_MAX_SIDE},ih)':force_original_aspect_ratio=decrease`;
     // A file, not a pipe: the image2 demuxer reads every ffmpeg's WebP (older piped WebP probing fails).
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'voicename-logo-'));
+    const dir = await makeWorkFolder('logo');
     const input = path.join(dir, `upload.${extension}`);
     let run: Awaited<ReturnType<typeof runFfmpeg>> | null;
     try {

@@ -21,10 +21,13 @@ export interface TestDatabase {
 
 export const usingPostgres = (): boolean => /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '');
 
-/** `migrate: false` leaves the schema empty (migration tests bring it to the state they start from). */
-export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+/**
+ * `migrate: false` leaves the schema empty (migration tests bring it to the state they start from).
+ * `dialect: 'sqlite'` gives a SQLite file whatever DATABASE_URL says (tests whose subject is the file).
+ */
+export async function createTestDatabase(options: { migrate?: boolean; dialect?: 'sqlite' } = {}): Promise<TestDatabase> {
   const migrate = options.migrate ?? true;
-  if (usingPostgres()) {
+  if (usingPostgres() && options.dialect !== 'sqlite') {
     const url = process.env.DATABASE_URL as string;
     const schema = `t_${randomToken(9)
       .toLowerCase()

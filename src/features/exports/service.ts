@@ -10,7 +10,6 @@
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { type Readable, PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -18,6 +17,7 @@ import type { Logger } from 'pino';
 import { ZipFile } from 'yazl';
 import type { BlobStore } from '../../blobs/index.js';
 import type { Db } from '../../db/index.js';
+import { makeWorkFolder } from '../../lib/process-temp.js';
 import type { CustomField } from '../collections/schemas.js';
 import { requireLiveCollection } from '../collections/service.js';
 import { playLinkUrls } from '../play-links/index.js';
@@ -39,7 +39,6 @@ export interface CollectionExport {
 
 /** People read per query: large enough to make few round trips, small enough to keep memory flat. */
 const PAGE_SIZE = 500;
-const TEMP_PREFIX = 'voicename-export-';
 /** The CSV's name inside the ZIP. */
 export const ZIP_CSV_NAME = 'people.csv';
 
@@ -190,7 +189,7 @@ function zipStream(
     /** The audio stream opened ahead of its turn (at most one besides the current). */
     let ahead: Promise<Readable | null> | null = null;
     try {
-      dir = await fs.mkdtemp(path.join(os.tmpdir(), TEMP_PREFIX));
+      dir = await makeWorkFolder('export');
       const csvPath = path.join(dir, ZIP_CSV_NAME);
       const file = createWriteStream(csvPath, { mode: 0o600 });
       csv = file;
@@ -252,24 +251,4 @@ async function untilConsumed(audio: Readable, signal: AbortSignal): Promise<void
     signal.removeEventListener('abort', onAbort);
   }
   signal.throwIfAborted();
-}
-
-/**
- * Removes temporary export folders a crashed process left behind. A live export writes its CSV
- * as it goes, so a folder whose newest file is older than `olderThanMs` is a leftover.
- */
-export async function removeStaleExportTemp(olderThanMs: number, tempDir = os.tmpdir()): Promise<number> {
-  const cutoff = Date.now() - olderThanMs;
-  let removed = 0;
-  for (const name of await fs.readdir(tempDir).catch(() => [] as string[])) {
-    if (!name.startsWith(TEMP_PREFIX)) continue;
-    const full = path.join(tempDir, name);
-    const stat = await fs.stat(full).catch(() => null);
-    if (!stat?.isDirectory()) continue;
-    const inside = await fs.stat(path.join(full, ZIP_CSV_NAME)).catch(() => null);
-    if (Math.max(stat.mtimeMs, inside?.mtimeMs ?? 0) >= cutoff) continue;
-    await fs.rm(full, { recursive: true, force: true });
-    removed++;
-  }
-  return removed;
 }
