@@ -154,7 +154,7 @@ export interface paths {
     put?: never;
     /**
      * Create up to 1,000 users at once (JSON or CSV)
-     * @description All or nothing. Send `{"users": [...]}` as JSON, or a CSV file (`Content-Type: text/csv`) with a header row: `email,first_name` and optionally `last_name,display_name,preferred_name,pronouns,external_id,phonetic_spelling` and custom field keys (headings matched like the import's). On any problem nothing is created and the error lists every `{index, field, code, message}`. For spreadsheets (unknown columns ignored, updates on re-import, up to 10,000 rows) use `POST …/users/import`.
+     * @description All or nothing. Send `{"users": [...]}` as JSON, or a CSV file (`Content-Type: text/csv`) with a header row: `email,first_name` and optionally `last_name,display_name,preferred_name,pronouns,external_id,phonetic_spelling` and custom field keys (headings matched like the import's), read like the import's files (encodings and bounds). On any problem nothing is created and the error lists every `{index, field, code, message}`. For spreadsheets (unknown columns ignored, updates on re-import, up to 10,000 rows) use `POST …/users/import`.
      */
     post: operations['users.batchCreate'];
     delete?: never;
@@ -174,7 +174,7 @@ export interface paths {
     put?: never;
     /**
      * Import people from a CSV file
-     * @description The raw file as a spreadsheet saved it (`Content-Type: text/csv`): UTF-8 with or without BOM, or Windows-1252; comma, semicolon or tab separated (told by the header row). Up to 10,000 people and 5 MB. Headings are matched without case, spaces, underscores or hyphens (`First Name`, `E-mail`, `Surname`…), and custom fields by key or label; unknown columns are ignored and listed in `warnings`. A row updates the person with its `external_id`, else its e-mail, and creates one otherwise. Every problem of every row is reported as `{row, column, code, message}` (header = row 1). `mode=all_or_nothing` (default) writes nothing when any row is wrong (400 `import_invalid`); `mode=valid_rows` writes the good rows. `dry_run=true` writes nothing and previews the first rows.
+     * @description The raw file as a spreadsheet saved it (`Content-Type: text/csv`): UTF-8 with or without BOM, UTF-16 (either byte order, with or without BOM) or Windows-1252 (UTF-32 is refused with `invalid_csv`); comma, semicolon or tab separated (told by the header row). Up to 10,000 people (`too_many_rows`) and 5 MB (413), checked while reading, as are the bounds of every row: at most 50,000 rows including blank ones (`too_many_rows`), 200 columns (`too_many_columns`), 64 KiB per row and 10,000 characters per cell (`invalid_csv`). Headings are matched without case, spaces, underscores or hyphens (`First Name`, `E-mail`, `Surname`…), and custom fields by key or label; unknown columns are ignored and listed in `warnings`. A row updates the person with its `external_id`, else its e-mail, and creates one otherwise. Every problem of every row is reported as `{row, column, code, message}` (header = row 1). `mode=all_or_nothing` (default) writes nothing when any row is wrong (400 `import_invalid`); `mode=valid_rows` writes the good rows. `dry_run=true` writes nothing and previews the first rows.
      */
     post: operations['users.import'];
     delete?: never;
