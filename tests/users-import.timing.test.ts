@@ -131,6 +131,21 @@ describe('importing 10,000 people', () => {
     }
   });
 
+  it('a CSV batch of 1,000 people, valid and all wrong', { timeout: 60_000 }, async () => {
+    const collectionId = await newCollection();
+    for (const [file, status] of [
+      [people(1_000, (i) => `wrong-${i}`), 400],
+      [people(1_000), 201],
+    ] as const) {
+      const { result, maxStallMs, maxDelayMs, elapsedMs } = await whileProbing(() =>
+        postCsv(`/v1/collections/${collectionId}/users/batch`, file),
+      );
+      console.info('CSV batch', status, { elapsedMs: Math.round(elapsedMs), maxStallMs, maxDelayMs });
+      expect(result.status).toBe(status);
+      expect(maxStallMs).toBeLessThan(MAX_STALL_MS);
+    }
+  });
+
   it('a file whose 10,000 rows all have errors, through /v1 and the dashboard', { timeout: 120_000 }, async () => {
     const collectionId = await newCollection();
     const file = people(10_000, (i) => `not-an-email-${i}`);
