@@ -73,6 +73,24 @@ describe('encodings', () => {
   });
 });
 
+describe('identifiers no person can have', () => {
+  it('a NUL or another control character in an external_id or e-mail cell is a row error, not a failed lookup', async () => {
+    const file = Buffer.from(
+      'external_id,first_name,email\n\u0000,A,a@example.com\nx,B,b\u0000@example.com\n\u0001,C,c@example.com\n',
+    );
+    for (const path of ['import?dry_run=true', 'import'] as const) {
+      const res = await post(path, file);
+      expect(res.statusCode, res.body).toBe(path === 'import' ? 400 : 200);
+      const errors = path === 'import' ? res.json().error.errors : res.json().errors;
+      expect(errors.map((e: { row: number; column: string }) => [e.row, e.column])).toEqual([
+        [2, 'external_id'],
+        [3, 'email'],
+        [4, 'external_id'],
+      ]);
+    }
+  });
+});
+
 describe('bounds', () => {
   const header = 'first_name,email\n';
 

@@ -12,6 +12,7 @@ import { AppError, type RowError } from '../../errors.js';
 import { compileReportingAll, validationError } from '../../http/validation.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { newId } from '../../lib/ids.js';
+import { unsafeTextReason } from '../../lib/text.js';
 import { mapInSlices, timeSlices } from '../../lib/time-slices.js';
 import { withTransaction } from '../../db/transaction.js';
 import type { CustomField } from '../collections/schemas.js';
@@ -125,11 +126,14 @@ export async function importUsersCsv(
   }
 
   const read = await mapInSlices(table.rows, ({ row, cells }) => readRow(plan, row, cells), pause);
+  // Only identifiers a person can have are looked up: the rest are row errors, and PostgreSQL
+  // refuses a NUL in any text it is sent.
+  const storable = (value: string | null | undefined): value is string => !!value && unsafeTextReason(value) === null;
   const existing = await findUsersByIdentifiers(
     deps.db.kysely,
     collection.id,
-    [...new Set(read.flatMap((r) => (r.emailNormalized ? [r.emailNormalized] : [])))],
-    [...new Set(read.flatMap((r) => (r.fields.external_id ? [r.fields.external_id] : [])))],
+    [...new Set(read.flatMap((r) => (storable(r.emailNormalized) ? [r.emailNormalized] : [])))],
+    [...new Set(read.flatMap((r) => (storable(r.fields.external_id) ? [r.fields.external_id] : [])))],
   );
   const now = deps.clock.now().toISOString();
   const { outcomes, errors } = await resolveRows(read, existing, definitions, plan, { collectionId: collection.id, now }, pause);
