@@ -273,11 +273,25 @@ const postFile = (target: string, body: Buffer) =>
     payload: body,
   });
 
-/** Runs a property, and fails when the event loop was held over 50 ms meanwhile. */
-async function withoutStalls(name: string, run: () => Promise<void>) {
-  const { maxBusyStallMs, maxDelayMs } = await measureStalls(run);
-  console.info(name, { maxBusyStallMs: Math.round(maxBusyStallMs), maxDelayMs: Math.round(maxDelayMs) });
-  expect(maxBusyStallMs, name).toBeLessThan(MAX_STALL_MS);
+/**
+ * The longest the event loop was held while a request was in flight (building the test's files is
+ * the test's work, not the service's); fails the test beyond 50 ms.
+ */
+function stallWatch(name: string) {
+  let maxBusyStallMs = 0;
+  let maxDelayMs = 0;
+  return {
+    async around<T>(request: () => Promise<T>): Promise<T> {
+      const stalls = await measureStalls(request);
+      maxBusyStallMs = Math.max(maxBusyStallMs, stalls.maxBusyStallMs);
+      maxDelayMs = Math.max(maxDelayMs, stalls.maxDelayMs);
+      return stalls.result;
+    },
+    check() {
+      console.info(name, { maxBusyStallMs: Math.round(maxBusyStallMs), maxDelayMs: Math.round(maxDelayMs) });
+      expect(maxBusyStallMs, name).toBeLessThan(MAX_STALL_MS);
+    },
+  };
 }
 
 describe('CSV files, through /v1 import (dry run and real, either mode) and the CSV batch', () => {
@@ -288,44 +302,46 @@ describe('CSV files, through /v1 import (dry run and real, either mode) and the 
   const cell = nasty.map((s) => s.replace(/[\ud800-\udfff]/g, ''));
 
   it('hostile headings and cells in every encoding', { timeout: 120_000 }, async () => {
-    await withoutStalls('small files', () =>
-      fc.assert(
-        fc.asyncProperty(smallFile(heading, cell), fc.constantFrom(...CSV_TARGETS), async (body, target) => {
-          expectEnvelope(await postFile(target, body), `${target} ${JSON.stringify(body.toString('latin1').slice(0, 200))}`);
-        }),
-        { numRuns: 700 },
-      ),
+    const stalls = stallWatch('small files');
+    await fc.assert(
+      fc.asyncProperty(smallFile(heading, cell), fc.constantFrom(...CSV_TARGETS), async (body, target) => {
+        const res = await stalls.around(() => postFile(target, body));
+        expectEnvelope(res, `${target} ${JSON.stringify(body.toString('latin1').slice(0, 200))}`);
+      }),
+      { numRuns: 700 },
     );
+    stalls.check();
   });
 
   it('files at and far past every bound: people, rows, columns, row and cell length', { timeout: 120_000 }, async () => {
-    await withoutStalls('files at the bounds', () =>
-      fc.assert(
-        fc.asyncProperty(boundFile, async (body) => {
-          for (const target of ['import?dry_run=true', 'import', 'batch']) {
-            const started = performance.now();
-            const res = await postFile(target, body);
-            expectEnvelope(res, `${target} ${body.length} bytes ${JSON.stringify(body.subarray(0, 80).toString('latin1'))}`);
-            // A refusal is answered as soon as the bound is crossed.
-            if (res.statusCode >= 400 && res.json().error.code !== 'import_invalid') {
-              expect(performance.now() - started).toBeLessThan(1000);
-            }
+    const stalls = stallWatch('files at the bounds');
+    await fc.assert(
+      fc.asyncProperty(boundFile, async (body) => {
+        for (const target of ['import?dry_run=true', 'import', 'batch']) {
+          const started = performance.now();
+          const res = await stalls.around(() => postFile(target, body));
+          expectEnvelope(res, `${target} ${body.length} bytes ${JSON.stringify(body.subarray(0, 80).toString('latin1'))}`);
+          // A refusal is answered as soon as the bound is crossed.
+          if (res.statusCode >= 400 && res.json().error.code !== 'import_invalid') {
+            expect(performance.now() - started).toBeLessThan(1000);
           }
-        }),
-        { numRuns: 50 },
-      ),
+        }
+      }),
+      { numRuns: 50 },
     );
+    stalls.check();
   });
 
   it('bytes that are no text, behind any byte-order mark', { timeout: 120_000 }, async () => {
-    await withoutStalls('noise', () =>
-      fc.assert(
-        fc.asyncProperty(noiseFile, fc.constantFrom(...CSV_TARGETS), async (body, target) => {
-          expectEnvelope(await postFile(target, body), `${target} ${body.toString('hex').slice(0, 200)}`);
-        }),
-        { numRuns: 500 },
-      ),
+    const stalls = stallWatch('noise');
+    await fc.assert(
+      fc.asyncProperty(noiseFile, fc.constantFrom(...CSV_TARGETS), async (body, target) => {
+        const res = await stalls.around(() => postFile(target, body));
+        expectEnvelope(res, `${target} ${body.toString('hex').slice(0, 200)}`);
+      }),
+      { numRuns: 500 },
     );
+    stalls.check();
   });
 });
 

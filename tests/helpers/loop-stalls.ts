@@ -41,18 +41,21 @@ export async function measureStalls<T>(work: () => Promise<T>): Promise<Stalls<T
   let maxBusyStallMs = 0;
   let lastAt = performance.now();
   let lastCpu = mainThreadCpuMs();
-  const probe = setInterval(() => {
+  const sample = () => {
     const now = performance.now();
     const cpu = mainThreadCpuMs();
     const busy = Math.min(now - lastAt - PROBE_MS, cpu - lastCpu);
     if (busy > maxBusyStallMs) maxBusyStallMs = busy;
     lastAt = now;
     lastCpu = cpu;
-  }, PROBE_MS);
+  };
+  const probe = setInterval(sample, PROBE_MS);
   histogram.enable();
   const started = performance.now();
   try {
     const result = await work();
+    // The stretch since the last tick counts too (all of it, when the work never let a tick run).
+    sample();
     return { result, elapsedMs: performance.now() - started, maxDelayMs: histogram.max / 1e6, maxBusyStallMs };
   } finally {
     clearInterval(probe);
