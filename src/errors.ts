@@ -46,6 +46,8 @@ const kinds = {
   import_invalid: { status: 400, type: 'invalid_request_error' },
   /** A CSV import with more data rows than one request takes. */
   too_many_rows: { status: 400, type: 'invalid_request_error' },
+  /** A CSV row with more cells than a file may have columns. */
+  too_many_columns: { status: 400, type: 'invalid_request_error' },
   audio_empty: { status: 400, type: 'invalid_request_error' },
   image_empty: { status: 400, type: 'invalid_request_error' },
   image_unsupported_format: { status: 415, type: 'invalid_request_error' },

@@ -44,6 +44,12 @@ export interface TestAppOptions {
   overrides?: Omit<DepsOverrides, 'db' | 'clock'>;
   /** An existing, migrated database to serve (default: a fresh one); closed and dropped with the app. */
   database?: TestDatabase;
+  /**
+   * `false` leaves out the contract check of every response (tests/helpers/contract.ts), for
+   * timing tests: it parses and validates each body on the event loop, which is the test's work,
+   * not the service's.
+   */
+  contractCheck?: false;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -53,7 +59,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   config.database = database.config;
   const deps = createDeps(config, { ...options.overrides, db: database.db, ...(options.clock ? { clock: options.clock } : {}) });
   const app = await buildApp(deps);
-  installContractCheck(app);
+  if (options.contractCheck !== false) installContractCheck(app);
   await app.ready();
   return {
     app,

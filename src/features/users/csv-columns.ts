@@ -156,3 +156,24 @@ export function customCellValue(definition: CustomField, cell: string): string |
   }
   return text;
 }
+
+/**
+ * How many cells of each unknown column hold something (for the warnings), and the most cells
+ * any row has: one pass, pausing as it goes (200 columns by 10,000 rows is two million cells).
+ */
+export async function countCells(
+  rows: { cells: string[] }[],
+  plan: ColumnPlan,
+  pause: () => Promise<void>,
+): Promise<{ filledByColumn: number[]; widest: number }> {
+  const filledByColumn = plan.unknown.map(() => 0);
+  let widest = 0;
+  for (const { cells } of rows) {
+    await pause();
+    if (cells.length > widest) widest = cells.length;
+    plan.unknown.forEach(({ index }, u) => {
+      if ((cells[index] ?? '').trim() !== '') filledByColumn[u]!++;
+    });
+  }
+  return { filledByColumn, widest };
+}

@@ -5,13 +5,21 @@
  * the file. Empty cells mean "not given".
  */
 import { AppError } from '../../errors.js';
+import { mapInSlices } from '../../lib/time-slices.js';
 import type { CustomField } from '../collections/schemas.js';
 import { customCellValue, planColumns } from './csv-columns.js';
 import { readCsvTable } from './csv-file.js';
 import { MAX_BATCH_USERS } from './schemas.js';
 
-export function parseUsersCsv(bytes: Uint8Array, definitions: CustomField[]): Record<string, unknown>[] {
-  const table = readCsvTable(bytes);
+export async function parseUsersCsv(bytes: Uint8Array, definitions: CustomField[]): Promise<Record<string, unknown>[]> {
+  // Reading stops at the first user past the limit: a longer file is refused without being read.
+  const table = await readCsvTable(bytes, {
+    max: MAX_BATCH_USERS,
+    refuse: () =>
+      new AppError('parameter_invalid', `A batch holds at most ${MAX_BATCH_USERS} users; this CSV has more.`, {
+        param: 'users',
+      }),
+  });
   const plan = planColumns(table.header, definitions);
   const [problem] = plan.problems;
   if (problem) throw new AppError('invalid_csv', problem.message, { param: problem.column });
@@ -30,16 +38,7 @@ export function parseUsersCsv(bytes: Uint8Array, definitions: CustomField[]): Re
       `Row ${ragged.row} has ${ragged.cells.length} cells but the header has ${table.header.length} columns.`,
     );
   }
-  if (table.rows.length > MAX_BATCH_USERS) {
-    throw new AppError(
-      'parameter_invalid',
-      `A batch holds at most ${MAX_BATCH_USERS} users; this CSV has ${table.rows.length}.`,
-      {
-        param: 'users',
-      },
-    );
-  }
-  return table.rows.map(({ cells }) => {
+  return mapInSlices(table.rows, ({ cells }) => {
     const user: Record<string, unknown> = {};
     const custom: Record<string, unknown> = {};
     for (const column of plan.columns) {

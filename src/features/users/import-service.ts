@@ -11,11 +11,13 @@
 import { AppError, type RowError } from '../../errors.js';
 import { compileReportingAll, validationError } from '../../http/validation.js';
 import { newId } from '../../lib/ids.js';
+import { unsafeTextReason } from '../../lib/text.js';
+import { mapInSlices, timeSlices } from '../../lib/time-slices.js';
 import { withTransaction } from '../../db/transaction.js';
 import type { CustomField } from '../collections/schemas.js';
 import { adjustMemberCount, requireLiveCollection } from '../collections/service.js';
 import { invalidateAllPlayLinks, invalidatePlayLinksOfUser } from '../play-links/index.js';
-import { type ColumnPlan, customCellValue, planColumns, STANDARD_FIELDS, type StandardField } from './csv-columns.js';
+import { type ColumnPlan, countCells, customCellValue, planColumns, STANDARD_FIELDS, type StandardField } from './csv-columns.js';
 import { readCsvTable } from './csv-file.js';
 import { findUsersByIdentifiers, insertUsers, uniqueViolation, updateUserRows, type UserRow } from './repo.js';
 import { type FieldSource, parseSources, stampSources, type TrackedField, writtenByPerson } from './provenance.js';
@@ -74,7 +76,9 @@ const MESSAGES_FOR_MISSING: Partial<Record<string, string>> = {
  * Imports a people file into the collection (see the module comment for matching). Throws
  * `payload_too_large` (413) beyond 5 MB, `invalid_csv` (400) for an unreadable file or header
  * (missing `email` / `first_name` column, two columns for one field: `errors` lists them at row
- * 1), `too_many_rows` (400) beyond 10,000 people, and in `all_or_nothing` mode `import_invalid`
+ * 1; a row, cell or file beyond the bounds every CSV keeps, see csv-file.ts), `too_many_columns`
+ * (400) beyond 200 columns, `too_many_rows` (400) beyond 10,000 people (read no further), and in
+ * `all_or_nothing` mode `import_invalid`
  * (400, nothing written) with every row problem in `errors`. Otherwise the report: counts,
  * every row problem, warnings (ignored columns), and for dry runs a preview of the first rows.
  * Dry runs count what the valid rows would do and write nothing. Writes are one transaction.
@@ -93,10 +97,20 @@ export async function importUsersCsv(
     throw new AppError('payload_too_large', `The file is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MB.`);
   }
   const definitions = JSON.parse(collection.custom_fields) as CustomField[];
-  const table = readCsvTable(bytes);
+  // Reading stops at the first person past the limit: a longer file is refused without being read.
+  const table = await readCsvTable(bytes, {
+    max: MAX_IMPORT_ROWS,
+    refuse: () =>
+      new AppError(
+        'too_many_rows',
+        `A file holds at most ${MAX_IMPORT_ROWS.toLocaleString('en')} people; this one has more. Split it in parts.`,
+      ),
+  });
   const plan = planColumns(table.header, definitions);
-  const warnings: RowError[] = plan.unknown.flatMap(({ index, header }) => {
-    const filled = table.rows.filter((r) => (r.cells[index] ?? '').trim() !== '').length;
+  const pause = timeSlices();
+  const { filledByColumn, widest } = await countCells(table.rows, plan, pause);
+  const warnings: RowError[] = plan.unknown.flatMap(({ index, header }, u) => {
+    const filled = filledByColumn[u] as number;
     if (header === '' && filled === 0) return [];
     return [
       {
@@ -107,7 +121,6 @@ export async function importUsersCsv(
       },
     ];
   });
-  const widest = Math.max(0, ...table.rows.map((r) => r.cells.length));
   if (widest > table.header.length) {
     warnings.push({
       row: 1,
@@ -125,20 +138,16 @@ export async function importUsersCsv(
   if (table.rows.length === 0) {
     throw new AppError('invalid_csv', 'The file has a header row but no people.', { warnings });
   }
-  if (table.rows.length > MAX_IMPORT_ROWS) {
-    throw new AppError(
-      'too_many_rows',
-      `A file holds at most ${MAX_IMPORT_ROWS.toLocaleString('en')} people; this one has ${table.rows.length.toLocaleString('en')}. Split it in parts.`,
-      { warnings },
-    );
-  }
 
-  const read = table.rows.map(({ row, cells }) => readRow(plan, row, cells));
+  const read = await mapInSlices(table.rows, ({ row, cells }) => readRow(plan, row, cells), pause);
+  // Only identifiers a person can have are looked up: the rest are row errors, and PostgreSQL
+  // refuses a NUL in any text it is sent.
+  const storable = (value: string | null | undefined): value is string => !!value && unsafeTextReason(value) === null;
   const existing = await findUsersByIdentifiers(
     deps.db.kysely,
     collection.id,
-    [...new Set(read.flatMap((r) => (r.emailNormalized ? [r.emailNormalized] : [])))],
-    [...new Set(read.flatMap((r) => (r.fields.external_id ? [r.fields.external_id] : [])))],
+    [...new Set(read.flatMap((r) => (storable(r.emailNormalized) ? [r.emailNormalized] : [])))],
+    [...new Set(read.flatMap((r) => (storable(r.fields.external_id) ? [r.fields.external_id] : [])))],
   );
   const now = deps.clock.now().toISOString();
   const context: WriteContext = {
@@ -147,7 +156,7 @@ export async function importUsersCsv(
     writer: options.writer ?? 'organiser',
     overwritePersonEdits: options.overwritePersonEdits ?? false,
   };
-  const { outcomes, errors, personEdits } = resolveRows(read, existing, definitions, plan, context);
+  const { outcomes, errors, personEdits } = await resolveRows(read, existing, definitions, plan, context, pause);
 
   const count = (action: Outcome['action']) => outcomes.filter((o) => o.action === action).length;
   const report: ImportReport = {
@@ -222,13 +231,14 @@ interface Matching {
   byExternal: Map<string, UserRow>;
 }
 
-function resolveRows(
+async function resolveRows(
   rows: ReadRow[],
   existing: UserRow[],
   definitions: CustomField[],
   plan: ColumnPlan,
   context: WriteContext,
-): { outcomes: Outcome[]; errors: RowError[]; personEdits: ImportPersonEdit[] } {
+  pause: () => Promise<void>,
+): Promise<{ outcomes: Outcome[]; errors: RowError[]; personEdits: ImportPersonEdit[] }> {
   const matching: Matching = {
     byEmail: new Map(existing.map((u) => [u.email_normalized, u])),
     byExternal: new Map(existing.flatMap((u) => (u.external_id === null ? [] : [[u.external_id, u] as const]))),
@@ -238,7 +248,7 @@ function resolveRows(
   const seenPerson = new Map<string, number>();
   const errors: RowError[] = [];
   const personEdits: ImportPersonEdit[] = [];
-  const outcomes = rows.map((read): Outcome => {
+  const resolveRow = (read: ReadRow): Outcome => {
     const issues: RowError[] = [];
     const issue = (field: StandardField | { custom: string }, code: string, message: string) =>
       issues.push({ row: read.row, column: plan.columnOf(field), code, message });
@@ -287,7 +297,9 @@ function resolveRows(
       changes: changed.map((field) => ({ field, before: fieldValue(target, field), after: fieldValue(result, field) })),
       kept: edits.filter((edit) => edit.action === 'kept').map((edit) => edit.field),
     };
-  });
+  };
+  // Rows are checked (schema, custom fields) in turn, pausing whenever a time slice is used up.
+  const outcomes = await mapInSlices(rows, resolveRow, pause);
   return { outcomes, errors, personEdits };
 }
 

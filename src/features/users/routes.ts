@@ -18,6 +18,10 @@ import {
   ImportQuery,
   ImportReport,
   ListUsersQuery,
+  MAX_CSV_CELL_CHARS,
+  MAX_CSV_COLUMNS,
+  MAX_CSV_ROW_BYTES,
+  MAX_CSV_ROWS,
   MAX_IMPORT_BYTES,
   ReviewBody,
   UpdateUserBody,
@@ -102,7 +106,7 @@ export const usersRoutes =
             description:
               'All or nothing. Send `{"users": [...]}` as JSON, or a CSV file (`Content-Type: text/csv`) with a header row: ' +
               '`email,first_name` and optionally `last_name,display_name,preferred_name,pronouns,external_id,phonetic_spelling` and custom field keys ' +
-              "(headings matched like the import's). On any problem nothing is created and the error lists every `{index, field, code, message}`. " +
+              "(headings matched like the import's), read like the import's files (encodings and bounds). On any problem nothing is created and the error lists every `{index, field, code, message}`. " +
               'It only creates: people who exist are never changed by it. ' +
               'For spreadsheets (unknown columns ignored, updates on re-import, up to 10,000 rows) use `POST …/users/import`.',
             params: CollectionParams,
@@ -121,7 +125,7 @@ export const usersRoutes =
           let users: unknown[];
           if (Buffer.isBuffer(request.body)) {
             const collection = await requireLiveCollection(deps, accountId, collection_id);
-            users = parseUsersCsv(request.body, JSON.parse(collection.custom_fields));
+            users = await parseUsersCsv(request.body, JSON.parse(collection.custom_fields));
           } else {
             users = (request.body as { users: unknown[] }).users;
           }
@@ -152,8 +156,12 @@ export const usersRoutes =
             operationId: 'users.import',
             summary: 'Import people from a CSV file',
             description:
-              'The raw file as a spreadsheet saved it (`Content-Type: text/csv`): UTF-8 with or without BOM, or Windows-1252; ' +
-              'comma, semicolon or tab separated (told by the header row). Up to 10,000 people and 5 MB. Headings are matched ' +
+              'The raw file as a spreadsheet saved it (`Content-Type: text/csv`): UTF-8 with or without BOM, UTF-16 (either byte order, ' +
+              'with or without BOM) or Windows-1252 (UTF-32 is refused with `invalid_csv`); comma, semicolon or tab separated (told by ' +
+              'the header row). Up to 10,000 people (`too_many_rows`) and 5 MB (413), checked while reading, as are the bounds of ' +
+              `every row: at most ${MAX_CSV_ROWS.toLocaleString('en')} rows including blank ones (\`too_many_rows\`), ` +
+              `${MAX_CSV_COLUMNS} columns (\`too_many_columns\`), ${MAX_CSV_ROW_BYTES / 1024} KiB per row and ` +
+              `${MAX_CSV_CELL_CHARS.toLocaleString('en')} characters per cell (\`invalid_csv\`). Headings are matched ` +
               'without case, spaces, underscores or hyphens (`First Name`, `E-mail`, `Surname`…), and custom fields by key or label; ' +
               'unknown columns are ignored and listed in `warnings`. A row updates the person with its `external_id`, else its e-mail, ' +
               'and creates one otherwise. Every problem of every row is reported as `{row, column, code, message}` (header = row 1). ' +

@@ -224,6 +224,16 @@ export type ReviewBody = Static<typeof ReviewBody>;
 export const MAX_IMPORT_ROWS = 10_000;
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 export const IMPORT_PREVIEW_ROWS = 20;
+/*
+ * Bounds every CSV file (import and batch) keeps, checked while it is read: reading stops at the
+ * first byte past one, so no file makes the reader work or hold more than these allow.
+ */
+export const MAX_CSV_COLUMNS = 200;
+export const MAX_CSV_CELL_CHARS = 10_000;
+/** A row's bytes as UTF-8: one line, or several when a quoted cell holds line breaks. */
+export const MAX_CSV_ROW_BYTES = 64 * 1024;
+/** Rows of any kind, blank ones included (a file of line breaks holds no people but costs reading). */
+export const MAX_CSV_ROWS = 50_000;
 export const IMPORT_MODES = ['all_or_nothing', 'valid_rows'] as const;
 export type ImportMode = (typeof IMPORT_MODES)[number];
 
