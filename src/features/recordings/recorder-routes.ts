@@ -18,6 +18,7 @@ import { logoUrl } from '../collections/service.js';
 import { signatureSnippet } from '../play-links/images.js';
 import { getPlayLink } from '../play-links/service.js';
 import { UpdateUserBody } from '../users/schemas.js';
+import { PERSON_EDITABLE_FIELDS } from '../users/provenance.js';
 import { updateUser } from '../users/service.js';
 import { acceptAudioBodies, audioBytes, clientGone } from './audio-body.js';
 import { MAX_AUDIO_BYTES, RecorderParams, RecorderUploadQuery } from './schemas.js';
@@ -25,8 +26,6 @@ import { openRecordingAudio } from './audio-service.js';
 import { deleteRecording, recordWithToken, requireRecorderUser, userHasRecording } from './service.js';
 
 export const MAX_TAKE_SECONDS = 10;
-
-const DETAIL_FIELDS = ['display_name', 'preferred_name', 'pronouns', 'phonetic_spelling'] as const;
 
 /** The page records in the browser (microphone, blob: playback of the take) and uploads to us. */
 const pageHeaders = (https: boolean) => ({
@@ -150,7 +149,8 @@ export const recorderRoutes =
         });
         await updateUser(deps, user.account_id, user.collection_id, user.id, changes, 'person');
       } catch (error) {
-        const field = error instanceof AppError ? DETAIL_FIELDS.find((name) => error.param?.startsWith(name)) : undefined;
+        const field =
+          error instanceof AppError ? PERSON_EDITABLE_FIELDS.find((name) => error.param?.startsWith(name)) : undefined;
         if (!field) throw error;
         return reply
           .code(400)

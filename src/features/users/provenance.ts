@@ -6,22 +6,14 @@
  * a field whose last writer is the person was set after the organiser's last change to it,
  * and only an explicit single edit, or an import the organiser marks "overwrite", replaces it.
  */
+import { STANDARD_FIELDS, type StandardField } from './csv-columns.js';
 import type { FieldSource, FieldSources } from './schemas.js';
 
 export type { FieldSource, FieldSources };
 
-/** The fields whose writer is tracked, besides custom fields (`custom_fields.<key>`). */
-export const TRACKED_FIELDS = [
-  'email',
-  'first_name',
-  'last_name',
-  'display_name',
-  'preferred_name',
-  'pronouns',
-  'external_id',
-  'phonetic_spelling',
-] as const;
-export type TrackedField = (typeof TRACKED_FIELDS)[number];
+/** The fields whose writer is tracked, besides custom fields (`custom_fields.<key>`): every standard field. */
+export const TRACKED_FIELDS = STANDARD_FIELDS;
+export type TrackedField = StandardField;
 
 /** Which fields a person may correct on their own record page. */
 export const PERSON_EDITABLE_FIELDS = ['display_name', 'preferred_name', 'pronouns', 'phonetic_spelling'] as const;
