@@ -11,7 +11,7 @@ import type { Clock } from '../lib/clock.js';
 import { randomToken } from '../lib/ids.js';
 import type { JobsWakeup } from './wakeup.js';
 import { type JobHandler, MalformedJobPayloadError } from './define.js';
-import { claimDueJobs, completeJob, failJob, type JobRow, rescheduleJob } from './queue.js';
+import { claimDueJobs, completeJob, failJob, type JobRow, rescheduleJob } from './repo.js';
 
 const tracer = trace.getTracer('voicename.jobs');
 export interface PeriodicTask {
