@@ -10,6 +10,14 @@ import type { SandboxPaymentIntentsTable } from '../../db/schema.js';
 import { type Clock, isoNow } from '../../lib/clock.js';
 import { safeEqual } from '../../lib/secrets.js';
 import type { CreateIntentInput, PaymentIntentView, PaymentProvider } from './provider.js';
+import {
+  cancelSandboxIntent,
+  findSandboxIntent,
+  findSandboxIntentByIdempotencyKey,
+  insertSandboxIntent,
+  refundSandboxIntent,
+  succeedSandboxIntent,
+} from './repo.js';
 
 const ALPHANUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const randomAlnum = (length: number): string =>
@@ -46,16 +54,12 @@ export class SandboxPaymentProvider implements PaymentProvider {
   constructor(private readonly deps: { db: Db; clock: Clock }) {}
 
   private find(id: string) {
-    return this.deps.db.kysely.selectFrom('sandbox_payment_intents').selectAll().where('id', '=', id).executeTakeFirst();
+    return findSandboxIntent(this.deps.db.kysely, id);
   }
 
   async createIntent(input: CreateIntentInput): Promise<PaymentIntentView> {
     const db = this.deps.db.kysely;
-    const replay = await db
-      .selectFrom('sandbox_payment_intents')
-      .selectAll()
-      .where('idempotency_key', '=', input.idempotencyKey)
-      .executeTakeFirst();
+    const replay = await findSandboxIntentByIdempotencyKey(db, input.idempotencyKey);
     if (replay) return view(replay);
     const id = `pi_${randomAlnum(24)}`;
     const now = isoNow(this.deps.clock);
@@ -73,7 +77,7 @@ export class SandboxPaymentProvider implements PaymentProvider {
       created_at: now,
       updated_at: now,
     };
-    await db.insertInto('sandbox_payment_intents').values(row).execute();
+    await insertSandboxIntent(db, row);
     return view(row);
   }
 
@@ -83,28 +87,16 @@ export class SandboxPaymentProvider implements PaymentProvider {
   }
 
   async cancelIntent(id: string): Promise<PaymentIntentView> {
-    await this.deps.db.kysely
-      .updateTable('sandbox_payment_intents')
-      .set({ status: 'canceled', updated_at: isoNow(this.deps.clock) })
-      .where('id', '=', id)
-      .where('status', 'in', ['requires_payment_method', 'requires_confirmation', 'requires_action'])
-      .execute();
+    await cancelSandboxIntent(this.deps.db.kysely, id, isoNow(this.deps.clock));
     const row = await this.find(id);
     if (!row) throw new Error(`no sandbox intent ${id}`);
     return view(row);
   }
 
   async refundIntent(id: string, _idempotencyKey: string): Promise<{ id: string }> {
-    const db = this.deps.db.kysely;
     const refundId = `re_${randomAlnum(24)}`;
     // One full refund per intent, whoever asks and however often: the first writer wins.
-    await db
-      .updateTable('sandbox_payment_intents')
-      .set((eb) => ({ refund_id: refundId, amount_refunded: eb.ref('amount'), updated_at: isoNow(this.deps.clock) }))
-      .where('id', '=', id)
-      .where('status', '=', 'succeeded')
-      .where('refund_id', 'is', null)
-      .execute();
+    await refundSandboxIntent(this.deps.db.kysely, id, refundId, isoNow(this.deps.clock));
     const row = await this.find(id);
     if (!row?.refund_id) throw new Error(`sandbox intent ${id} cannot be refunded`);
     return { id: row.refund_id };
@@ -118,12 +110,7 @@ export class SandboxPaymentProvider implements PaymentProvider {
       return { kind: 'wrong_state', intent: view(row) };
     }
     if (paymentMethod === 'pm_card_chargeDeclined') return { kind: 'declined', intent: view(row) };
-    await this.deps.db.kysely
-      .updateTable('sandbox_payment_intents')
-      .set({ status: 'succeeded', payment_method_type: 'card', updated_at: isoNow(this.deps.clock) })
-      .where('id', '=', id)
-      .where('status', '=', row.status)
-      .execute();
+    await succeedSandboxIntent(this.deps.db.kysely, id, row.status, isoNow(this.deps.clock));
     const updated = await this.find(id);
     if (!updated) return { kind: 'not_found' };
     if (updated.status !== 'succeeded') return { kind: 'wrong_state', intent: view(updated) };
