@@ -16,8 +16,7 @@ import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { authenticate } from '../src/features/api-keys/service.js';
 import { createCollection, listCollections } from '../src/features/collections/service.js';
-import { metaOf } from '../src/features/play-links/public-routes.js';
-import { batchPlayLinks, resolvePlayLink } from '../src/features/play-links/service.js';
+import { batchPlayLinks, metaOf, resolvePlayLink } from '../src/features/play-links/service.js';
 import { listUsers } from '../src/features/users/service.js';
 
 const deps = createDeps(loadConfig());

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
-import { tokenFromPlayLinkUrl } from '../play-links/public-routes.js';
+import { tokenFromPlayLinkUrl } from '../play-links/urls.js';
 import { wasErased } from './service.js';
 
 const PUBLIC_PATH = /^\/p\/([A-Za-z0-9_-]{8,64})(?:\.mp3|\/[^?]*)?(?:\?|$)/;

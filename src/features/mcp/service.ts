@@ -21,8 +21,8 @@ import type { PaymentCredential } from '../entities/payment-header.js';
 import { findProfile } from '../entities/profiles.js';
 import { generateEntity } from '../entities/service.js';
 import { machineReadableProfile } from '../entities/views.js';
-import { metaOf, tokenFromPlayLinkUrl } from '../play-links/public-routes.js';
-import { resolvePlayLink } from '../play-links/service.js';
+import { metaOf, resolvePlayLink } from '../play-links/service.js';
+import { tokenFromPlayLinkUrl } from '../play-links/urls.js';
 import { VERSION } from './card.js';
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.js';
 import { isPlayStart } from './audio-response.js';
-import { tokenFromPlayLinkUrl } from './public-routes.js';
+import { tokenFromPlayLinkUrl } from './urls.js';
 
 describe('isPlayStart', () => {
   it('counts GETs from the start only', () => {

@@ -17,17 +17,9 @@ import { playerPage, playLinkNotFoundPage } from '../../web/views/player.js';
 import { isPlayStart } from './audio-response.js';
 import type { ResolvedPlayLink } from './cache.js';
 import { REDIRECT_HEADERS } from './fast-path.js';
-import {
-  appAudioPath,
-  durationSeconds,
-  flushPlayCounts,
-  playCountOf,
-  recordPlay,
-  resolvePlayLink,
-  toPlayLink,
-} from './service.js';
+import { appAudioPath, durationSeconds, flushPlayCounts, metaOf, recordPlay, resolvePlayLink } from './service.js';
 import { cardUrlOf, signatureHtmlOf } from './images.js';
-import { embedHtmlOf, playLinkUrls } from './urls.js';
+import { embedHtmlOf, oembedUrlFor, playLinkUrls, tokenFromPlayLinkUrl } from './urls.js';
 
 type Params = { Params: { token: string } };
 
@@ -104,43 +96,6 @@ const notFoundJson = (reply: FastifyReply, requestId: string) =>
 function pageLanguage(acceptLanguage: string | undefined, collectionLanguage: string | null) {
   const locale = negotiateLocale(acceptLanguage, collectionLanguage);
   return { locale, dir: textDirection(locale), t: translator(locale, 'player') };
-}
-
-export function oembedUrlFor(baseUrl: string, playLink: string): string {
-  return `${baseUrl}/oembed?url=${encodeURIComponent(playLink)}&format=json`;
-}
-
-/** The `/meta` document: the seven play-link fields and what integrations need besides. */
-export function metaOf(deps: Deps, link: ResolvedPlayLink) {
-  const base = deps.config.baseUrl;
-  const urls = playLinkUrls(base, link.token);
-  return {
-    ...toPlayLink(base, link),
-    token: link.token,
-    preferred_name: link.preferredName,
-    pronouns: link.pronouns,
-    phonetic_spelling: link.phoneticSpelling,
-    audio_mime_type: link.mimeType,
-    embed_url: urls.embed_url,
-    oembed_url: oembedUrlFor(base, urls.play_link),
-    play_count: playCountOf(deps, link),
-  };
-}
-
-/** Token of a play link URL of ours (`{BASE_URL}/p/<token>`, `/embed` and `.mp3` too), or null. */
-export function tokenFromPlayLinkUrl(baseUrl: string, raw: string): string | null {
-  let url: URL;
-  let base: URL;
-  try {
-    url = new URL(raw);
-    base = new URL(baseUrl);
-  } catch {
-    return null;
-  }
-  if (url.host !== base.host || (url.protocol !== 'http:' && url.protocol !== 'https:')) return null;
-  const prefix = base.pathname.replace(/\/+$/, '');
-  const match = /^\/p\/([A-Za-z0-9_-]{8,64})(?:\.mp3|\/embed)?\/?$/.exec(url.pathname.slice(prefix.length));
-  return url.pathname.startsWith(`${prefix}/p/`) && match ? (match[1] as string) : null;
 }
 
 export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): void {

@@ -23,7 +23,7 @@ import {
 } from './repo.js';
 import { type BatchPlayLinkItem, MAX_BATCH_IDS, MAX_USER_ID_LENGTH, type PlayLink, type PlayLinkSettings } from './schemas.js';
 import { invalidateAllPlayLinks, invalidatePlayLinkToken } from './invalidation.js';
-import { embedHtmlOf, playLinkUrls } from './urls.js';
+import { embedHtmlOf, oembedUrlFor, playLinkUrls } from './urls.js';
 import { isUniqueViolation } from '../../db/errors.js';
 
 /** Token of a new play link: 12 random bytes (96 bits), 16 URL-safe characters. */
@@ -375,4 +375,21 @@ export async function flushPlayCounts(deps: Deps): Promise<number> {
     await setImmediatePromise();
   }
   return written;
+}
+
+/** The `/meta` document: the seven play-link fields and what integrations need besides. */
+export function metaOf(deps: Deps, link: ResolvedPlayLink) {
+  const base = deps.config.baseUrl;
+  const urls = playLinkUrls(base, link.token);
+  return {
+    ...toPlayLink(base, link),
+    token: link.token,
+    preferred_name: link.preferredName,
+    pronouns: link.pronouns,
+    phonetic_spelling: link.phoneticSpelling,
+    audio_mime_type: link.mimeType,
+    embed_url: urls.embed_url,
+    oembed_url: oembedUrlFor(base, urls.play_link),
+    play_count: playCountOf(deps, link),
+  };
 }

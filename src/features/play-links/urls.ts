@@ -17,3 +17,24 @@ export function playLinkUrls(baseUrl: string, token: string) {
  */
 export const embedHtmlOf = (baseUrl: string, token: string, displayName: string): string =>
   `<iframe src="${playLinkUrls(baseUrl, token).embed_url}" width="200" height="40" frameborder="0" title="${escapeHtml(`How to say ${displayName}`)}"></iframe>`;
+
+/** The oEmbed endpoint's URL for one play link. */
+export function oembedUrlFor(baseUrl: string, playLink: string): string {
+  return `${baseUrl}/oembed?url=${encodeURIComponent(playLink)}&format=json`;
+}
+
+/** Token of a play link URL of ours (`{BASE_URL}/p/<token>`, `/embed` and `.mp3` too), or null. */
+export function tokenFromPlayLinkUrl(baseUrl: string, raw: string): string | null {
+  let url: URL;
+  let base: URL;
+  try {
+    url = new URL(raw);
+    base = new URL(baseUrl);
+  } catch {
+    return null;
+  }
+  if (url.host !== base.host || (url.protocol !== 'http:' && url.protocol !== 'https:')) return null;
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const match = /^\/p\/([A-Za-z0-9_-]{8,64})(?:\.mp3|\/embed)?\/?$/.exec(url.pathname.slice(prefix.length));
+  return url.pathname.startsWith(`${prefix}/p/`) && match ? (match[1] as string) : null;
+}
