@@ -26,9 +26,11 @@ describe('fair sharing of the audio slots', () => {
       convert(generated('noise-30s', 'anoisesrc=a=0.3:r=48000', 30), 'webm', { name: 'heavy-8ch-30s', encode: ['-ac', '8'] }),
     );
 
+    let next = 0;
     const timedUploads = async (count: number) => {
       const times: number[] = [];
-      for (const user of normal.users.slice(0, count)) {
+      for (let i = 0; i < count; i++) {
+        const user = normal.users[next++ % normal.users.length] as { id: string };
         const started = performance.now();
         const res = await normal.put(user, name);
         times.push(performance.now() - started);
@@ -38,22 +40,27 @@ describe('fair sharing of the audio slots', () => {
     };
 
     await normal.put(normal.users[0] as { id: string }, name); // warm-up (ffmpeg located, caches filled)
-    const unloaded = await timedUploads(10);
-
-    // Four uploads in flight from the hostile account at all times, through the public recorder.
-    let flooding = true;
+    // Rounds without and with the flood alternate, so a change in the machine's own load (other
+    // programs, a CPU hog) weighs on both sides alike instead of on whichever ran during it.
+    const unloaded: number[] = [];
+    const loaded: number[] = [];
     let hostileRuns = 0;
-    const flood = hostile.users.map(async (user) => {
-      while (flooding) {
-        const res = await hostile.record(user, heavy);
-        expect([422, 503]).toContain(res.statusCode);
-        hostileRuns++;
-      }
-    });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const loaded = await timedUploads(20);
-    flooding = false;
-    await Promise.all(flood);
+    for (let round = 0; round < 5; round++) {
+      unloaded.push(...(await timedUploads(3)));
+      // Four uploads in flight from the hostile account at all times, through the public recorder.
+      let flooding = true;
+      const flood = hostile.users.map(async (user) => {
+        while (flooding) {
+          const res = await hostile.record(user, heavy);
+          expect([422, 503]).toContain(res.statusCode);
+          hostileRuns++;
+        }
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      loaded.push(...(await timedUploads(4)));
+      flooding = false;
+      await Promise.all(flood);
+    }
 
     const figures = { unloadedMedianMs: Math.round(median(unloaded)), loadedMedianMs: Math.round(median(loaded)), hostileRuns };
     console.info('normal uploads, unloaded vs under hostile load:', figures);
@@ -62,14 +69,22 @@ describe('fair sharing of the audio slots', () => {
     // background CPU priority, so on a 2-core machine the normal uploads keep their CPU. Without
     // fair sharing they wait behind several hostile runs (about 1 s each) every time.
     expect(median(loaded)).toBeLessThanOrEqual(2 * median(unloaded));
-  }, 90_000);
+  }, 180_000);
 
-  it("completes one account's burst of 50 concurrent uploads within REQUEST_TIMEOUT_MS, another account's uploads served meanwhile", async () => {
+  it("completes one account's burst of 50 concurrent uploads in the time of 50 runs one after another, another account's uploads served meanwhile", async () => {
     const t = await appWith({ AUDIO_CONCURRENCY: '2' });
     const burst = await accountWithUsers(t, 50);
     const normal = await accountWithUsers(t, 10);
     const speech = fs.readFileSync(speechWav());
     await normal.put(normal.users[0] as { id: string }, speech); // warm-up
+    // One upload's cost on this machine now: the bound below follows it, so a CPU hog that slows
+    // every run slows the bound alike instead of failing the test.
+    const alone: number[] = [];
+    for (const user of normal.users.slice(1, 4)) {
+      const sent = performance.now();
+      await normal.put(user, speech);
+      alone.push(performance.now() - sent);
+    }
 
     const started = performance.now();
     const uploads = burst.users.map(async (user) => {
@@ -86,12 +101,17 @@ describe('fair sharing of the audio slots', () => {
     const slowestMs = Math.max(...answers.map((answer) => answer.ms));
     console.info('a burst of 50 from one account:', {
       slowestMs: Math.round(slowestMs),
+      oneUploadAloneMs: Math.round(median(alone)),
+      requestTimeoutMs: t.config.requestTimeoutMs,
       otherAccountMedianMs: Math.round(median(normalTimes)),
     });
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
-    expect(slowestMs).toBeLessThan(t.config.requestTimeoutMs);
+    // The burst has one of the two slots (the other account keeps the other), so its 50 runs go
+    // one after another: waiting in the line adds nothing beyond that. On an idle 2-core machine
+    // one upload takes about 0.2 s, so the burst ends in about 10 s, within REQUEST_TIMEOUT_MS (30 s).
+    expect(slowestMs).toBeLessThan(50 * median(alone) * 2);
     // The other account never waits behind the burst: one run of its own at a time, each about
     // one upload's time (a burst of 50 queued ahead of it would take seconds).
     expect(median(normalTimes)).toBeLessThan(slowestMs / 10);
-  }, 120_000);
+  }, 600_000);
 });
