@@ -2,6 +2,7 @@
  * HTTP plumbing of the dashboard: cookies, security headers, form bodies, the session guard
  * and the form-token (CSRF) check. Routes stay about pages.
  */
+import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { pageSecurityHeaders } from '../../http/security-headers.js';
@@ -57,8 +58,12 @@ const MEDIA_PAGE_CSP = pageSecurityHeaders({
   https: false,
 })['content-security-policy'] as string;
 
-/** Security headers on every dashboard response, and the form body parser, for one plugin scope. */
-export function registerPagePlumbing(app: FastifyInstance, options: { secure: boolean }): void {
+/**
+ * Security headers on every dashboard response, cookies (@fastify/cookie: `request.cookies`
+ * parsed at onRequest, before the session is loaded) and the form body parser, for one plugin scope.
+ */
+export async function registerPagePlumbing(app: FastifyInstance, options: { secure: boolean }): Promise<void> {
+  await app.register(fastifyCookie);
   const headers = {
     'cache-control': 'no-store',
     'x-robots-tag': 'noindex, nofollow',
@@ -94,23 +99,22 @@ export function registerPagePlumbing(app: FastifyInstance, options: { secure: bo
   );
 }
 
-export function readCookie(request: FastifyRequest, name: string): string | null {
-  const header = request.headers.cookie;
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
-}
+export const readCookie = (request: FastifyRequest, name: string): string | null => request.cookies[name] ?? null;
 
-export function setCookie(reply: FastifyReply, name: string, value: string, options: { maxAgeSeconds: number; secure: boolean }) {
-  const attributes = [`${name}=${value}`, `Path=${COOKIE_PATH}`, `Max-Age=${options.maxAgeSeconds}`, 'HttpOnly', 'SameSite=Lax'];
-  if (options.secure) attributes.push('Secure');
-  const previous = reply.getHeader('set-cookie');
-  const list = previous === undefined ? [] : Array.isArray(previous) ? previous : [String(previous)];
-  reply.header('set-cookie', [...list, attributes.join('; ')]);
-}
+/** Every dashboard cookie: this path only, never readable by scripts, not sent on cross-site subrequests. */
+export const setCookie = (
+  reply: FastifyReply,
+  name: string,
+  value: string,
+  options: { maxAgeSeconds: number; secure: boolean },
+) =>
+  reply.setCookie(name, value, {
+    path: COOKIE_PATH,
+    maxAge: options.maxAgeSeconds,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: options.secure,
+  });
 
 export const clearCookie = (reply: FastifyReply, name: string, secure: boolean) =>
   setCookie(reply, name, '', { maxAgeSeconds: 0, secure });
