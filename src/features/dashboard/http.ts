@@ -5,7 +5,7 @@
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
-import { pageSecurityHeaders } from '../../http/security-headers.js';
+import { applyPageSecurity, contentSecurityPolicy } from '../../http/security-headers.js';
 import { SAFE_TEXT_RULE, unsafeTextReason } from '../../lib/text.js';
 import type { SafeHtml } from '../../web/html.js';
 import type { Viewer } from '../../web/views/dashboard/layout.js';
@@ -44,19 +44,19 @@ const FORM_BODY_LIMIT = 16 * 1024;
 /** No scripts at all: styles, inline images and forms posting back to us. */
 const DASHBOARD_CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self' data:", "form-action 'self'", "base-uri 'none'"];
 /** The same, for the few pages that load one of our own scripts (e.g. a copy button); never inline code. */
-const SCRIPT_PAGE_CSP = pageSecurityHeaders({ csp: [...DASHBOARD_CSP, "script-src 'self'"], https: false })[
-  'content-security-policy'
-] as string;
+const SCRIPT_PAGE_CSP = contentSecurityPolicy([...DASHBOARD_CSP, "script-src 'self'"]);
 
 /**
  * Pages that play recordings or run one of our own scripts (copy buttons, the ceremony reader)
  * allow exactly that: scripts and audio from this origin, audio preloaded into `blob:` URLs, and
  * `fetch` back to us. Every other page keeps the script-free policy above.
  */
-const MEDIA_PAGE_CSP = pageSecurityHeaders({
-  csp: [...DASHBOARD_CSP, "script-src 'self'", "media-src 'self' blob:", "connect-src 'self'"],
-  https: false,
-})['content-security-policy'] as string;
+const MEDIA_PAGE_CSP = contentSecurityPolicy([
+  ...DASHBOARD_CSP,
+  "script-src 'self'",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+]);
 
 /**
  * Security headers on every dashboard response, cookies (@fastify/cookie: `request.cookies`
@@ -64,13 +64,9 @@ const MEDIA_PAGE_CSP = pageSecurityHeaders({
  */
 export async function registerPagePlumbing(app: FastifyInstance, options: { secure: boolean }): Promise<void> {
   await app.register(fastifyCookie);
-  const headers = {
-    'cache-control': 'no-store',
-    'x-robots-tag': 'noindex, nofollow',
-    ...pageSecurityHeaders({ csp: DASHBOARD_CSP, https: options.secure }),
-  };
+  const security = { csp: DASHBOARD_CSP, https: options.secure };
   app.addHook('onRequest', async (_request, reply) => {
-    reply.headers(headers);
+    applyPageSecurity(reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex, nofollow'), security);
   });
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
