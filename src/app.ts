@@ -41,6 +41,7 @@ import { registerOpenApi } from './http/openapi/register.js';
 import { apiDocumentContributions } from './api-document.js';
 import { requestIdFor } from './http/request-id.js';
 import { registerRouteCatalogue } from './http/route-catalogue.js';
+import { registerPageSecurity } from './http/security-headers.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerAssetRoutes } from './web/assets.js';
 
@@ -94,6 +95,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerAuditLog(app, deps);
   app.addHook('onReady', () => deps.rateLimits.ready());
 
+  // Before every page route: pages set their security headers through it (applyPageSecurity).
+  await registerPageSecurity(app);
   await registerOpenApi(app, config, apiDocumentContributions(deps));
   await app.register(docsRoutes(deps));
 

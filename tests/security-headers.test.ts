@@ -3,7 +3,6 @@
  * everywhere but the embed widget, no sniffing, a referrer policy, isolation and feature policies.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pageSecurityHeaders } from '../src/http/security-headers.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { publishEntity, validBody } from './helpers/entities.js';
 import { addRecordedUser, addUser, createCollection } from './helpers/play-link-fixtures.js';
@@ -123,14 +122,63 @@ describe('page security headers', () => {
   });
 });
 
-describe('pageSecurityHeaders', () => {
-  it('adds HSTS only over https', () => {
-    expect(pageSecurityHeaders({ csp: [], https: true })['strict-transport-security']).toBe('max-age=31536000');
-    expect(pageSecurityHeaders({ csp: [], https: false })['strict-transport-security']).toBeUndefined();
+/** Headers helmet sends by default that no page of ours ever sent: they stay off. */
+const HELMET_DEFAULTS_OFF = [
+  'origin-agent-cluster',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
+  'cross-origin-embedder-policy',
+];
+
+describe('the set of headers', () => {
+  it('pages send exactly their own set, none of the helmet defaults they never sent', async () => {
+    for (const url of [
+      '/',
+      `/p/${playToken}`,
+      `/p/${playToken}/embed`,
+      `/r/${recordToken}`,
+      '/dashboard/sign-in',
+      profilePath,
+      '/docs',
+    ]) {
+      const res = await get(url);
+      for (const name of HELMET_DEFAULTS_OFF) expect(res.headers[name], `${url} ${name}`).toBeUndefined();
+    }
   });
 
-  it('leaves the CSP to the page when it writes its own', () => {
-    expect(pageSecurityHeaders({ csp: null, https: false })['content-security-policy']).toBeUndefined();
-    expect(pageSecurityHeaders({ csp: null, https: false })['x-frame-options']).toBe('DENY');
+  it('answers that are not pages (JSON, health) carry no page headers', async () => {
+    for (const url of ['/healthz', '/v1/openapi.json']) {
+      const res = await get(url);
+      for (const name of [
+        'x-frame-options',
+        'referrer-policy',
+        'cross-origin-opener-policy',
+        'permissions-policy',
+        'content-security-policy',
+      ]) {
+        expect(res.headers[name], `${url} ${name}`).toBeUndefined();
+      }
+    }
+  });
+
+  it('over https, every page asks browsers to keep to https for a year', async () => {
+    const secure = await createTestApp({ env: { BASE_URL: 'https://voicename.example' } });
+    try {
+      for (const url of [
+        '/',
+        '/p/NoSuchToken123456',
+        '/p/NoSuchToken123456/embed',
+        '/r/NoSuchToken123',
+        '/dashboard/sign-in',
+        '/docs',
+      ]) {
+        const res = await secure.app.inject({ method: 'GET', url });
+        expect(res.headers['strict-transport-security'], url).toBe('max-age=31536000');
+      }
+    } finally {
+      await secure.close();
+    }
   });
 });

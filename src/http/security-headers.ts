@@ -3,15 +3,20 @@
  * API docs), from one place so a page cannot forget one. Pages differ only where they must:
  * what their CSP allows, whether other sites may frame them (the embed widget), whether they
  * use the microphone (the recorder), and their referrer policy.
+ *
+ * @fastify/helmet writes the fixed headers (framing, sniffing, referrer, isolation, HSTS). Two are
+ * written here instead: the Content-Security-Policy, which is per page and for some pages per
+ * answer (the player's audio origin, dashboard pages with a script), in the `a; b` form every page
+ * has always sent (helmet joins directives as `a;b`); and Permissions-Policy, which helmet lacks.
  */
+import fastifyHelmet from '@fastify/helmet';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+type HelmetOptions = NonNullable<Parameters<FastifyReply['helmet']>[0]>;
 
 export interface PageSecurity {
-  /**
-   * The page's Content-Security-Policy directives, without `frame-ancestors` (added here from
-   * `frameable`). Null when a page writes its own policy (none does since the API reference moved
-   * from Swagger UI to Scalar, whose policy is written in features/docs like every other page's).
-   */
-  csp: readonly string[] | null;
+  /** The page's Content-Security-Policy directives, without `frame-ancestors` (added here from `frameable`). */
+  csp: readonly string[];
   /** Whether any site may frame the page. Only the embed widget is; every other page refuses. */
   frameable?: boolean;
   /** Whether the page records from the microphone; every other powerful feature stays off. */
@@ -27,20 +32,48 @@ export interface PageSecurity {
 
 export const FRAME_ANCESTORS_NONE = "frame-ancestors 'none'";
 
-export function pageSecurityHeaders(page: PageSecurity): Record<string, string> {
+/**
+ * What helmet sends on every page. Its other defaults (Origin-Agent-Cluster, X-DNS-Prefetch-Control,
+ * X-Download-Options, X-Permitted-Cross-Domain-Policies, X-XSS-Protection: 0) are off: pages send
+ * the set they always have, and the CSP is ours.
+ */
+const HELMET_BASE: HelmetOptions = {
+  contentSecurityPolicy: false,
+  crossOriginEmbedderPolicy: false,
+  crossOriginOpenerPolicy: { policy: 'same-origin' },
+  originAgentCluster: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xPoweredBy: false,
+  xXssProtection: false,
+};
+
+/**
+ * Registers @fastify/helmet for the whole application without applying it anywhere: JSON, audio
+ * and images keep their own headers, and each page asks for its own with `applyPageSecurity`.
+ */
+export async function registerPageSecurity(app: FastifyInstance): Promise<void> {
+  await app.register(fastifyHelmet, { global: false, ...HELMET_BASE });
+}
+
+/** A page's Content-Security-Policy header: its directives, then who may frame it. */
+export function contentSecurityPolicy(directives: readonly string[], frameable = false): string {
+  return [...directives, frameable ? 'frame-ancestors *' : FRAME_ANCESTORS_NONE].join('; ');
+}
+
+/** Sets every security header of `page` on the reply. */
+export function applyPageSecurity(reply: FastifyReply, page: PageSecurity): FastifyReply {
   const frameable = page.frameable === true;
-  const headers: Record<string, string> = {};
-  if (page.csp) {
-    headers['content-security-policy'] = [...page.csp, frameable ? 'frame-ancestors *' : FRAME_ANCESTORS_NONE].join('; ');
-  }
-  // X-Frame-Options for browsers without frame-ancestors; it has no "any origin" value, so a
-  // frameable page simply omits it.
-  if (!frameable) headers['x-frame-options'] = 'DENY';
-  headers['x-content-type-options'] = 'nosniff';
-  headers['referrer-policy'] = page.referrerPolicy ?? 'no-referrer';
-  headers['cross-origin-opener-policy'] = 'same-origin';
-  headers['cross-origin-resource-policy'] = frameable ? 'cross-origin' : 'same-origin';
-  headers['permissions-policy'] = `camera=(), microphone=(${page.microphone ? 'self' : ''}), geolocation=()`;
-  if (page.https) headers['strict-transport-security'] = 'max-age=31536000';
-  return headers;
+  reply.helmet({
+    // X-Frame-Options for browsers without frame-ancestors; it has no "any origin" value, so a
+    // frameable page simply omits it.
+    xFrameOptions: frameable ? false : { action: 'deny' },
+    referrerPolicy: { policy: page.referrerPolicy ?? 'no-referrer' },
+    crossOriginResourcePolicy: { policy: frameable ? 'cross-origin' : 'same-origin' },
+    strictTransportSecurity: page.https ? { maxAge: 31_536_000, includeSubDomains: false } : false,
+  });
+  return reply
+    .header('content-security-policy', contentSecurityPolicy(page.csp, frameable))
+    .header('permissions-policy', `camera=(), microphone=(${page.microphone ? 'self' : ''}), geolocation=()`);
 }

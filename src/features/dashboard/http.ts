@@ -2,9 +2,10 @@
  * HTTP plumbing of the dashboard: cookies, security headers, form bodies, the session guard
  * and the form-token (CSRF) check. Routes stay about pages.
  */
+import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
-import { pageSecurityHeaders } from '../../http/security-headers.js';
+import { applyPageSecurity, contentSecurityPolicy } from '../../http/security-headers.js';
 import { SAFE_TEXT_RULE, unsafeTextReason } from '../../lib/text.js';
 import type { SafeHtml } from '../../web/html.js';
 import type { Viewer } from '../../web/views/dashboard/layout.js';
@@ -43,29 +44,29 @@ const FORM_BODY_LIMIT = 16 * 1024;
 /** No scripts at all: styles, inline images and forms posting back to us. */
 const DASHBOARD_CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self' data:", "form-action 'self'", "base-uri 'none'"];
 /** The same, for the few pages that load one of our own scripts (e.g. a copy button); never inline code. */
-const SCRIPT_PAGE_CSP = pageSecurityHeaders({ csp: [...DASHBOARD_CSP, "script-src 'self'"], https: false })[
-  'content-security-policy'
-] as string;
+const SCRIPT_PAGE_CSP = contentSecurityPolicy([...DASHBOARD_CSP, "script-src 'self'"]);
 
 /**
  * Pages that play recordings or run one of our own scripts (copy buttons, the ceremony reader)
  * allow exactly that: scripts and audio from this origin, audio preloaded into `blob:` URLs, and
  * `fetch` back to us. Every other page keeps the script-free policy above.
  */
-const MEDIA_PAGE_CSP = pageSecurityHeaders({
-  csp: [...DASHBOARD_CSP, "script-src 'self'", "media-src 'self' blob:", "connect-src 'self'"],
-  https: false,
-})['content-security-policy'] as string;
+const MEDIA_PAGE_CSP = contentSecurityPolicy([
+  ...DASHBOARD_CSP,
+  "script-src 'self'",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+]);
 
-/** Security headers on every dashboard response, and the form body parser, for one plugin scope. */
-export function registerPagePlumbing(app: FastifyInstance, options: { secure: boolean }): void {
-  const headers = {
-    'cache-control': 'no-store',
-    'x-robots-tag': 'noindex, nofollow',
-    ...pageSecurityHeaders({ csp: DASHBOARD_CSP, https: options.secure }),
-  };
+/**
+ * Security headers on every dashboard response, cookies (@fastify/cookie: `request.cookies`
+ * parsed at onRequest, before the session is loaded) and the form body parser, for one plugin scope.
+ */
+export async function registerPagePlumbing(app: FastifyInstance, options: { secure: boolean }): Promise<void> {
+  await app.register(fastifyCookie);
+  const security = { csp: DASHBOARD_CSP, https: options.secure };
   app.addHook('onRequest', async (_request, reply) => {
-    reply.headers(headers);
+    applyPageSecurity(reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex, nofollow'), security);
   });
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -94,23 +95,22 @@ export function registerPagePlumbing(app: FastifyInstance, options: { secure: bo
   );
 }
 
-export function readCookie(request: FastifyRequest, name: string): string | null {
-  const header = request.headers.cookie;
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
-}
+export const readCookie = (request: FastifyRequest, name: string): string | null => request.cookies[name] ?? null;
 
-export function setCookie(reply: FastifyReply, name: string, value: string, options: { maxAgeSeconds: number; secure: boolean }) {
-  const attributes = [`${name}=${value}`, `Path=${COOKIE_PATH}`, `Max-Age=${options.maxAgeSeconds}`, 'HttpOnly', 'SameSite=Lax'];
-  if (options.secure) attributes.push('Secure');
-  const previous = reply.getHeader('set-cookie');
-  const list = previous === undefined ? [] : Array.isArray(previous) ? previous : [String(previous)];
-  reply.header('set-cookie', [...list, attributes.join('; ')]);
-}
+/** Every dashboard cookie: this path only, never readable by scripts, not sent on cross-site subrequests. */
+export const setCookie = (
+  reply: FastifyReply,
+  name: string,
+  value: string,
+  options: { maxAgeSeconds: number; secure: boolean },
+) =>
+  reply.setCookie(name, value, {
+    path: COOKIE_PATH,
+    maxAge: options.maxAgeSeconds,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: options.secure,
+  });
 
 export const clearCookie = (reply: FastifyReply, name: string, secure: boolean) =>
   setCookie(reply, name, '', { maxAgeSeconds: 0, secure });

@@ -1,7 +1,9 @@
 /**
  * A small reader of `multipart/form-data` bodies, enough for the dashboard's one upload form
  * (text fields and one file, already read whole within the route's body limit). Browsers send
- * exactly this shape; anything else is a 400, never a 500.
+ * exactly this shape; anything else is a 400, never a 500. Not @fastify/multipart: it reads the
+ * stream after Fastify's body limit and body budget have stopped applying (ARCHITECTURE.md,
+ * "Multipart forms").
  */
 import { AppError } from '../../errors.js';
 

@@ -74,7 +74,7 @@ export function dashboardRoutes(deps: Deps) {
     const styleUrl = deps.assets.url('dashboard.css');
     app.decorateRequest('dashboard', null);
     app.decorateRequest('dashboardPerson', null);
-    registerPagePlumbing(app, { secure });
+    await registerPagePlumbing(app, { secure });
     app.addHook('onRequest', loadSession(deps));
     app.addHook('preHandler', enforceAccess);
 

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import type { Deps } from '../../deps.js';
-import { pageSecurityHeaders } from '../../http/security-headers.js';
+import { applyPageSecurity, type PageSecurity } from '../../http/security-headers.js';
 import { GUIDE_CSP, referenceCsp } from './csp.js';
 import { loadGuides } from './guides.js';
 import { type ScalarBundle, scalarBundleLoader } from './scalar-bundle.js';
@@ -45,8 +45,8 @@ export function docsRoutes(deps: Deps) {
   return async (app: FastifyInstance) => {
     const { config } = deps;
     const https = config.baseUrl.startsWith('https:');
-    const guideHeaders = pageSecurityHeaders({ csp: GUIDE_CSP, https });
-    const referenceHeaders = pageSecurityHeaders({ csp: referenceCsp(config.baseUrl), https });
+    const guideSecurity: PageSecurity = { csp: GUIDE_CSP, https };
+    const referenceSecurity: PageSecurity = { csp: referenceCsp(config.baseUrl), https };
     const frame = {
       styleUrl: deps.assets.url('docs.css'),
       links: { home: `${config.baseUrl}/`, dashboard: `${config.baseUrl}/dashboard` },
@@ -66,10 +66,13 @@ export function docsRoutes(deps: Deps) {
     };
     let reference: string | null = null;
 
-    const sendPage = (reply: FastifyReply, headers: Record<string, string>, body: string, status = 200) =>
-      reply.code(status).headers(headers).header('cache-control', PAGE_CACHE).type('text/html; charset=utf-8').send(body);
+    const sendPage = (reply: FastifyReply, security: PageSecurity, body: string, status = 200) =>
+      applyPageSecurity(reply.code(status), security)
+        .header('cache-control', PAGE_CACHE)
+        .type('text/html; charset=utf-8')
+        .send(body);
 
-    app.get('/docs', { schema: { hide: true } }, async (_request, reply) => sendPage(reply, guideHeaders, pages().landing));
+    app.get('/docs', { schema: { hide: true } }, async (_request, reply) => sendPage(reply, guideSecurity, pages().landing));
 
     app.get(REFERENCE_PATH, { schema: { hide: true } }, async (_request, reply) => {
       reference ??= referencePage(frame, {
@@ -77,13 +80,13 @@ export function docsRoutes(deps: Deps) {
         configuration: scalarConfiguration(),
         specUrl: SPEC_URL,
       }).toString();
-      return sendPage(reply, referenceHeaders, reference);
+      return sendPage(reply, referenceSecurity, reference);
     });
 
     app.get<{ Params: { slug: string } }>('/docs/:slug', { schema: { hide: true } }, async (request, reply) => {
       const { pages: bySlug, missing } = pages();
       const body = bySlug.get(request.params.slug);
-      return body ? sendPage(reply, guideHeaders, body) : sendPage(reply, guideHeaders, missing, 404);
+      return body ? sendPage(reply, guideSecurity, body) : sendPage(reply, guideSecurity, missing, 404);
     });
 
     app.get<{ Params: { file: string } }>('/docs/assets/:file', { schema: { hide: true } }, async (request, reply) =>

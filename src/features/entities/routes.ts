@@ -9,7 +9,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError } from '../../errors.js';
 import { contentRange, requestedRange } from '../../http/range.js';
 import { sendPicture } from '../../http/picture-response.js';
-import { pageSecurityHeaders } from '../../http/security-headers.js';
+import { applyPageSecurity } from '../../http/security-headers.js';
 import { MAX_JSON_DEPTH } from '../../lib/json-depth.js';
 import { SandboxPaymentProvider } from '../../integrations/payments/sandbox.js';
 import { agentError, invalidRequest, isAgentError } from './agent-errors.js';
@@ -357,7 +357,7 @@ export const entitiesRoutes = (context: EntitiesContext) => async (app: FastifyI
 
   app.get<{ Params: { slug: string } }>('/e/:slug', { schema: { hide: true } }, async (request, reply) => {
     const found = await findProfile(context, request.params.slug);
-    reply.headers(pageSecurityHeaders({ csp: PROFILE_CSP, https: urls.site.startsWith('https:') }));
+    applyPageSecurity(reply, { csp: PROFILE_CSP, https: urls.site.startsWith('https:') });
     if (found.kind === 'not_found') return reply.code(404).type('text/plain; charset=utf-8').send('No such profile.');
     if (found.kind === 'gone') return reply.code(410).type('text/html; charset=utf-8').send(gonePage(request.params.slug).value);
     const entity = found.entity;

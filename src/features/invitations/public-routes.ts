@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
-import { pageSecurityHeaders } from '../../http/security-headers.js';
+import { applyPageSecurity, type PageSecurity } from '../../http/security-headers.js';
 import { negotiateLocale } from '../../i18n/index.js';
 import { unsubscribePage } from '../../web/views/unsubscribe.js';
 import { describeUnsubscribe, unsubscribe } from './service.js';
@@ -24,13 +24,9 @@ export const unsubscribeRoutes =
       { parseAs: 'string', bodyLimit: 4096 },
       (_request, _body, done) => done(null, {}),
     );
-    const headers = {
-      'cache-control': 'no-store',
-      'x-robots-tag': 'noindex, nofollow',
-      ...pageSecurityHeaders({
-        csp: ["default-src 'none'", "style-src 'self'", "img-src 'self'", "form-action 'self'", "base-uri 'none'"],
-        https: deps.config.baseUrl.startsWith('https:'),
-      }),
+    const security: PageSecurity = {
+      csp: ["default-src 'none'", "style-src 'self'", "img-src 'self'", "form-action 'self'", "base-uri 'none'"],
+      https: deps.config.baseUrl.startsWith('https:'),
     };
     const page = (
       request: { headers: { 'accept-language'?: string }; params: { token: string } },
@@ -48,8 +44,7 @@ export const unsubscribeRoutes =
       reply: FastifyReply,
       subject: Awaited<ReturnType<typeof describeUnsubscribe>>,
     ) =>
-      reply
-        .headers(headers)
+      applyPageSecurity(reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex, nofollow'), security)
         .code(subject ? 200 : 404)
         .type('text/html; charset=utf-8')
         .send(page(request, subject));

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import type { Deps } from '../../deps.js';
 import { contentRange, requestedRange } from '../../http/range.js';
-import { pageSecurityHeaders } from '../../http/security-headers.js';
+import { applyPageSecurity } from '../../http/security-headers.js';
 import { negotiateLocale, textDirection, translator } from '../../i18n/index.js';
 import { escapeHtml } from '../../web/html.js';
 import { embedNotFound, embedWidget } from '../../web/views/embed.js';
@@ -56,14 +56,11 @@ function pageHeaders(
   page: { csp: string[]; frameable: boolean },
   indexable: boolean,
 ): FastifyReply {
-  reply
-    .headers(
-      pageSecurityHeaders({
-        ...page,
-        referrerPolicy: 'strict-origin-when-cross-origin',
-        https: deps.config.baseUrl.startsWith('https:'),
-      }),
-    )
+  applyPageSecurity(reply, {
+    ...page,
+    referrerPolicy: 'strict-origin-when-cross-origin',
+    https: deps.config.baseUrl.startsWith('https:'),
+  })
     .header('cache-control', 'public, max-age=60')
     .type('text/html; charset=utf-8');
   if (!indexable) reply.header('x-robots-tag', 'noindex');

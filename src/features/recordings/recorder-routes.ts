@@ -6,10 +6,10 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { pageSecurityHeaders } from '../../http/security-headers.js';
+import { applyPageSecurity } from '../../http/security-headers.js';
 import { checkBody } from '../../http/validation.js';
 import { negotiateLocale } from '../../i18n/index.js';
 import { escapeHtml } from '../../web/html.js';
@@ -28,10 +28,8 @@ import { deleteRecording, recordWithToken, requireRecorderUser, userHasRecording
 export const MAX_TAKE_SECONDS = 10;
 
 /** The page records in the browser (microphone, blob: playback of the take) and uploads to us. */
-const pageHeaders = (https: boolean) => ({
-  'cache-control': 'no-store',
-  'x-robots-tag': 'noindex, nofollow',
-  ...pageSecurityHeaders({
+const withPageHeaders = (reply: FastifyReply, https: boolean) =>
+  applyPageSecurity(reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex, nofollow'), {
     csp: [
       "default-src 'none'",
       "script-src 'self'",
@@ -44,13 +42,12 @@ const pageHeaders = (https: boolean) => ({
     ],
     microphone: true,
     https,
-  }),
-});
+  });
 
 export const recorderRoutes =
   (deps: Deps, options: { perMinute: number }): FastifyPluginAsyncTypebox =>
   async (app) => {
-    const headers = pageHeaders(deps.config.baseUrl.startsWith('https:'));
+    const https = deps.config.baseUrl.startsWith('https:');
     await app.register(rateLimit, {
       ...deps.rateLimits.options('recorder'),
       max: options.perMinute,
@@ -106,7 +103,7 @@ export const recorderRoutes =
     };
 
     app.get('/r/:token', { schema: { hide: true, params: RecorderParams } }, async (request, reply) => {
-      reply.headers(headers).type('text/html; charset=utf-8');
+      withPageHeaders(reply, https).type('text/html; charset=utf-8');
       let user: RecorderUser;
       try {
         user = await requireRecorderUser(deps, request.params.token);
@@ -152,9 +149,7 @@ export const recorderRoutes =
         const field =
           error instanceof AppError ? PERSON_EDITABLE_FIELDS.find((name) => error.param?.startsWith(name)) : undefined;
         if (!field) throw error;
-        return reply
-          .code(400)
-          .headers(headers)
+        return withPageHeaders(reply.code(400), https)
           .type('text/html; charset=utf-8')
           .send(await renderPage(request, user, { notice: null, detailsError: field }));
       }

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { API_CATALOG_LINK } from '../entities/catalog.js';
-import { pageSecurityHeaders } from '../../http/security-headers.js';
+import { applyPageSecurity } from '../../http/security-headers.js';
 import { homePage } from '../../web/views/home.js';
 import { PRICE } from '../entities/service.js';
 
@@ -32,11 +32,10 @@ export function siteRoutes(deps: Deps) {
       },
       agentPrice: `${PRICE.amount} ${PRICE.displayCurrency}`,
     }).toString();
-    const headers = pageSecurityHeaders({ csp: HOME_CSP, https: config.baseUrl.startsWith('https:') });
+    const https = config.baseUrl.startsWith('https:');
 
     app.get('/', { schema: { hide: true } }, async (_request, reply) =>
-      reply
-        .headers(headers)
+      applyPageSecurity(reply, { csp: HOME_CSP, https })
         .header('cache-control', HOME_CACHE)
         .header('link', API_CATALOG_LINK)
         .type('text/html; charset=utf-8')
