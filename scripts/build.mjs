@@ -1,14 +1,16 @@
 /**
  * `npm run build`: compiles src/ to dist/ (tsc), copies the worker modules written in plain
- * JavaScript, and compiles the browser scripts of src/web/client with esbuild once, here, so the
- * built server only reads files at boot (no TypeScript loader, no esbuild service). Ends by
- * touching dist/.built, which scripts/start.mjs compares with src/.
+ * JavaScript, compiles the browser scripts of src/web/client with esbuild once, here, so the
+ * built server only reads files at boot (no TypeScript loader, no esbuild service), and copies
+ * the vendored files (src/lib/vendored.ts: Scalar's bundle, the card fonts) with their licences
+ * from the development dependencies into dist/vendor, so a production install needs none of
+ * them. Ends by touching dist/.built, which scripts/start.mjs compares with src/.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { transformSync } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -43,6 +45,25 @@ for (const entry of fs.readdirSync(clientSrc)) {
     fs.writeFileSync(path.join(clientOut, `${path.basename(entry, '.ts')}.js`), code);
   } else {
     fs.copyFileSync(source, path.join(clientOut, entry));
+  }
+}
+// The list is the one the server reads through (dist/lib/vendored.js, just compiled).
+const { VENDORED } = await import(pathToFileURL(path.join(root, 'dist', 'lib', 'vendored.js')).href);
+const vendorOut = path.join(root, 'dist', 'vendor');
+fs.rmSync(vendorOut, { recursive: true, force: true });
+for (const { name, files, licences } of VENDORED) {
+  const installed = path.join(root, 'node_modules', name);
+  const copy = (from, file) => {
+    fs.mkdirSync(path.dirname(path.join(vendorOut, name, file)), { recursive: true });
+    fs.copyFileSync(from, path.join(vendorOut, name, file));
+  };
+  for (const file of files) copy(path.join(installed, file), file);
+  for (const licence of licences) {
+    const published = path.join(installed, licence);
+    const kept = path.join(root, 'scripts', 'licences', name, licence);
+    if (fs.existsSync(published)) copy(published, licence);
+    else if (fs.existsSync(kept)) copy(kept, licence);
+    else throw new Error(`no ${licence} for ${name}: neither the package nor scripts/licences has it`);
   }
 }
 fs.writeFileSync(path.join(root, 'dist', '.built'), `${new Date().toISOString()}\n`);

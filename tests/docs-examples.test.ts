@@ -14,7 +14,8 @@
  * directory under the checkout's `.tmp/` (so `npm run --silent cli -- …` finds the project) that
  * holds `name.wav`, a short recording of a name. Every `curl` must fail on an HTTP error (`-f`,
  * `--fail`, `--fail-with-body`) or print the status for the example to check (`-w '%{http_code}'`).
- * docs/deploy.md is not run here: tests/deploy-doc.test.ts runs it with a production server.
+ * docs/deploy.md is not run here: tests/deploy-doc.test.ts runs it with a production server, and
+ * tests/production-install.test.ts its build and production install.
  * Running is not type-checking (tsx strips the types): the runnable `ts` blocks of every guide and
  * of README.md are also compiled, as one TypeScript program with the root tsconfig.json (strict,
  * `paths` for `@voicename/sdk` and `voicename/mpp-sandbox`), and a type error fails with its

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BACKGROUND_NICENESS, runFfmpeg } from './ffmpeg.js';
+import { BACKGROUND_NICENESS, locateFfmpeg, runFfmpeg } from './ffmpeg.js';
 
 // A stand-in for the ffmpeg binary that prints the niceness it runs at, a moment after its start
 // (the priority is set just after spawning). Node itself, by absolute path: CI hides system tools.
@@ -23,5 +23,27 @@ describe('ffmpeg run priority', () => {
     const own = os.getPriority();
     expect(await nicenessOf(false)).toBe(own);
     expect(await nicenessOf(true)).toBe(Math.min(19, own + BACKGROUND_NICENESS));
+  });
+});
+
+describe('locateFfmpeg', () => {
+  const binary = (name: string) => {
+    fs.mkdirSync(path.join(dir, name));
+    const file = path.join(dir, name, 'ffmpeg');
+    fs.writeFileSync(file, '#!/bin/sh\n', { mode: 0o700 });
+    return file;
+  };
+  const configured = binary('configured');
+  const onPath = binary('on-path');
+  const packaged = binary('package');
+
+  it('takes FFMPEG_PATH, then ffmpeg on PATH, then the optional npm package, in that order', () => {
+    expect(locateFfmpeg(configured, path.dirname(onPath), () => packaged)).toBe(configured);
+    expect(locateFfmpeg(null, path.dirname(onPath), () => packaged)).toBe(onPath);
+    expect(locateFfmpeg(null, '', () => packaged)).toBe(packaged);
+  });
+
+  it('says how to provide one when there is none (the optional package left out of the install)', () => {
+    expect(() => locateFfmpeg(null, '', () => null)).toThrow(/apt-get install ffmpeg.*FFMPEG_PATH.*@ffmpeg-installer\/ffmpeg/);
   });
 });

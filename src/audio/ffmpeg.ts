@@ -29,21 +29,33 @@ export interface ResourceLimits {
 /** `prlimit` on PATH, or null (not Linux, or util-linux missing). */
 export const locatePrlimit = (envPath: string = process.env.PATH ?? ''): string | null => findOnPath('prlimit', envPath);
 
+/** The binary of the optional `@ffmpeg-installer/ffmpeg` package, or null where it was not installed. */
+function shippedFfmpeg(): string | null {
+  try {
+    return (createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+  } catch {
+    // An optional dependency: left out by `npm ci --omit=optional`, or no build for this platform.
+    return null;
+  }
+}
+
 /** Absolute path of an ffmpeg binary, or throws a message that says how to provide one. */
-export function locateFfmpeg(configured: string | null, envPath: string = process.env.PATH ?? ''): string {
+export function locateFfmpeg(
+  configured: string | null,
+  envPath: string = process.env.PATH ?? '',
+  shipped: () => string | null = shippedFfmpeg,
+): string {
   if (configured) {
     if (!isExecutable(configured)) throw new Error(`FFMPEG_PATH=${configured} is not an executable file`);
     return configured;
   }
   const onPath = findOnPath('ffmpeg', envPath);
   if (onPath) return onPath;
-  try {
-    const shipped = (createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path: string }).path;
-    if (isExecutable(shipped)) return shipped;
-  } catch {
-    // not installed for this platform; fall through to the error below
-  }
-  throw new Error('ffmpeg not found: install it (apt-get install ffmpeg) or set FFMPEG_PATH');
+  const packaged = shipped();
+  if (packaged && isExecutable(packaged)) return packaged;
+  throw new Error(
+    'ffmpeg not found: install it (apt-get install ffmpeg), set FFMPEG_PATH, or install with optional dependencies (@ffmpeg-installer/ffmpeg)',
+  );
 }
 
 export interface FfmpegRun {

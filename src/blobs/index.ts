@@ -4,7 +4,7 @@ import type { BlobStore } from './blob-store.js';
 import { DiskBlobStore } from './disk.js';
 import type { S3BlobStoreOptions } from './s3.js';
 
-export type { BlobInfo, BlobStore, ByteRange } from './blob-store.js';
+export type { BlobStore, ByteRange } from './blob-store.js';
 
 /** The blob store the config asks for: disk under DATA_DIR/blobs (default) or S3 (`BLOB_STORE=s3`). */
 export function createBlobStore(config: Config): BlobStore {

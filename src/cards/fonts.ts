@@ -1,12 +1,13 @@
 /**
- * The fonts shipped with the project for preview cards and badges (Noto, TTF from npm): Latin,
+ * The fonts shipped with the project for preview cards and badges (Noto, TTF from npm, copied to
+ * dist/vendor by the build: src/lib/vendored.ts): Latin,
  * Cyrillic and Greek in Noto Sans, then Arabic, Devanagari and CJK (simplified Chinese, which
  * also covers most Japanese kanji and common Hangul-free CJK text). A character is drawn with the
  * first family that has it, in FAMILIES order, which is also the `font-family` list of the SVG
  * templates, so layout and rendering pick the same font.
  */
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { vendoredFile } from '../lib/vendored.js';
 import { type FontMetrics, parseFontMetrics } from './font-metrics.js';
 
 export type Weight = 400 | 700;
@@ -22,14 +23,12 @@ const FAMILIES = [
 export const FONT_STACK = FAMILIES.map((f) => f.family).join(', ');
 export const DEFAULT_FAMILY = FAMILIES[0].family;
 
-const resolve = createRequire(import.meta.url).resolve;
-
 /** Absolute path of a family's TTF at a weight. */
 export function fontFile(familyIndex: number, weight: Weight): string {
   const f = FAMILIES[familyIndex];
   if (!f) throw new Error(`no font family ${familyIndex}`);
   const style = weight === 700 ? '700Bold' : '400Regular';
-  return resolve(`@expo-google-fonts/${f.pkg}/${style}/${f.file}_${style}.ttf`);
+  return vendoredFile(`@expo-google-fonts/${f.pkg}`, `${style}/${f.file}_${style}.ttf`);
 }
 
 /** Loads each file's metrics once, on first use (the CJK font is 10 MB: only texts that need it load it). */

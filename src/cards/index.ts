@@ -2,16 +2,8 @@
  * Preview cards and signature badges: SVG templates (card.ts, badge.ts) laid out with the
  * shipped Noto fonts (fonts.ts) and rendered to PNG off the event loop (renderer.ts).
  */
-export {
-  BADGE_HEIGHT,
-  BADGE_SCALES,
-  BADGE_THEMES,
-  BADGE_WIDTH,
-  type BadgeScale,
-  type BadgeTheme,
-  signatureBadge,
-} from './badge.js';
-export { CARD_HEIGHT, CARD_WIDTH, type CardContent, previewCard } from './card.js';
+export { BADGE_SCALES, BADGE_THEMES, type BadgeScale, type BadgeTheme, signatureBadge } from './badge.js';
+export { previewCard } from './card.js';
 export { FontBook } from './fonts.js';
 export { type ImageRenderer, ImageRendererBusyError, type Picture, WorkerImageRenderer } from './renderer.js';
 

@@ -17,9 +17,6 @@ export interface RenderedGuide {
   sections: { id: string; text: string }[];
 }
 
-/** How a fenced block's info string says "show this, do not run it" (tests/docs-examples.test.ts). */
-export const NO_RUN = 'no-run';
-
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 const SAFE_SCHEME = /^(https?|mailto):/i;
 const GUIDE_LINK = /^(?:\.\/)?([a-z0-9-]+)\.md(#[\w-]*)?$/;

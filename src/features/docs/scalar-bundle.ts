@@ -1,16 +1,16 @@
 /**
  * Scalar's self-contained browser bundle (`@scalar/api-reference`, ~4 MB of JavaScript), served
  * from our own origin under a content-hashed, immutable URL. The server never imports the
- * package: it only reads this one file. Compressed once per process, off the event loop, the
+ * package: it only reads this one file, which `npm run build` copies to dist/vendor with its
+ * licence (src/lib/vendored.ts). Compressed once per process, off the event loop, the
  * first time the reference is asked for (brotli quality 9 makes it ~1 MB in under half a second;
  * quality 11 would take seconds for 10% less), so processes that never serve the docs pay nothing.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { vendoredFile } from '../../lib/vendored.js';
 
 export interface ScalarBundle {
   /** `/docs/assets/scalar.<hash>.js` */
@@ -25,11 +25,8 @@ export interface ScalarBundle {
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 
-/** The bundle's path: the package's exports do not name it, so it is found beside its entry point. */
-function bundlePath(): string {
-  const entry = createRequire(import.meta.url).resolve('@scalar/api-reference');
-  return path.join(path.dirname(entry), 'browser', 'standalone.js');
-}
+/** The bundle's path: dist/vendor in the built server (the package is a development dependency). */
+const bundlePath = (): string => vendoredFile('@scalar/api-reference', 'dist/browser/standalone.js');
 
 export function scalarBundleLoader(file: () => string = bundlePath): () => ScalarBundle {
   let bundle: ScalarBundle | null = null;

@@ -43,7 +43,7 @@ export type { EntityRow } from './repo.js';
 import type { AppError } from '../../errors.js';
 import { isUniqueViolation } from '../../db/errors.js';
 
-export { PRICE, PURPOSE } from './price.js';
+export { PRICE } from './price.js';
 const GENERATE_PATH = '/api/entities/generate';
 /**
  * A claim not renewed for this long is presumed dead (its process crashed) and may be taken over,

@@ -11,5 +11,5 @@
 
 export type { PlayLink } from './schemas.js';
 export { ensureActivePlayLink, toPlayLink } from './service.js';
-export { invalidateAllPlayLinks, invalidatePlayLinksOfUser, invalidatePlayLinkToken } from './invalidation.js';
-export { embedHtmlOf, playLinkUrls } from './urls.js';
+export { invalidateAllPlayLinks, invalidatePlayLinksOfUser } from './invalidation.js';
+export { playLinkUrls } from './urls.js';

@@ -19,17 +19,6 @@ const validateCreateShape = validatorCompiler({
   url: '',
 }) as ((value: unknown) => boolean) & { errors?: import('ajv').ErrorObject[] | null };
 
-export interface NormalizedUser {
-  email: string;
-  email_normalized: string;
-  first_name: string;
-  last_name: string;
-  display_name: string;
-  external_id: string | null;
-  phonetic_spelling: string | null;
-  custom_fields: CustomValues;
-}
-
 const EMAIL_LIKE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The JSON-schema check of one create body, as issues (the first schema error only, as the API does). */

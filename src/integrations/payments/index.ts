@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import { isLiveStripeKey, type PaymentProvider } from './provider.js';
 import { SandboxPaymentProvider } from './sandbox.js';
 
-export type { PaymentIntentView, PaymentProvider } from './provider.js';
+export type { PaymentProvider } from './provider.js';
 
 /** Stripe when STRIPE_SECRET_KEY is set; otherwise the built-in sandbox. */
 export function createPaymentProvider(config: Config, deps: { db: Db; clock: Clock }): PaymentProvider {
