@@ -6,10 +6,7 @@
  * API reference from the vendored Scalar bundle, lays out cards with the vendored fonts, and the
  * CLI creates a key. The installed tree must take at most a third of this checkout's full
  * node_modules on disk.
- *
- * better-sqlite3 is the one package that would compile on install (about 90 s, with a C++
- * toolchain that CI's SQLite pass hides): scripts are skipped and the binary this checkout built
- * for the running Node is copied in instead.
+ * better-sqlite3 ships prebuilt binaries in its package, so the install compiles nothing.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -68,7 +65,6 @@ beforeAll(async () => {
       '--prefer-offline',
       '--no-audit',
       '--no-fund',
-      '--ignore-scripts',
       '--loglevel=error',
     ],
     {
@@ -76,9 +72,6 @@ beforeAll(async () => {
       stdio: 'inherit',
     },
   );
-  const sqliteBinary = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
-  fs.mkdirSync(path.dirname(path.join(tree, sqliteBinary)), { recursive: true });
-  fs.copyFileSync(path.join(root, sqliteBinary), path.join(tree, sqliteBinary));
 
   port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
