@@ -58,15 +58,7 @@ beforeAll(async () => {
   }
   execFileSync(
     'npm',
-    [
-      'ci',
-      '--omit=dev',
-      ...docLine('npm ci --omit=dev'),
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      '--loglevel=error',
-    ],
+    ['ci', '--omit=dev', ...docLine('npm ci --omit=dev'), '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'],
     {
       cwd: tree,
       stdio: 'inherit',
