@@ -114,7 +114,8 @@ describe('a server killed with SIGKILL in the middle of an upload', () => {
     const stuck = path.join(serverTemp, 'ffmpeg-stuck.sh');
     fs.writeFileSync(
       stuck,
-      `#!/bin/sh\nfor arg in "$@"; do [ "$arg" = -i ] && echo $$ > '${stuck}.pid' && exec sleep 60; done\nexec '${ffmpegPath()}' "$@"\n`,
+      // Node stands in for `sleep`: CI's SQLite pass has nothing but node, npm, sh and env on PATH.
+      `#!/bin/sh\nfor arg in "$@"; do [ "$arg" = -i ] && echo $$ > '${stuck}.pid' && exec '${process.execPath}' -e 'setTimeout(() => {}, 60000)'; done\nexec '${ffmpegPath()}' "$@"\n`,
       { mode: 0o700 },
     );
     const first = await startServer({ TMPDIR: serverTemp, FFMPEG_PATH: stuck });
