@@ -152,6 +152,17 @@ describe('the API document generated clients are built from', () => {
     ]);
   });
 
+  it('states the custom-field limit the request schemas enforce', () => {
+    const limits = ['CreateCollection', 'UpdateCollection'].map((name) => {
+      const fields = document.components.schemas[name]!.properties!.custom_fields as { maxItems?: number };
+      return fields.maxItems;
+    });
+    expect(new Set(limits).size).toBe(1);
+    const create = document.paths['/v1/collections']!.post as Operation;
+    const stated = [...(create.description ?? '').matchAll(/at most (\d+)/g)].map((match) => Number(match[1]));
+    expect(stated).toEqual([limits[0]]);
+  });
+
   it('answers /v1 with Cache-Control: no-store, errors included', async () => {
     const { key } = await t.newAccount();
     const answers = await Promise.all([

@@ -13,7 +13,7 @@ export function createBlobStore(config: Config): BlobStore {
 }
 
 /**
- * The S3 store, with the AWS SDK (about 30 MB of resident memory) loaded on the first call
+ * The S3 store, with the AWS SDK (resident memory: docs/performance.md) loaded on the first call
  * rather than at boot, so a process on local disk never loads it (ARCHITECTURE.md, "Start and stop").
  */
 export function lazyS3BlobStore(options: S3BlobStoreOptions): BlobStore {

@@ -31,7 +31,7 @@ export function fontFile(familyIndex: number, weight: Weight): string {
   return vendoredFile(`@expo-google-fonts/${f.pkg}`, `${style}/${f.file}_${style}.ttf`);
 }
 
-/** Loads each file's metrics once, on first use (the CJK font is 10 MB: only texts that need it load it). */
+/** Loads each file's metrics once, on first use (the CJK font is by far the largest: only texts that need it load it). */
 export class FontBook {
   private readonly loaded = new Map<string, Promise<FontMetrics>>();
 

@@ -1,7 +1,7 @@
 /**
  * Renders the SVG of a picture (preview card, badge) to PNG in a worker thread, and keeps recent
- * PNGs in memory by content. A 1200x630 card takes 60-120 ms of CPU in resvg, far too long for
- * the event loop, so rendering never runs on it: one worker thread (renders queue; the machine's
+ * PNGs in memory by content. A 1200x630 card takes tens of milliseconds of CPU in resvg
+ * (docs/performance.md), far too long for the event loop, so rendering never runs on it: one worker thread (renders queue; the machine's
  * other core serves requests), started on first use, its wasm and fonts loaded once, replaced
  * when a render overruns its time limit.
  *
@@ -34,7 +34,7 @@ export class ImageRendererBusyError extends Error {
 }
 
 const WORKER_URL = new URL('./render-worker.mjs', import.meta.url);
-/** The render thread holds 25 MB and more (wasm, fonts): stopped after 10 minutes without a render, restarted by the next. */
+/** The render thread holds its wasm and fonts in memory: stopped after 10 minutes without a render, restarted by the next. */
 const IDLE_MS = 10 * 60_000;
 
 export interface RendererOptions {

@@ -1,6 +1,6 @@
 /**
  * node-postgres, loaded only when the database is PostgreSQL: a process on SQLite never loads it
- * (about 10 MB of resident memory; ARCHITECTURE.md, "Start and stop").
+ * (resident memory: docs/performance.md; ARCHITECTURE.md, "Start and stop").
  */
 import { createRequire } from 'node:module';
 

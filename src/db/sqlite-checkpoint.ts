@@ -1,12 +1,12 @@
 /**
  * SQLite copies its write-ahead log back into the database file every 1,000 pages, inside
  * whichever write crossed the mark, and better-sqlite3 runs that write on the event loop: a
- * checkpoint held every request for 30-50 ms (measured during a play-count flush). Here a worker
+ * checkpoint held every request (measured during a play-count flush: docs/performance.md). Here a worker
  * thread with its own connection checkpoints every `intervalMs` without blocking anyone
  * (PASSIVE); whenever one completes between writes, the next write starts the log afresh. The
  * server's connection keeps an automatic checkpoint only as a safety net at 100,000 pages (about
  * 400 MB), for write storms with no quiet moment (a lower net fired during a 100,000-link
- * play-count flush and stalled it for 30-70 ms); if the worker dies, the default comes back.
+ * play-count flush and stalled it); if the worker dies, the default comes back.
  * The worker starts when the log first reaches 1 MiB (checked every `intervalMs` with a `stat`),
  * not at open: an idle or read-mostly server never starts it.
  */
@@ -50,7 +50,7 @@ export function startBackgroundCheckpoints(
     );
     worker = started;
   };
-  // The worker (a thread with its own V8 heap and connection: ~15 MB of resident memory) starts
+  // The worker (a thread with its own V8 heap and connection) starts
   // once the log has grown past `startAtBytes`, so an idle server never pays for it.
   const watch = setInterval(() => {
     if ((fs.statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0) < startAtBytes) return;

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
-/** ioredis (about 10 MB of resident memory) is loaded only when REDIS_URL is set. */
+/** ioredis is loaded only when REDIS_URL is set: its resident memory is paid only where used (docs/performance.md). */
 const loadIoredis = () => createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
 
 const CONNECT_TIMEOUT_MS = 2_000;

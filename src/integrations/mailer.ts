@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 
-/** nodemailer (about 10 MB of resident memory) is loaded only when SMTP_URL is set. */
+/** nodemailer is loaded only when SMTP_URL is set: its resident memory is paid only where used (docs/performance.md). */
 const loadNodemailer = () => createRequire(import.meta.url)('nodemailer') as typeof import('nodemailer');
 
 export interface MailMessage {

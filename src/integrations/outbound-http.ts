@@ -287,7 +287,7 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundRespon
       req.allowPrivate && req.lookup === undefined
         ? undefined
         : await resolvePublicAddressOrAllow(target.host, lookup, connectTimeoutMs, req.allowPrivate);
-    // undici (about 6 MB of resident memory) loads with the first outbound call, not at boot.
+    // undici loads with the first outbound call, not at boot: an idle process does not carry it.
     const { Agent, request } = await import('undici');
     const agent = pools.get(
       `${target.url.origin} ${pinned ?? '-'} ${connectTimeoutMs}`,

@@ -1,7 +1,7 @@
 /**
  * Third-party files the server reads at run time but whose packages it never imports: Scalar's
- * browser bundle and the Noto fonts of the preview cards. Their npm packages are large (Scalar
- * ~156 MB installed for one 4 MB file, the fonts ~111 MB for eight TTF files), so they are
+ * browser bundle and the Noto fonts of the preview cards. Their npm packages are many times larger
+ * than the few files the server reads (sizes in docs/performance.md), so they are
  * development dependencies: `npm run build` (scripts/build.mjs) copies exactly these files, with
  * their licences, into `dist/vendor/<package>/`, and a production install (`npm ci --omit=dev`)
  * does not carry the packages. The built server reads `dist/vendor`; code running from `src/`

@@ -13,7 +13,8 @@ const languages = new Set(
 );
 
 // One encoder for the worker's life: a stream ends with flush(), and the next encode starts a
-// new, independently decodable stream. A fresh encoder costs ~10x more on its first frames.
+// new, independently decodable stream. A fresh encoder costs far more on its first frames
+// (docs/performance.md).
 const encoder = new Mp3Encoder(1, SAMPLE_RATE, 64);
 encoder.encodeBuffer(new Int16Array(SAMPLE_RATE / 10));
 encoder.flush();

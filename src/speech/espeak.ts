@@ -8,8 +8,8 @@ import { type SpeechRequest, type SpeechResult, type SpeechSynthesizer, VOICE_ST
 
 const WORKER_URL = new URL('./espeak-worker.mjs', import.meta.url);
 /**
- * The engine's thread holds about 75 MB once loaded: stopped after 10 minutes without a request,
- * so a burst of paid profiles does not keep it for good (a cold start adds about 0.5 s).
+ * The engine's thread holds tens of MB once loaded: stopped after 10 minutes without a request,
+ * so a burst of paid profiles does not keep it for good (a cold start is slower; docs/performance.md).
  */
 const IDLE_MS = 10 * 60_000;
 

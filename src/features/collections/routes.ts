@@ -10,6 +10,7 @@ import {
   DeleteCollectionQuery,
   DeletedCollection,
   ListCollectionsQuery,
+  MAX_CUSTOM_FIELDS,
   UpdateCollectionBody,
 } from './schemas.js';
 import { eraseCollectionNow } from '../erasure/service.js';
@@ -38,8 +39,8 @@ export const collectionsRoutes =
           tags,
           operationId: 'collections.create',
           summary: 'Create a collection',
-          description:
-            'New collections are active, with no people. `custom_fields` declares extra per-person fields (at most 20).',
+          // The limit is the schema's own, so this text cannot drift from what validation enforces.
+          description: `New collections are active, with no people. \`custom_fields\` declares extra per-person fields (at most ${MAX_CUSTOM_FIELDS}).`,
           body: CreateCollectionBody,
           response: { 201: Collection, ...errors },
         },

@@ -1,10 +1,10 @@
 /**
- * Scalar's self-contained browser bundle (`@scalar/api-reference`, ~4 MB of JavaScript), served
+ * Scalar's self-contained browser bundle (`@scalar/api-reference`, megabytes of JavaScript), served
  * from our own origin under a content-hashed, immutable URL. The server never imports the
  * package: it only reads this one file, which `npm run build` copies to dist/vendor with its
  * licence (src/lib/vendored.ts). Compressed once per process, off the event loop, the
- * first time the reference is asked for (brotli quality 9 makes it ~1 MB in under half a second;
- * quality 11 would take seconds for 10% less), so processes that never serve the docs pay nothing.
+ * first time the reference is asked for (brotli quality 9: quality 11 takes many times longer for
+ * little gain; docs/performance.md), so processes that never serve the docs pay nothing.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';

@@ -18,7 +18,7 @@ export type MppMethod = 'sandbox' | 'stripe';
 
 /**
  * `mppx` is loaded on the first paid-path request, not at boot: it and its cryptography cost
- * ~30 MB that a server which never meets an agent should not carry.
+ * resident memory (docs/performance.md) that a server which never meets an agent should not carry.
  */
 let library: Promise<typeof import('mppx')> | undefined;
 const mppx = () => (library ??= import('mppx'));

@@ -1,7 +1,7 @@
 /**
  * What is known about the MCP server without its SDK: its path, version and server card
  * (`/.well-known/mcp/server-card.json`). The server itself (service.ts, with the MCP SDK and
- * zod, about 25 MB of resident memory) is loaded by the first `/mcp` request.
+ * zod, whose resident memory an idle server should not carry) is loaded by the first `/mcp` request.
  */
 import type { Deps } from '../../deps.js';
 

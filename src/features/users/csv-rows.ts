@@ -7,7 +7,7 @@
  *
  * Our own rather than csv-parse's: csv-parse builds an error object (message, context) for every
  * row whose length differs from the first, even when told to accept it, which made a file of
- * short rows cost ~25 µs a row and stalled the event loop for seconds.
+ * short rows stall the event loop for seconds (per-row cost: docs/performance.md).
  */
 import { AppError } from '../../errors.js';
 

@@ -12,7 +12,7 @@ export function createPaymentProvider(config: Config, deps: { db: Db; clock: Clo
 }
 
 /**
- * The Stripe provider, with the Stripe SDK (about 20 MB of resident memory) loaded at its first
+ * The Stripe provider, with the Stripe SDK (resident memory: docs/performance.md) loaded at its first
  * call rather than at boot (ARCHITECTURE.md, "Start and stop"). What is known without it (mode,
  * publishable key) is answered at once, as `StripePaymentProvider` answers it.
  */

@@ -18,7 +18,7 @@ export interface paths {
     put?: never;
     /**
      * Create a collection
-     * @description New collections are active, with no people. `custom_fields` declares extra per-person fields (at most 20).
+     * @description New collections are active, with no people. `custom_fields` declares extra per-person fields (at most 50).
      */
     post: operations['collections.create'];
     delete?: never;
