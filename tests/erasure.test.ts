@@ -18,6 +18,7 @@ import { get, signIn } from './helpers/dashboard.js';
 import { usingPostgres } from './helpers/database.js';
 import { startTestS3, type TestS3 } from './helpers/s3.js';
 import { AFTER_AUDIO_DELETE_DELAY_MS, runJobsLater } from './helpers/jobs.js';
+import { within } from './helpers/within.js';
 
 // On PostgreSQL another process hears of the erasure by LISTEN/NOTIFY at once. SQLite is one
 // process by design: a second instance sees it when its cache entry expires (short here).
@@ -140,7 +141,14 @@ for (const store of ['disk', 's3'] as const) {
       expect(text).not.toContain(person.token);
       expect(await audioHashes(a)).not.toContain(person.audioHash);
 
-      if (!usingPostgres()) await new Promise((resolve) => setTimeout(resolve, SQLITE_CACHE_TTL_MS + 50));
+      // SQLite: the other process sees the erasure once its cached play link expires.
+      const everyUrlGone = async () => {
+        for (const t of [a, b])
+          for (const url of PUBLIC_URLS(person.token, a.config.baseUrl))
+            if ((await t.app.inject({ method: 'GET', url })).statusCode !== 410) return false;
+        return true;
+      };
+      if (!usingPostgres()) await within(SQLITE_CACHE_TTL_MS + 2_000, everyUrlGone);
       for (const t of [a, b]) {
         for (const url of PUBLIC_URLS(person.token, a.config.baseUrl)) {
           const answer = await t.app.inject({ method: 'GET', url });

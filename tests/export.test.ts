@@ -16,6 +16,7 @@ import { authContract } from './helpers/auth-contract.js';
 import { addRecording } from './helpers/play-link-fixtures.js';
 import { startTestS3, type TestS3 } from './helpers/s3.js';
 import { readZip, WatchedBlobStore } from './helpers/zip.js';
+import { within } from './helpers/within.js';
 
 type Server = TestApp & { url: string };
 
@@ -303,9 +304,11 @@ describe('a slow export', () => {
     const reader = res.body!.getReader();
     await reader.read();
     controller.abort();
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // The audio under way is closed, and the one being fetched ahead is closed once it arrives.
+    await within(5_000, async () => watched.open === 0 && watched.opening === 0);
     const openedAfterAbort = watched.opened - openedBefore;
     expect(openedAfterAbort).toBeLessThan(PEOPLE.length);
+    // Real time on purpose: no further audio is opened in the time two more (400 ms) would take.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(watched.opened - openedBefore).toBe(openedAfterAbort);
     expect(watched.open).toBe(0);

@@ -7,6 +7,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
+import { within } from './helpers/within.js';
 
 let t: TestApp & { url: string };
 let key: string;
@@ -42,7 +43,7 @@ describe('keep-alive', () => {
     expect(t.app.server.keepAliveTimeout).toBe(72_000);
     const connection = rawConnection();
     connection.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
-    await sleep(6_500);
+    await sleep(6_500); // real time on purpose: past Node's 5 s keep-alive default
     expect(connection.closedAt()).toBeNull();
     connection.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
     await connection.closed;
@@ -95,7 +96,7 @@ describe('recorder upload', () => {
     connection.write(
       `POST /r/${'x'.repeat(24)}/recording HTTP/1.1\r\nHost: localhost\r\nContent-Type: audio/webm\r\nContent-Length: 4000000\r\n\r\n`,
     );
-    for (let i = 0; i < 50 && !connection.received().includes('\r\n\r\n'); i++) await sleep(20);
+    await within(1_000, async () => connection.received().includes('\r\n\r\n'));
     connection.end();
     expect(connection.received()).toMatch(/^HTTP\/1\.1 404 /);
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -110,7 +111,7 @@ describe('oversized bodies', () => {
     const length = t.config.jsonBodyLimit + 10;
     const connection = rawConnection();
     connection.write(head(length) + ' '.repeat(100_000));
-    await sleep(300);
+    await sleep(300); // real time on purpose: nothing may be answered meanwhile
     // An answer now would reset the connection under a client still sending (EPIPE in fetch).
     expect(connection.received()).toBe('');
     expect(connection.closedAt()).toBeNull();

@@ -10,6 +10,7 @@ import { JobWorker } from '../src/jobs/worker.js';
 import { type Clock, ManualClock, systemClock } from '../src/lib/clock.js';
 import { newId } from '../src/lib/ids.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { within } from './helpers/within.js';
 
 let database: TestDatabase;
 const logger = pino({ level: 'silent' });
@@ -118,7 +119,8 @@ describe('job queue', () => {
     });
     const handler = handleJob(concurrent, async (payload) => {
       seen.push(String(payload.i));
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      // Hold the job across a turn of the event loop, so the other workers claim meanwhile.
+      await new Promise((resolve) => setImmediate(resolve));
     });
     for (let i = 0; i < 60; i++) await enqueueNow(clock, concurrent, { i });
     const workers = [worker(clock, [handler]), worker(clock, [handler]), worker(clock, [handler])];
@@ -130,8 +132,17 @@ describe('job queue', () => {
     const wakeup = new JobsWakeup();
     let ran = 0;
     const woken = defineJob({ name: 'test.woken', payload: emptyPayload, maxAttempts: 1, backoff: () => 0 });
+    // Counts the worker's finished claim queries, so the test knows its first poll came back empty.
+    let claims = 0;
+    const counted = database.db.kysely.withPlugin({
+      transformQuery: ({ node }) => node,
+      transformResult: async ({ result }) => {
+        claims++;
+        return result;
+      },
+    });
     const w = new JobWorker({
-      db: database.db,
+      db: { ...database.db, kysely: counted },
       clock: systemClock,
       logger,
       wakeup,
@@ -140,12 +151,9 @@ describe('job queue', () => {
     });
     w.start();
     try {
-      await new Promise((resolve) => setTimeout(resolve, 50)); // the first, empty poll is done
-      const started = Date.now();
+      await within(5_000, async () => claims >= 1);
       await enqueueNow(systemClock, woken, {}, wakeup);
-      while (ran === 0 && Date.now() - started < 2_000) await new Promise((resolve) => setTimeout(resolve, 5));
-      expect(ran).toBe(1);
-      expect(Date.now() - started).toBeLessThan(1_000);
+      await within(1_000, async () => ran === 1); // the poll would take a minute
     } finally {
       await w.stop();
     }
@@ -155,6 +163,8 @@ describe('job queue', () => {
     const outcomes: string[] = [];
     let started!: () => void;
     const passStarted = new Promise<void>((resolve) => (started = resolve));
+    let finish!: () => void;
+    const passMayFinish = new Promise<void>((resolve) => (finish = resolve));
     const w = new JobWorker({
       db: database.db,
       clock: systemClock,
@@ -167,7 +177,7 @@ describe('job queue', () => {
           everyMs: 10,
           async run() {
             started();
-            await new Promise((resolve) => setTimeout(resolve, 150));
+            await passMayFinish;
             outcomes.push('recorded');
           },
         },
@@ -175,9 +185,14 @@ describe('job queue', () => {
     });
     w.start();
     await passStarted;
-    await w.stop();
+    let stopped = false;
+    const stopping = w.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(false);
+    finish();
+    await stopping;
     expect(outcomes).toEqual(['recorded']);
-    // Stopped means stopped: no pass starts afterwards.
+    // Stopped means stopped: no pass starts afterwards. Real time on purpose: five of its 10 ms periods.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(outcomes).toEqual(['recorded']);
   });

@@ -12,7 +12,7 @@ describe('Semaphore', () => {
         started.push(i);
         running++;
         peak = Math.max(peak, running);
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await new Promise((resolve) => setImmediate(resolve)); // still running while the others queue
         running--;
         return i;
       });

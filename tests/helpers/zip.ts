@@ -37,12 +37,14 @@ export async function readZip(buffer: Buffer): Promise<ZipEntry[]> {
 
 /**
  * A blob store that passes everything to `inner` and records how streams are used: how many
- * were opened, how many were open at once at most, and (with `delayMs`) makes each open slow.
+ * were opened, how many were open at once at most, how many are still being opened, and (with
+ * `delayMs`) makes each open slow.
  */
 export class WatchedBlobStore implements BlobStore {
   opened = 0;
   open = 0;
   maxOpen = 0;
+  opening = 0;
   delayMs = 0;
 
   constructor(private readonly inner: BlobStore) {}
@@ -52,8 +54,15 @@ export class WatchedBlobStore implements BlobStore {
   }
 
   async stream(key: string, range?: ByteRange): Promise<Readable | null> {
-    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
-    const stream = await this.inner.stream(key, range);
+    this.opening++;
+    let stream: Readable | null;
+    try {
+      // The fake's slowness (a store far away), not a wait of the test.
+      if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+      stream = await this.inner.stream(key, range);
+    } finally {
+      this.opening--;
+    }
     if (!stream) return null;
     this.opened++;
     this.open++;

@@ -50,12 +50,15 @@ describe('PlayLinkCache', () => {
   it('shares one load between concurrent misses', async () => {
     const { cache } = setup();
     let loads = 0;
-    const load = async () => {
+    let release: () => void = () => undefined;
+    const load = () => {
       loads++;
-      await new Promise((r) => setTimeout(r, 5));
-      return link('t1');
+      return new Promise<ResolvedPlayLink>((resolve) => (release = () => resolve(link('t1'))));
     };
-    await Promise.all([cache.get('t1', load), cache.get('t1', load), cache.get('t1', load)]);
+    // The first load is still running when the other two misses arrive.
+    const misses = Promise.all([cache.get('t1', load), cache.get('t1', load), cache.get('t1', load)]);
+    release();
+    expect(await misses).toEqual([link('t1'), link('t1'), link('t1')]);
     expect(loads).toBe(1);
   });
 
