@@ -11,6 +11,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBlobStore } from '../src/blobs/index.js';
 import { S3BlobStore } from '../src/blobs/s3.js';
+import { ownerFolderPrefix } from '../src/lib/process-temp.js';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { authContract } from './helpers/auth-contract.js';
 import { addRecording } from './helpers/play-link-fixtures.js';
@@ -312,7 +313,11 @@ describe('a slow export', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(watched.opened - openedBefore).toBe(openedAfterAbort);
     expect(watched.open).toBe(0);
-    const leftovers = fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('voicename-export-'));
+    // Work folders live in this process's own temp folder (src/lib/process-temp.ts).
+    const own = fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith(ownerFolderPrefix(process.pid)));
+    const leftovers = own.flatMap((folder) =>
+      fs.readdirSync(path.join(os.tmpdir(), folder)).filter((name) => name.startsWith('export')),
+    );
     expect(leftovers).toEqual([]);
   });
 });
