@@ -9,20 +9,18 @@
  * A row whose values equal the stored ones is `unchanged` and not written.
  */
 import { AppError, type RowError } from '../../errors.js';
-import { compileReportingAll, validationError } from '../../http/validation.js';
-import { newId } from '../../lib/ids.js';
 import { unsafeTextReason } from '../../lib/text.js';
 import { mapInSlices, timeSlices } from '../../lib/time-slices.js';
 import { withTransaction } from '../../db/transaction.js';
 import type { CustomField } from '../collections/schemas.js';
 import { adjustMemberCount, requireLiveCollection } from '../collections/service.js';
 import { invalidateAllPlayLinks, invalidatePlayLinksOfUser } from '../play-links/index.js';
-import { type ColumnPlan, countCells, customCellValue, planColumns, STANDARD_FIELDS, type StandardField } from './csv-columns.js';
+import { type ColumnPlan, countCells, planColumns, type StandardField } from './csv-columns.js';
 import { readCsvTable } from './csv-file.js';
+import { buildUser, type CellValue, type ReadRow, readRow, type WriteContext } from './import-row.js';
 import { findUsersByIdentifiers, insertUsers, uniqueViolation, updateUserRows, type UserRow } from './repo.js';
-import { type FieldSource, parseSources, stampSources, type TrackedField, writtenByPerson } from './provenance.js';
+import { applyBulkWrite, type FieldSource, newPersonSources } from './provenance.js';
 import {
-  CreateUserBody,
   IMPORT_PREVIEW_ROWS,
   type ImportFieldChange,
   type ImportPersonEdit,
@@ -32,8 +30,8 @@ import {
   MAX_IMPORT_BYTES,
   MAX_IMPORT_ROWS,
 } from './schemas.js';
-import { changedFields, defaultDisplayName, newRecordToken, optionalText, type UsersDeps } from './service.js';
-import { type CustomValues, checkCustomValues, normalizeUserEmail } from './validate.js';
+import type { UsersDeps } from './service.js';
+import type { CustomValues } from './validate.js';
 
 export interface ImportOptions {
   mode?: ImportMode;
@@ -44,33 +42,9 @@ export interface ImportOptions {
   writer?: FieldSource;
 }
 
-type CellValue = string | number | boolean;
-
-/** One data row as read: the standard fields' cells (trimmed, absent when the file has no column) and custom values. */
-interface ReadRow {
-  row: number;
-  fields: Partial<Record<StandardField, string>>;
-  /** Custom field values by key; null = empty cell (clears the value of a matched person). */
-  custom: Record<string, CellValue | null>;
-  emailNormalized: string | null;
-}
-
 type Outcome =
   | { row: number; action: 'create' | 'update' | 'unchanged'; user: UserRow; changes: ImportFieldChange[]; kept: string[] }
   | { row: number; action: 'error'; read: ReadRow };
-
-interface WriteContext {
-  collectionId: string;
-  now: string;
-  writer: FieldSource;
-  overwritePersonEdits: boolean;
-}
-
-const validateShape = compileReportingAll(CreateUserBody);
-const MESSAGES_FOR_MISSING: Partial<Record<string, string>> = {
-  email: 'is empty; every person needs an e-mail address',
-  first_name: 'is empty; every person needs a first name',
-};
 
 /**
  * Imports a people file into the collection (see the module comment for matching). Throws
@@ -213,19 +187,6 @@ export async function importUsersCsv(
   return report;
 }
 
-/** The cells of one row by field: trimmed, with empty custom cells as null. */
-function readRow(plan: ColumnPlan, row: number, cells: string[]): ReadRow {
-  const fields: ReadRow['fields'] = {};
-  const custom: ReadRow['custom'] = {};
-  for (const column of plan.columns) {
-    const cell = (cells[column.index] ?? '').trim();
-    if (column.target.kind === 'standard') fields[column.target.field] = cell;
-    else custom[column.target.definition.key] = cell === '' ? null : customCellValue(column.target.definition, cell);
-  }
-  const email = fields.email ? normalizeUserEmail(fields.email) : null;
-  return { row, fields, custom, emailNormalized: email && 'ok' in email ? email.ok : null };
-}
-
 interface Matching {
   byEmail: Map<string, UserRow>;
   byExternal: Map<string, UserRow>;
@@ -282,67 +243,21 @@ async function resolveRows(
     errors.push(...issues.sort((a, b) => plan.positionOf(a.column) - plan.positionOf(b.column)));
     if (issues.length > 0 || !result) return { row: read.row, action: 'error', read };
     if (!target) {
-      result.field_sources = JSON.stringify(stampSources({}, changedFields(undefined, result), context.writer, context.now));
+      result.field_sources = newPersonSources(result, context.writer, context.now);
       return { row: read.row, action: 'create', user: result, changes: [], kept: [] };
     }
-    const edits = keepPersonEdits(target, result, read.row, context);
-    personEdits.push(...edits);
-    const changed = changedFields(target, result);
-    const sources = stampSources(parseSources(target.field_sources), changed, context.writer, result.updated_at);
-    result.field_sources = JSON.stringify(sources);
-    return {
+    const write = applyBulkWrite(target, result, {
       row: read.row,
-      action: changed.length === 0 ? 'unchanged' : 'update',
-      user: result,
-      changes: changed.map((field) => ({ field, before: fieldValue(target, field), after: fieldValue(result, field) })),
-      kept: edits.filter((edit) => edit.action === 'kept').map((edit) => edit.field),
-    };
+      writer: context.writer,
+      overwrite: context.overwritePersonEdits,
+    });
+    personEdits.push(...write.personEdits);
+    const action = write.changes.length === 0 ? 'unchanged' : 'update';
+    return { row: read.row, action, user: result, changes: write.changes, kept: write.kept };
   };
   // Rows are checked (schema, custom fields) in turn, pausing whenever a time slice is used up.
   const outcomes = await mapInSlices(rows, resolveRow, pause);
   return { outcomes, errors, personEdits };
-}
-
-/** A field's value by provenance key (`custom_fields.<key>` reads the custom values). */
-function fieldValue(user: UserRow, field: string): string | number | boolean | null {
-  if (field.startsWith('custom_fields.')) {
-    return (JSON.parse(user.custom_fields) as CustomValues)[field.slice('custom_fields.'.length)] ?? null;
-  }
-  return user[field as TrackedField];
-}
-
-/**
- * The values the person set themselves (after the organiser's last change to them) that the
- * file would change. Unless the organiser chose to overwrite them for this import, `next`
- * keeps the person's value. Answers each such field, kept or overwritten, for the report.
- */
-function keepPersonEdits(target: UserRow, next: UserRow, row: number, context: WriteContext): ImportPersonEdit[] {
-  const sources = parseSources(target.field_sources);
-  const edits: ImportPersonEdit[] = [];
-  for (const field of changedFields(target, next)) {
-    const source = sources[field];
-    if (!source || !writtenByPerson(sources, field)) continue;
-    const before = fieldValue(target, field);
-    const after = fieldValue(next, field);
-    edits.push({
-      row,
-      user_id: target.id,
-      field,
-      person_value: before === null ? null : String(before),
-      file_value: after === null ? null : String(after),
-      set_at: source.at,
-      action: context.overwritePersonEdits ? 'overwritten' : 'kept',
-    });
-    if (context.overwritePersonEdits) continue;
-    if (field.startsWith('custom_fields.')) {
-      const values = JSON.parse(next.custom_fields) as CustomValues;
-      const key = field.slice('custom_fields.'.length);
-      if (before === null) delete values[key];
-      else values[key] = before;
-      next.custom_fields = JSON.stringify(values);
-    } else Object.assign(next, { [field]: before });
-  }
-  return edits;
 }
 
 /** The person this row updates: by external_id, else by e-mail (unless that person has another external_id). */
@@ -367,109 +282,6 @@ function findTarget(
   }
   return byEmail;
 }
-
-/** The row as it will be stored (a new person, or `target` with the file's values), or null when it has errors. */
-function buildUser(
-  read: ReadRow,
-  target: UserRow | undefined,
-  definitions: CustomField[],
-  plan: ColumnPlan,
-  context: WriteContext,
-  issues: RowError[],
-): UserRow | null {
-  const { fields } = read;
-  const given = (field: StandardField) => (fields[field] === undefined || fields[field] === '' ? undefined : fields[field]);
-  const shape: Record<string, unknown> = {};
-  for (const field of STANDARD_FIELDS) {
-    const value = given(field);
-    if (value !== undefined) shape[field] = value;
-  }
-  shape.custom_fields = Object.fromEntries(Object.entries(read.custom).filter(([, v]) => v !== null));
-  const before = issues.length;
-  if (!validateShape(shape)) {
-    const seen = new Set<string>();
-    for (const error of validateShape.errors ?? []) {
-      const problem = validationError([error], 'body');
-      const param = problem.param ?? 'body';
-      if (seen.has(param)) continue;
-      seen.add(param);
-      const field = param.startsWith('custom_fields.')
-        ? { custom: param.slice('custom_fields.'.length) }
-        : (param as StandardField);
-      const column = plan.columnOf(field);
-      const missing = problem.code === 'parameter_missing' ? MESSAGES_FOR_MISSING[param] : undefined;
-      issues.push({
-        row: read.row,
-        column,
-        code: String(problem.code),
-        message: missing ? `"${column}" ${missing}.` : problem.message.replace(`field "${param}"`, `"${column}"`),
-      });
-    }
-  }
-  if (fields.email && read.emailNormalized === null && !issues.some((i) => i.column === plan.columnOf('email'))) {
-    issues.push({
-      row: read.row,
-      column: plan.columnOf('email'),
-      code: 'parameter_invalid',
-      message: `"${fields.email}" is not a valid e-mail address.`,
-    });
-  }
-  // Custom values: the file's columns over the person's current values; empty cells remove.
-  const current = target ? (JSON.parse(target.custom_fields) as CustomValues) : {};
-  const changes = target ? read.custom : Object.fromEntries(Object.entries(read.custom).filter(([, v]) => v !== null));
-  const custom = checkCustomValues(definitions, current, changes);
-  for (const problem of custom.issues) {
-    const key = problem.field.slice('custom_fields.'.length);
-    const column = plan.columnOf({ custom: key });
-    if (issues.some((i) => i.column === column)) continue;
-    issues.push({ row: read.row, column, code: problem.code, message: problem.message });
-  }
-  if (issues.length > before) return null;
-
-  // The validated values: names now in NFC (the schema's keyword composes them in place).
-  const value = (field: StandardField) => shape[field] as string | undefined;
-  const has = (field: StandardField) => fields[field] !== undefined;
-  const firstName = value('first_name') as string;
-  const lastName = has('last_name') ? (value('last_name') ?? '') : (target?.last_name ?? '');
-  let displayName: string;
-  if (value('display_name') !== undefined) displayName = value('display_name') as string;
-  else if (has('display_name') || !target || target.display_name === defaultDisplayName(target.first_name, target.last_name)) {
-    // An empty display name cell, a new person, or one whose display name was the default.
-    displayName = defaultDisplayName(firstName, lastName);
-  } else displayName = target.display_name;
-  const optional = (field: 'preferred_name' | 'pronouns' | 'phonetic_spelling') =>
-    has(field) ? optionalText(value(field)) : (target?.[field] ?? null);
-  return {
-    id: target?.id ?? newId(),
-    collection_id: context.collectionId,
-    email: value('email') as string,
-    email_normalized: read.emailNormalized as string,
-    first_name: firstName,
-    last_name: lastName,
-    display_name: displayName,
-    preferred_name: optional('preferred_name'),
-    pronouns: optional('pronouns'),
-    external_id: value('external_id') ?? target?.external_id ?? null,
-    phonetic_spelling: optional('phonetic_spelling'),
-    custom_fields: JSON.stringify(custom.values),
-    record_token: target?.record_token ?? newRecordToken(),
-    recording_status: target?.recording_status ?? 'none',
-    review_note: target?.review_note ?? null,
-    // The file's order: people created by one import share `created_at` (see below).
-    import_position: target?.import_position ?? read.row,
-    mail_status: target?.mail_status ?? null,
-    mail_error: target?.mail_error ?? null,
-    mail_updated_at: target?.mail_updated_at ?? null,
-    invited_at: target?.invited_at ?? null,
-    unsubscribed_at: target?.unsubscribed_at ?? null,
-    field_sources: target?.field_sources ?? '{}',
-    created_at: target?.created_at ?? context.now,
-    updated_at: target ? later(context.now, target.updated_at) : context.now,
-  };
-}
-
-/** `now`, or a millisecond after `previous` when the clock has not passed it (updated_at always moves forward). */
-const later = (now: string, previous: string) => (now > previous ? now : new Date(Date.parse(previous) + 1).toISOString());
 
 function previewOf(outcome: Outcome): ImportPreviewRow {
   if (outcome.action !== 'error') {

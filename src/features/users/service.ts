@@ -38,7 +38,7 @@ import {
   uniqueViolation,
   updateUserRow,
 } from './repo.js';
-import { customFieldKey, type FieldSource, latestWriter, parseSources, stampSources, TRACKED_FIELDS } from './provenance.js';
+import { changedFields, type FieldSource, latestWriter, newPersonSources, parseSources, stampSources } from './provenance.js';
 import type { CreateUserBody, ListUsersQuery, UpdateUserBody, User } from './schemas.js';
 import { type CustomValues, checkCustomValues, type Issue, normalizeUserEmail, notBlank, shapeIssues } from './validate.js';
 
@@ -85,22 +85,6 @@ export function toUser(baseUrl: string, row: UserRow, hasRecording: boolean): Us
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
-}
-
-/**
- * The fields of `next` whose value differs from `before` (standard fields and custom values),
- * as provenance keys: what a write actually changed, so only those get a new writer.
- */
-export function changedFields(before: UserRow | undefined, next: UserRow): string[] {
-  const changed: string[] = TRACKED_FIELDS.filter((field) =>
-    before ? before[field] !== next[field] : next[field] !== null && next[field] !== '',
-  );
-  const old = before ? (JSON.parse(before.custom_fields) as CustomValues) : {};
-  const now = JSON.parse(next.custom_fields) as CustomValues;
-  for (const key of new Set([...Object.keys(old), ...Object.keys(now)])) {
-    if (old[key] !== now[key]) changed.push(customFieldKey(key));
-  }
-  return changed;
 }
 
 const withRecording = (baseUrl: string) => (row: UserWithRecording) => toUser(baseUrl, row, row.recording_user_id !== null);
@@ -197,7 +181,7 @@ export async function createUsers(
     if ('issues' in prepared) errors.push(...prepared.issues.map((issue) => ({ index, ...issue })));
     else rows.push(prepared.row);
   });
-  for (const row of rows) row.field_sources = JSON.stringify(stampSources({}, changedFields(undefined, row), 'organiser', now));
+  for (const row of rows) row.field_sources = newPersonSources(row, 'organiser', now);
   keepInputOrder(rows);
   if (errors.length === 0) errors.push(...(await duplicateErrors(deps.db.kysely, collection.id, rows)));
   if (errors.length > 0) {
