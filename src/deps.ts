@@ -13,6 +13,9 @@ import { type Cards, createCards } from './cards/index.js';
 import { type Db, openDb } from './db/index.js';
 import { createLogoEncoder, type LogoEncoder } from './images/logo.js';
 import { createMailerFromConfig, type Mailer } from './integrations/mailer.js';
+import type { MessageChannel } from './integrations/channels/channel.js';
+import { createEmailChannel } from './integrations/channels/email/channel.js';
+import { type ChannelChoice, createChannelRegistry, type MessageChannels } from './integrations/channels/registry.js';
 import { locateFfmpeg, locatePrlimit } from './audio/ffmpeg.js';
 import { createPaymentProvider, type PaymentProvider } from './integrations/payments/index.js';
 import { createEntitiesContext, type EntitiesContext } from './features/entities/context.js';
@@ -51,8 +54,10 @@ export interface Deps {
   speech: SpeechSynthesizer;
   /** Per-process cache of resolved play-link tokens and pending play counts. */
   playLinks: PlayLinkRuntime;
-  /** Outgoing e-mail (dashboard sign-in links). */
+  /** The e-mail channel's adapter (log or SMTP); also read by the development mailbox. */
   mailer: Mailer;
+  /** Message channels by name (e-mail first): invitations, reminders, sign-in and member mail go through them. */
+  channels: MessageChannels;
   /** Prometheus metrics of this process (`GET /metrics`, or METRICS_PORT). */
   metrics: Metrics;
   /** Where rate limits are counted: Redis shared by every process, or this process's memory. */
@@ -75,6 +80,8 @@ export interface DepsOverrides {
   payments?: PaymentProvider;
   speech?: SpeechSynthesizer;
   mailer?: Mailer;
+  /** Channels beside e-mail, and which one a person's message goes through (default: e-mail for everyone). */
+  channels?: { extra?: MessageChannel[]; choose?: ChannelChoice };
 }
 
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
@@ -85,6 +92,11 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const clock = overrides.clock ?? systemClock;
   const metrics = createMetrics();
   const audio = instrumentAudio(overrides.audio ?? createAudioProcessorFromConfig(config), metrics);
+  const mailer = overrides.mailer ?? createMailerFromConfig(config, logger);
+  const channels = createChannelRegistry(
+    [createEmailChannel(mailer), ...(overrides.channels?.extra ?? [])],
+    overrides.channels?.choose,
+  );
   const playLinks = createPlayLinkRuntime({ ttlMs: config.playLinks.cacheTtlMs, maxEntries: config.playLinks.cacheMaxEntries });
   const notifications = createNotifications(config.database, db, logger);
   notifications.subscribe('play_links', (payload) => applyPlayLinkChange(playLinks, JSON.parse(payload) as PlayLinkChange));
@@ -111,7 +123,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     payments: overrides.payments ?? createPaymentProvider(config, { db, clock }),
     speech: overrides.speech ?? createSpeechSynthesizer(),
     playLinks,
-    mailer: overrides.mailer ?? createMailerFromConfig(config, logger),
+    mailer,
+    channels,
     rateLimits: createRateLimitStore(config.redisUrl, logger),
     cards: createCards(),
     logos: createLogoEncoder({
@@ -130,7 +143,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
 export async function closeDeps(deps: Deps): Promise<void> {
   await deps.speech.close();
   await deps.cards.renderer.close();
-  await deps.mailer.close();
+  await deps.channels.close(); // closes the mailer with the e-mail channel
   await deps.rateLimits.close();
   await deps.notifications.close();
   await deps.db.close();

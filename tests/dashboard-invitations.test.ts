@@ -4,21 +4,21 @@
  * button, a viewer's read-only view, and the mail landing in the development mailbox.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MailSender } from '../src/features/invitations/sender.js';
+import { MessageSender } from '../src/features/invitations/sender.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { type Browserish, get, inviteAndJoin, post, signIn } from './helpers/dashboard.js';
 
 let t: TestApp;
 let key: string;
 let organiser: Browserish & { csrf: string };
-let sender: MailSender;
+let sender: MessageSender;
 const ORGANISER = 'invites-organiser@example.com';
 
 beforeAll(async () => {
   t = await createTestApp({ env: { MAIL_RATE_PER_MINUTE: '0' } });
   organiser = await signIn(t, ORGANISER, '203.0.113.51');
   ({ key } = await t.newAccount(ORGANISER));
-  sender = new MailSender(t.deps, 'dashboard-sender');
+  sender = new MessageSender(t.deps, 'dashboard-sender');
 });
 afterAll(() => t.close());
 

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MailSender } from '../src/features/invitations/sender.js';
+import { MessageSender } from '../src/features/invitations/sender.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { speechWav } from './helpers/audio.js';
@@ -15,7 +15,7 @@ import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from './helpe
 let smtp: TestSmtpServer;
 let t: TestApp;
 let key: string;
-let sender: MailSender;
+let sender: MessageSender;
 const clock = new ManualClock('2027-02-20T09:00:00.000Z');
 
 beforeAll(async () => {
@@ -25,7 +25,7 @@ beforeAll(async () => {
     env: { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: '0', MAIL_FROM: 'voicename <mail@voicename.test>' },
   });
   ({ key } = await t.newAccount());
-  sender = new MailSender(t.deps, 'test-sender');
+  sender = new MessageSender(t.deps, 'test-sender');
 });
 afterAll(async () => {
   await t.close();
@@ -332,8 +332,8 @@ describe('throttle', () => {
           },
         };
       };
-      const one = new MailSender(throttled.deps, 'throttled-1', pacing());
-      const two = new MailSender(throttled.deps, 'throttled-2', pacing());
+      const one = new MessageSender(throttled.deps, 'throttled-1', pacing());
+      const two = new MessageSender(throttled.deps, 'throttled-2', pacing());
       // Mail queued by the first app, on the same database.
       const { id, users } = await collectionWith(5);
       const before = smtp.received.length;

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MailSender } from '../src/features/invitations/sender.js';
+import { MessageSender } from '../src/features/invitations/sender.js';
 import { dueReminderDay, queueDueReminders } from '../src/features/invitations/service.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
@@ -41,7 +41,7 @@ const api = (method: 'GET' | 'POST' | 'PUT', url: string, json?: unknown) =>
 /** Both workers schedule and send at the same moment. */
 async function bothWorkersRun() {
   await Promise.all([queueDueReminders(a.deps), queueDueReminders(b.deps)]);
-  await Promise.all([new MailSender(a.deps, 'worker-a').kick(), new MailSender(b.deps, 'worker-b').kick()]);
+  await Promise.all([new MessageSender(a.deps, 'worker-a').kick(), new MessageSender(b.deps, 'worker-b').kick()]);
 }
 
 const remindersTo = (address: string) =>
@@ -81,7 +81,7 @@ describe('reminders', () => {
         })
       ).statusCode,
     ).toBe(202);
-    await new MailSender(a.deps, 'worker-a').kick();
+    await new MessageSender(a.deps, 'worker-a').kick();
     const invitation = smtp.received.find((mail) => mail.to.includes('unsubscribed@example.com'));
     const unsubscribe = (invitation!.parsed.headers.get('list') as { unsubscribe: { url: string } }).unsubscribe.url;
     expect((await a.request({ method: 'POST', url: new URL(unsubscribe).pathname })).statusCode).toBe(200);

@@ -19,6 +19,7 @@ import * as m0017 from './migrations/0017_name_skeleton.js';
 import * as m0018 from './migrations/0018_idempotent_location.js';
 import * as m0019 from './migrations/0019_field_sources.js';
 import * as m0020 from './migrations/0020_sign_in_mail_budget.js';
+import * as m0021 from './migrations/0021_message_channel.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0018_idempotent_location': m0018,
   '0019_field_sources': m0019,
   '0020_sign_in_mail_budget': m0020,
+  '0021_message_channel': m0021,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

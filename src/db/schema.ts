@@ -150,13 +150,15 @@ export interface UsersTable {
 export type MailStatus = 'queued' | 'sent' | 'failed';
 export type MailKind = 'invitation' | 'reminder' | 'rerecord';
 
-/** The outbox of mail to people (0015), claimed with a lease by the mail sender. */
+/** The outbox of messages to people (0015), claimed with a lease by the message sender. */
 export interface MailMessagesTable {
   id: string;
   account_id: string;
   collection_id: string;
   user_id: string;
   kind: MailKind;
+  /** The message channel it goes through (0021; src/integrations/channels), `email` so far. */
+  channel: string;
   /** `skipped`: the person unsubscribed, or recorded before a reminder left. */
   status: MailStatus | 'skipped';
   /** Unique when set: a reminder's person and scheduled day. */

@@ -4,7 +4,7 @@
  * own `jobs.ts` (`handleJob`); this file wires those handlers to one worker. A job type whose
  * handler is not listed here is never claimed.
  *
- * State that lives as long as the worker (the webhook delivery runner, the mail sender) is built here, once per
+ * State that lives as long as the worker (the webhook delivery runner, the message sender) is built here, once per
  * worker, and handed to the features that share it.
  */
 import type { Deps } from '../deps.js';
@@ -12,7 +12,7 @@ import { dashboardTasks } from '../features/dashboard/jobs.js';
 import { entitiesJobs, entitiesTasks } from '../features/entities/jobs.js';
 import { erasureTasks } from '../features/erasure/jobs.js';
 import { idempotencyTasks } from '../features/idempotency/jobs.js';
-import { createMailSender, invitationTasks } from '../features/invitations/jobs.js';
+import { createMessageSender, invitationTasks } from '../features/invitations/jobs.js';
 import { recordingsJobs, recordingsTasks } from '../features/recordings/jobs.js';
 import { createDeliveryRunner, webhookJobs, webhookTasks } from '../features/webhooks/jobs.js';
 import type { JobHandler } from './define.js';
@@ -20,7 +20,7 @@ import { JobWorker, type PeriodicTask } from './worker.js';
 
 export function createWorker(deps: Deps, options: { pollMs?: number } = {}): JobWorker {
   const deliveries = createDeliveryRunner(deps);
-  const mail = createMailSender(deps);
+  const messages = createMessageSender(deps);
   const jobs: JobHandler[] = [...webhookJobs(deps, deliveries), ...entitiesJobs(deps.entities), ...recordingsJobs(deps)];
   const periodic: PeriodicTask[] = [
     ...idempotencyTasks(deps),
@@ -29,7 +29,7 @@ export function createWorker(deps: Deps, options: { pollMs?: number } = {}): Job
     ...entitiesTasks(deps.entities),
     ...dashboardTasks(deps),
     ...erasureTasks(deps),
-    ...invitationTasks(deps, mail),
+    ...invitationTasks(deps, messages),
   ];
   return new JobWorker({
     db: deps.db,

@@ -6,7 +6,8 @@
 import type { MemberRole } from '../../db/schema.js';
 import { type TransactionDeps, withTransaction } from '../../db/transaction.js';
 import { AppError, invalid, notFound } from '../../errors.js';
-import type { Mailer } from '../../integrations/mailer.js';
+import { DEFAULT_LOCALE } from '../../i18n/index.js';
+import { EMAIL_CHANNEL, type MessageChannels } from '../../integrations/channels/registry.js';
 import { isoNow } from '../../lib/clock.js';
 import { isUuid, newId, randomToken } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
@@ -30,7 +31,7 @@ import {
 } from './repo.js';
 import { type Account, isMemberRole, type Member, normalizeEmail, toMember } from './service.js';
 
-export type MembersDeps = TransactionDeps & { mailer: Mailer; config: { baseUrl: string } };
+export type MembersDeps = TransactionDeps & { channels: Pick<MessageChannels, 'get'>; config: { baseUrl: string } };
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
 /** Invitations one organisation may send per hour: owners cannot turn the mailer into a spam relay. */
@@ -73,7 +74,7 @@ export async function listInvitations(deps: TransactionDeps, accountId: string):
 }
 
 /**
- * Invites `email` to the organisation with `role` and mails the link (through the same mailer as
+ * Invites `email` to the organisation with `role` and mails the link (by e-mail, like
  * sign-in links). A newer invitation to the same address replaces a pending one. Refused: a bad
  * address or role (400), an existing member (409 `member_exists`), more than
  * INVITATIONS_PER_HOUR in the last hour (429 `invitation_rate_limited`, Retry-After); a relay
@@ -115,13 +116,11 @@ export async function inviteMember(
   });
   const link = `${deps.config.baseUrl}${invitationPath(token)}`;
   try {
-    await deps.mailer.send({
-      to: email,
-      subject: 'You are invited to a voicename organisation',
-      text:
-        `${input.invitedBy} invited you to the voicename organisation ${account?.email ?? ''} as ${role}.\n\n` +
-        `Join it and sign in to the developer dashboard:\n\n${link}\n\n` +
-        'The link works once, within 7 days. If you do not expect this invitation, ignore this message.\n',
+    // Members are their e-mail address (they sign in with it), so this goes by e-mail on any channel set-up.
+    await deps.channels.get(EMAIL_CHANNEL).send(email, {
+      kind: 'member_invitation',
+      locale: DEFAULT_LOCALE,
+      data: { invitedBy: input.invitedBy, organisation: account?.email ?? '', role, link },
     });
   } catch (error) {
     await deleteInvitation(deps.db.kysely, row.id);

@@ -9,7 +9,8 @@ import { createHmac } from 'node:crypto';
 import type { Db } from '../../db/index.js';
 import type { TransactionDeps } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
-import type { Mailer } from '../../integrations/mailer.js';
+import { EMAIL_CHANNEL, type MessageChannels } from '../../integrations/channels/registry.js';
+import { DEFAULT_LOCALE } from '../../i18n/index.js';
 import { type Clock, isoNow } from '../../lib/clock.js';
 import { randomToken } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
@@ -39,7 +40,7 @@ import {
 } from './repo.js';
 
 export interface DashboardDeps extends TransactionDeps {
-  mailer: Mailer;
+  channels: Pick<MessageChannels, 'get'>;
   config: { baseUrl: string; dashboard: { sessionTtlMs: number } };
 }
 
@@ -129,14 +130,8 @@ export async function requestSignIn(
   }
   const link = `${deps.config.baseUrl}${signInPath(token)}`;
   try {
-    await deps.mailer.send({
-      to: email,
-      subject: 'Your voicename sign-in link',
-      text:
-        `Sign in to the voicename developer dashboard:\n\n${link}\n\n` +
-        'The link works once, within 15 minutes. If you did not ask for it, ignore this message: ' +
-        'nobody can sign in without the link.\n',
-    });
+    // Sign-in links go by e-mail whatever other channels exist: the account is its address.
+    await deps.channels.get(EMAIL_CHANNEL).send(email, { kind: 'sign_in', locale: DEFAULT_LOCALE, data: { link } });
   } catch (error) {
     throw new AppError('mail_unavailable', 'The sign-in e-mail could not be sent. Try again in a few minutes.', {
       cause: error,

@@ -1,5 +1,5 @@
 /**
- * Background work of invitations: the mail sender (every two seconds, and at once when this
+ * Background work of invitations: the message sender (every two seconds, and at once when this
  * process or, on PostgreSQL, another one queues mail) and the reminder schedule. Both are safe
  * on every worker at once: messages are claimed with a lease, reminders are unique per person
  * and reminder day.
@@ -8,13 +8,13 @@ import { hostname } from 'node:os';
 import type { Deps } from '../../deps.js';
 import type { PeriodicTask } from '../../jobs/worker.js';
 import { randomToken } from '../../lib/ids.js';
-import { MailSender } from './sender.js';
+import { MessageSender } from './sender.js';
 import { queueDueReminders } from './service.js';
 
-export const createMailSender = (deps: Deps): MailSender =>
-  new MailSender(deps, `${hostname()}:${process.pid}:${randomToken(4)}`);
+export const createMessageSender = (deps: Deps): MessageSender =>
+  new MessageSender(deps, `${hostname()}:${process.pid}:${randomToken(4)}`);
 
-export const invitationTasks = (deps: Deps, sender: MailSender): PeriodicTask[] => [
+export const invitationTasks = (deps: Deps, sender: MessageSender): PeriodicTask[] => [
   { name: 'mail.send', everyMs: 2_000, onWakeup: true, run: () => sender.kick() },
   {
     name: 'invitations.reminders',

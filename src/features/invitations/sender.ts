@@ -1,18 +1,20 @@
 /**
- * The mail sender: claims queued messages with a lease (fairly between accounts), sends each
- * through the mailer, and records the outcome with an `invitation.sent` or `invitation.failed`
- * event. Temporary SMTP failures are retried with backoff; permanent ones fail at once.
+ * The message sender: claims queued messages with a lease (fairly between accounts), sends each
+ * through the message channel stored on its row (src/integrations/channels: e-mail today), and
+ * records the outcome with an `invitation.sent` or `invitation.failed` event. Failures the
+ * channel calls temporary are retried with backoff; permanent ones fail at once. The same rules
+ * hold on every channel, as do the throttle and unsubscribe.
  *
- * Throttle (`MAIL_RATE_PER_MINUTE`): a pass claims no more than the rate minus what every worker
- * sent or holds in the last minute (read from the table, so the limit holds across processes),
- * and this process spaces its sends evenly (60 s / rate apart). Sign-in mail does not go through
- * here and is never held up by a big batch of invitations.
+ * Throttle (`MAIL_RATE_PER_MINUTE`, over every channel): a pass claims no more than the rate
+ * minus what every worker sent or holds in the last minute (read from the table, so the limit
+ * holds across processes), and this process spaces its sends evenly (60 s / rate apart). Sign-in
+ * mail does not go through here and is never held up by a big batch of invitations.
  */
 import type { Logger } from 'pino';
 import { type TransactionDeps, withTransaction } from '../../db/transaction.js';
 import { isLocale, DEFAULT_LOCALE } from '../../i18n/index.js';
-import { isTemporaryMailFailure, type Mailer } from '../../integrations/mailer.js';
-import { invitationMail } from '../../web/views/invitation-mail.js';
+import { type ChannelMessage, MessageFailure } from '../../integrations/channels/channel.js';
+import type { MessageChannels } from '../../integrations/channels/registry.js';
 import { logoUrl } from '../collections/service.js';
 import { recordEvent } from '../events/service.js';
 import { recordUrl } from '../users/service.js';
@@ -30,9 +32,9 @@ import {
 } from './repo.js';
 import { unsubscribeUrl } from './service.js';
 
-export type MailSenderDeps = TransactionDeps & {
+export type MessageSenderDeps = TransactionDeps & {
   logger: Logger;
-  mailer: Mailer;
+  channels: MessageChannels;
   config: { baseUrl: string; dashboard: { mailRatePerMinute: number } };
 };
 
@@ -42,11 +44,11 @@ const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000];
 const LEASE_MS = 2 * 60_000;
 const UNTHROTTLED_BATCH = 20;
 
-/** The SMTP reply or error message, on one line and short: shown to organisers as the reason. */
-function reasonOf(error: unknown): string {
-  const { response, message } = (error ?? {}) as { response?: string; message?: string };
-  return (response ?? message ?? String(error)).replace(/[\r\n\t]+/g, ' ').slice(0, 500);
-}
+/** A channel's classified failure as it is, anything else (a bug in a channel) as a temporary one. */
+const asFailure = (error: unknown): MessageFailure =>
+  error instanceof MessageFailure
+    ? error
+    : new MessageFailure(true, (error instanceof Error ? error.message : String(error)).slice(0, 500), { cause: error });
 
 export interface Pacing {
   now(): number;
@@ -55,14 +57,14 @@ export interface Pacing {
 
 const realPacing: Pacing = { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
 
-export class MailSender {
+export class MessageSender {
   private passing: Promise<void> | null = null;
   private again = false;
   /** When this process may send its next throttled message (real time, ms). */
   private nextSendAt = 0;
 
   constructor(
-    private readonly deps: MailSenderDeps,
+    private readonly deps: MessageSenderDeps,
     readonly workerId: string,
     /** Real time for spacing throttled sends; tests pass a fake one that records the waits. */
     private readonly pacing: Pacing = realPacing,
@@ -134,9 +136,9 @@ export class MailSender {
         return;
       }
       try {
-        await deps.mailer.send(this.compose(message, context));
+        await this.deliver(message, context);
       } catch (err) {
-        await this.failed(message, context, err);
+        await this.failed(message, context, asFailure(err));
         return;
       }
       await withTransaction(deps, async (tx) => {
@@ -164,45 +166,48 @@ export class MailSender {
     return false;
   }
 
-  private compose(message: MailRow, context: MessageContext) {
+  /** Hands the message to its channel; a channel that is gone or cannot reach the person is a permanent failure. */
+  private async deliver(message: MailRow, context: MessageContext): Promise<void> {
+    const { channels } = this.deps;
+    if (!channels.has(message.channel)) throw new MessageFailure(false, `No message channel "${message.channel}" is configured.`);
+    const channel = channels.get(message.channel);
+    const address = channel.addressOf(context);
+    if (address === null) throw new MessageFailure(false, `This person has no address on the ${channel.name} channel.`);
+    await channel.send(address, this.compose(message, context));
+  }
+
+  private compose(message: MailRow, context: MessageContext): ChannelMessage {
     const { baseUrl } = this.deps.config;
-    const locale = isLocale(context.language) ? context.language : DEFAULT_LOCALE;
-    const unsubscribe = unsubscribeUrl(baseUrl, message.unsubscribe_token);
-    const mail = invitationMail({
-      kind: message.kind,
-      locale,
-      person: context,
-      collection: context.collection_name,
-      organisation: context.organisation_name,
-      deadline: context.deadline,
-      privacyNote: context.privacy_note,
-      logoUrl: logoUrl(baseUrl, context.logo_key),
-      template: context.invitation_message,
-      note: message.note,
-      recordUrl: recordUrl(baseUrl, context.record_token),
-      unsubscribeUrl: unsubscribe,
-    });
     return {
-      to: context.email,
-      ...mail,
-      ...(context.sender_name ? { fromName: context.sender_name } : {}),
-      ...(context.reply_to ? { replyTo: context.reply_to } : {}),
-      // RFC 8058 one-click unsubscribe: mail clients POST `List-Unsubscribe=One-Click` to the URL.
-      headers: { 'List-Unsubscribe': `<${unsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+      kind: message.kind,
+      locale: isLocale(context.language) ? context.language : DEFAULT_LOCALE,
+      data: {
+        person: context,
+        collection: context.collection_name,
+        organisation: context.organisation_name,
+        deadline: context.deadline,
+        privacyNote: context.privacy_note,
+        logoUrl: logoUrl(baseUrl, context.logo_key),
+        template: context.invitation_message,
+        note: message.note,
+        recordUrl: recordUrl(baseUrl, context.record_token),
+        unsubscribeUrl: unsubscribeUrl(baseUrl, message.unsubscribe_token),
+        sender: { name: context.sender_name, replyTo: context.reply_to },
+      },
     };
   }
 
-  private async failed(message: MailRow, context: MessageContext, err: unknown): Promise<void> {
+  private async failed(message: MailRow, context: MessageContext, failure: MessageFailure): Promise<void> {
     const { deps } = this;
-    const reason = reasonOf(err);
+    const { reason } = failure;
     const now = deps.clock.now();
-    if (isTemporaryMailFailure(err) && message.attempts < MAIL_MAX_ATTEMPTS) {
-      deps.logger.warn({ mailId: message.id, attempt: message.attempts, reason }, 'mail failed; will retry');
+    if (failure.temporary && message.attempts < MAIL_MAX_ATTEMPTS) {
+      deps.logger.warn({ mailId: message.id, attempt: message.attempts, reason }, 'message failed; will retry');
       const delay = RETRY_DELAYS_MS[Math.min(message.attempts, RETRY_DELAYS_MS.length) - 1] as number;
       await retryMessageLater(deps.db.kysely, message.id, this.workerId, new Date(now.getTime() + delay).toISOString(), reason);
       return;
     }
-    deps.logger.warn({ mailId: message.id, attempt: message.attempts, reason }, 'mail failed for good');
+    deps.logger.warn({ mailId: message.id, attempt: message.attempts, reason }, 'message failed for good');
     await withTransaction(deps, async (tx) => {
       if (!(await finishMessage(tx.trx, message.id, this.workerId, { status: 'failed', last_error: reason }))) return;
       await setPersonMailStatus(tx.trx, message.user_id, 'failed', reason, now.toISOString());

@@ -1,13 +1,15 @@
 /**
- * Mail to the people of a collection: invitations (asked for through the API or the dashboard),
- * reminders before the deadline (scheduled by a periodic task) and re-record requests (queued
- * with the organiser's review). Each message is a row of `mail_messages`, inserted in the
- * transaction of the change that asks for it; the sender (`sender.ts`) sends them, throttled.
+ * Messages to the people of a collection: invitations (asked for through the API or the
+ * dashboard), reminders before the deadline (scheduled by a periodic task) and re-record requests
+ * (queued with the organiser's review). Each message is a row of the outbox (`mail_messages`),
+ * inserted in the transaction of the change that asks for it, with the message channel it goes
+ * through (`channelFor`, e-mail for everyone today); the sender (`sender.ts`) sends them, throttled.
  */
 import type { Insertable } from 'kysely';
 import type { MailKind, MailMessagesTable } from '../../db/schema.js';
 import { type TransactionDeps, type TransactionScope, withTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
+import type { ChannelChoice } from '../../integrations/channels/registry.js';
 import { newId, randomToken } from '../../lib/ids.js';
 import { requireLiveCollection } from '../collections/service.js';
 import {
@@ -21,7 +23,8 @@ import {
 } from './repo.js';
 import type { InvitationsBody, InvitationsResult } from './schemas.js';
 
-export type InvitationsDeps = TransactionDeps;
+/** `channelFor`: which message channel a person's message goes through (the registry's choice). */
+export type InvitationsDeps = TransactionDeps & { channels: { channelFor: ChannelChoice } };
 
 /** Invitations sent within this window are skipped unless `resend` is set. */
 const RECENT_INVITATION_MS = 24 * 60 * 60_000;
@@ -29,7 +32,7 @@ const RECENT_INVITATION_MS = 24 * 60 * 60_000;
 export const unsubscribeUrl = (baseUrl: string, token: string) => `${baseUrl}/u/${token}`;
 
 function messageRow(
-  input: { accountId: string; collectionId: string; userId: string; kind: MailKind; at: string },
+  input: { accountId: string; collectionId: string; userId: string; kind: MailKind; channel: string; at: string },
   extra: { dedupe_key?: string; note?: string | null } = {},
 ): Insertable<MailMessagesTable> {
   return {
@@ -38,6 +41,7 @@ function messageRow(
     collection_id: input.collectionId,
     user_id: input.userId,
     kind: input.kind,
+    channel: input.channel,
     status: 'queued',
     dedupe_key: extra.dedupe_key ?? null,
     unsubscribe_token: randomToken(24),
@@ -89,7 +93,7 @@ export async function queueInvitations(
     );
     const skipped = new Set([...unsubscribed, ...recent].map((person) => person.id));
     const chosen = people.filter((person) => !skipped.has(person.id)).map((person) => person.id);
-    await queueMail(tx, { accountId, collectionId: collection.id, kind: 'invitation', at }, chosen);
+    await queueMessages(tx, deps.channels.channelFor, { accountId, collectionId: collection.id, kind: 'invitation', at }, chosen);
     return {
       object: 'invitation_batch' as const,
       collection_id: collection.id,
@@ -99,9 +103,10 @@ export async function queueInvitations(
   });
 }
 
-/** Inserts one message of `kind` per person and marks them queued; answers who got one. */
-async function queueMail(
+/** Inserts one message of `kind` per person, on the channel chosen for them, and marks them queued; answers who got one. */
+async function queueMessages(
   tx: TransactionScope,
+  channelFor: ChannelChoice,
   input: {
     accountId: string;
     collectionId: string;
@@ -115,7 +120,7 @@ async function queueMail(
   if (userIds.length === 0) return [];
   const rows = userIds.map((userId) =>
     messageRow(
-      { ...input, userId },
+      { ...input, userId, channel: channelFor({ collectionId: input.collectionId, userId }) },
       { note: input.note ?? null, ...(input.dedupeKey ? { dedupe_key: input.dedupeKey(userId) } : {}) },
     ),
   );
@@ -131,11 +136,13 @@ async function queueMail(
  */
 export async function queueRerecordMail(
   tx: TransactionScope,
+  channelFor: ChannelChoice,
   person: { accountId: string; collectionId: string; userId: string; unsubscribed: boolean; note: string },
 ): Promise<void> {
   if (person.unsubscribed) return;
-  await queueMail(
+  await queueMessages(
     tx,
+    channelFor,
     {
       accountId: person.accountId,
       collectionId: person.collectionId,
@@ -176,8 +183,9 @@ export async function queueDueReminders(deps: InvitationsDeps): Promise<number> 
     const people = await peopleToRemind(deps.db.kysely, collection.id, `${day}T00:00:00.000Z`);
     if (people.length === 0) continue;
     queued += await withTransaction(deps, async (tx) => {
-      const sent = await queueMail(
+      const sent = await queueMessages(
         tx,
+        deps.channels.channelFor,
         {
           accountId: collection.account_id,
           collectionId: collection.id,

@@ -10,7 +10,7 @@ import { AppError, notFound } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { RecordingStatus } from '../collections/schemas.js';
 import { countRecordingStatusChange, requireLiveCollection } from '../collections/service.js';
-import { queueRerecordMail } from '../invitations/service.js';
+import { type InvitationsDeps, queueRerecordMail } from '../invitations/service.js';
 import { lockUser, updateUserRow } from './repo.js';
 import type { ReviewBody, User } from './schemas.js';
 import { toUser, type UsersDeps } from './service.js';
@@ -23,7 +23,7 @@ import { toUser, type UsersDeps } from './service.js';
  * has no recording.
  */
 export async function reviewRecording(
-  deps: UsersDeps,
+  deps: UsersDeps & Pick<InvitationsDeps, 'channels'>,
   accountId: string,
   collectionId: string,
   userId: string,
@@ -53,7 +53,7 @@ export async function reviewRecording(
     // A new request (or a new note) is mailed to the person; the same request again is not.
     const trimmed = note?.trim() ?? null;
     if (status === 'needs_rerecord' && trimmed !== null && (user.recording_status !== status || user.review_note !== trimmed)) {
-      await queueRerecordMail(tx, {
+      await queueRerecordMail(tx, deps.channels.channelFor, {
         accountId: collection.account_id,
         collectionId: collection.id,
         userId: user.id,
