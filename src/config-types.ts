@@ -63,6 +63,8 @@ export interface Config {
    * (which publishes for free: production needs PAYMENTS_SANDBOX=true to run it).
    */
   paymentProvider: 'sandbox' | 'stripe';
+  /** The text-to-speech engine (`SPEECH_ENGINE`), one of `SPEECH_ENGINES` in src/speech/index.ts. */
+  speechEngine: string;
   stripeSecretKey: string | null;
   stripePublishableKey: string | null;
   /**

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DatabaseConfig, Config, PlayLinkConfig, DashboardConfig, WebhookConfig, BlobConfig } from './config-types.js';
 import { bool, ConfigError, duration, type Env, int, optional, str, url } from './config-values.js';
+import { SPEECH_ENGINES } from './speech/index.js';
 
 export { ConfigError };
 
@@ -191,6 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
     twitterSite: read(() => twitterHandle(env)),
     webhooks: read(() => webhookConfig(env)),
     paymentProvider: read(() => paymentProvider(env, nodeEnv)),
+    speechEngine: read(() => speechEngine(env)),
     stripeSecretKey: optional(env, 'STRIPE_SECRET_KEY'),
     stripePublishableKey: optional(env, 'STRIPE_PUBLISHABLE_KEY'),
     stripeNetworkId: optional(env, 'STRIPE_NETWORK_ID') ?? 'internal',
@@ -204,6 +206,13 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function speechEngine(env: Env): string {
+  const engine = str(env, 'SPEECH_ENGINE', 'espeak');
+  const names = Object.keys(SPEECH_ENGINES);
+  if (!names.includes(engine)) throw new ConfigError(`SPEECH_ENGINE must be ${names.join(' or ')}, got "${engine}"`);
+  return engine;
 }
 
 function logFormat(env: Env, nodeEnv: Config['env']): Config['logFormat'] {

@@ -121,7 +121,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     assets: loadAssets(),
     audio,
     payments: overrides.payments ?? createPaymentProvider(config, { db, clock }),
-    speech: overrides.speech ?? createSpeechSynthesizer(),
+    speech: overrides.speech ?? createSpeechSynthesizer(config),
     playLinks,
     mailer,
     channels,

@@ -5,7 +5,7 @@
  * 402; a name is read in a voice of its script, not spelled out as English.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { speechLanguageFor } from '../src/features/entities/scripts.js';
+import { speechLanguageFor } from '../src/lib/scripts.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { generate, publishEntity, validBody } from './helpers/entities.js';
 

@@ -4,7 +4,14 @@
  * single-threaded), each with a time limit after which the worker is replaced.
  */
 import { WorkerClient } from '../lib/worker-client.js';
-import { type SpeechRequest, type SpeechResult, type SpeechSynthesizer, VOICE_STYLES } from './synthesizer.js';
+import { type EspeakPhoneme, ipaTable, ipaToEspeak } from './espeak-phonemes.js';
+import {
+  type SpeechEngine,
+  type SpeechRequest,
+  type SpeechResult,
+  UnknownPhonemesError,
+  type VoiceStyle,
+} from './synthesizer.js';
 
 const WORKER_URL = new URL('./espeak-worker.mjs', import.meta.url);
 /**
@@ -13,16 +20,71 @@ const WORKER_URL = new URL('./espeak-worker.mjs', import.meta.url);
  */
 const IDLE_MS = 10 * 60_000;
 
-interface WorkerRequest {
-  text: string;
-  variant: string | null;
-  pitch: number;
-  rate: number;
-  language: string | null;
+/** Each neutral style as an eSpeak NG voice variant, pitch (0-99) and speaking rate (words per minute). */
+export const ESPEAK_STYLES = {
+  neutral: { variant: null, pitch: 50, rate: 160 },
+  warm: { variant: 'm3', pitch: 40, rate: 150 },
+  bright: { variant: 'f4', pitch: 65, rate: 170 },
+  deep: { variant: 'm1', pitch: 25, rate: 145 },
+  female: { variant: 'f3', pitch: 55, rate: 160 },
+  male: { variant: 'm2', pitch: 45, rate: 160 },
+  robotic: { variant: 'robosoft', pitch: 50, rate: 155 },
+  whisper: { variant: 'whisper', pitch: 50, rate: 145 },
+} as const satisfies Record<VoiceStyle, { variant: string | null; pitch: number; rate: number }>;
+
+/**
+ * BCP 47 languages whose eSpeak voice has another name (eSpeak names most voices by the tag:
+ * `fr`, `en-gb`, `pt-br`). Anything else is tried as written, then by its primary subtag, and
+ * falls back to US English (the worker knows which voices exist).
+ */
+const ESPEAK_LANGUAGES: Record<string, string> = {
+  en: 'en-us',
+  zh: 'cmn',
+  'zh-cn': 'cmn',
+  'zh-sg': 'cmn',
+  'zh-tw': 'cmn',
+  'zh-hans': 'cmn',
+  'zh-hant': 'cmn',
+  'zh-hk': 'yue',
+  'zh-mo': 'yue',
+  'zh-yue': 'yue',
+  'zh-hant-hk': 'yue',
+  nb: 'nb',
+  no: 'nb',
+  he: 'he',
+  iw: 'he',
+  fil: 'tl',
+};
+
+export function espeakLanguageFor(language: string | undefined): string | null {
+  if (language === undefined || language.trim() === '') return null;
+  const tag = language.trim().toLowerCase().replaceAll('_', '-');
+  return ESPEAK_LANGUAGES[tag] ?? tag;
 }
 
-export class EspeakSynthesizer implements SpeechSynthesizer {
-  private readonly client: WorkerClient<WorkerRequest, { mp3: Uint8Array; durationMs: number; voice: string }>;
+type WorkerRequest =
+  | { kind: 'synthesize'; text: string; variant: string | null; pitch: number; rate: number; language: string | null }
+  | { kind: 'phonemize'; text: string; language: string | null }
+  | { kind: 'inventory'; language: string | null };
+
+interface WorkerAnswer {
+  mp3: Uint8Array;
+  durationMs: number;
+  voice: string;
+  spokenIpa: string;
+  ipa: string;
+  phonemes: EspeakPhoneme[];
+}
+
+/** Text spoken as text: `[[` would switch eSpeak to phoneme input, so it is split. */
+function plainText(text: string): string {
+  return text.replaceAll('[[', '[ [');
+}
+
+export class EspeakSynthesizer implements SpeechEngine {
+  private readonly client: WorkerClient<WorkerRequest, WorkerAnswer>;
+  /** IPA → mnemonic per eSpeak voice, learnt from the worker once per language. */
+  private readonly ipaTables = new Map<string, Promise<{ voice: string; table: Map<string, string> }>>();
 
   constructor(options: { timeoutMs?: number } = {}) {
     this.client = new WorkerClient(WORKER_URL, {
@@ -33,15 +95,37 @@ export class EspeakSynthesizer implements SpeechSynthesizer {
   }
 
   async synthesize(request: SpeechRequest): Promise<SpeechResult> {
-    const style = VOICE_STYLES[request.voiceStyle ?? 'neutral'];
+    const style = ESPEAK_STYLES[request.voiceStyle ?? 'neutral'];
+    const language = espeakLanguageFor(request.language);
+    const text = request.phonemes === undefined ? plainText(request.text) : await this.phonemeText(request.phonemes, language);
+    const answer = await this.client.request({ kind: 'synthesize', text, ...style, language });
+    return { mp3: Buffer.from(answer.mp3), durationMs: answer.durationMs, voice: answer.voice, spokenIpa: answer.spokenIpa };
+  }
+
+  async phonemize(request: { text: string; language?: string | undefined }): Promise<{ ipa: string; voice: string }> {
     const answer = await this.client.request({
-      text: request.text,
-      variant: style.variant,
-      pitch: style.pitch,
-      rate: style.rate,
-      language: request.language ?? null,
+      kind: 'phonemize',
+      text: plainText(request.text),
+      language: espeakLanguageFor(request.language),
     });
-    return { mp3: Buffer.from(answer.mp3), durationMs: answer.durationMs, voice: answer.voice };
+    return { ipa: answer.ipa, voice: answer.voice };
+  }
+
+  private async phonemeText(ipa: string, language: string | null): Promise<string> {
+    const key = language ?? '';
+    let known = this.ipaTables.get(key);
+    if (!known) {
+      known = this.client
+        .request({ kind: 'inventory', language })
+        .then((answer) => ({ voice: answer.voice, table: ipaTable(answer.phonemes) }));
+      this.ipaTables.set(key, known);
+      // A failed load (a timeout) is tried again by the next request.
+      known.catch(() => this.ipaTables.delete(key));
+    }
+    const { voice, table } = await known;
+    const converted = ipaToEspeak(ipa, table);
+    if ('unknown' in converted) throw new UnknownPhonemesError(converted.unknown, voice);
+    return converted.text;
   }
 
   prepare(): void {

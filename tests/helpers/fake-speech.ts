@@ -1,9 +1,11 @@
 /**
  * A speech engine for tests whose subject is not speech (payments, callbacks, dashboards, pages):
  * it answers at once with a small, valid MP3, so those tests neither start the eSpeak NG worker
- * nor wait for it. tests/entities-flow.test.ts keeps the real engine end to end.
+ * nor wait for it. tests/entities-flow.test.ts keeps the real engine end to end. It is also the
+ * proof that a second engine is one file: it implements the whole `SpeechEngine` interface, and
+ * tests/speech-engine.test.ts has the config choose it.
  */
-import type { SpeechRequest, SpeechResult, SpeechSynthesizer } from '../../src/speech/synthesizer.js';
+import type { SpeechEngine, SpeechRequest, SpeechResult, SpeechSynthesizer } from '../../src/speech/synthesizer.js';
 
 /** MPEG-1 Layer III, 64 kb/s, 44.1 kHz, mono, no CRC: 1152 samples (26.1 ms) in 208 bytes per frame. */
 const FRAME_HEADER = [0xff, 0xfb, 0x50, 0xc4];
@@ -23,7 +25,7 @@ function silentMp3(): Buffer {
 
 let cached: Buffer | null = null;
 
-export class FakeSpeech implements SpeechSynthesizer {
+export class FakeSpeech implements SpeechEngine {
   /** Every request, in order, so tests can check what would have been spoken. */
   readonly requests: SpeechRequest[] = [];
 
@@ -31,7 +33,17 @@ export class FakeSpeech implements SpeechSynthesizer {
     this.requests.push(request);
     cached ??= silentMp3();
     // A copy: callers own the buffer they get, as with the real engine.
-    return { mp3: Buffer.from(cached), durationMs: DURATION_MS, voice: 'fake' };
+    return {
+      mp3: Buffer.from(cached),
+      durationMs: DURATION_MS,
+      voice: 'fake',
+      ...(request.phonemes === undefined ? {} : { spokenIpa: request.phonemes }),
+    };
+  }
+
+  /** Not a pronunciation: each letter of the text, lower-cased, as if it were its own phoneme. */
+  async phonemize(request: { text: string }): Promise<{ ipa: string; voice: string }> {
+    return { ipa: request.text.toLowerCase(), voice: 'fake' };
   }
 
   async close(): Promise<void> {}

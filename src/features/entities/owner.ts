@@ -14,7 +14,7 @@ import type { EntitiesContext } from './context.js';
 import { findOwnedEntity } from './claims.js';
 import { markEntityDeleted, updateOwnedEntity } from './repo.js';
 import type { EntityRow } from './repo.js';
-import { speechLanguageFor } from './scripts.js';
+import { speechLanguageFor } from '../../lib/scripts.js';
 import { describeProblems } from './validation.js';
 
 export interface ProfileDetails {

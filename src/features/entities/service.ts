@@ -35,7 +35,7 @@ import {
 import { PAYMENT_DESCRIPTION, PRICE, PURPOSE } from './price.js';
 import { challengesFor, decodeCredential, paymentReceipt, wwwAuthenticate } from './mpp.js';
 import { type LocatedRequest, pendingRequestRow, requestMismatch, rowForStandardCredential } from './standard-credential.js';
-import { speechLanguageFor, untrustedScriptMix } from './scripts.js';
+import { speechLanguageFor, untrustedScriptMix } from '../../lib/scripts.js';
 import { slugify, slugPath } from './slug.js';
 import { describeProblems, type InvalidField, summarizeReceived, type ValidationProblems } from './validation.js';
 

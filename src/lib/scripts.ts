@@ -1,13 +1,14 @@
 /**
  * The writing systems of an agent's name: which scripts its letters come from, whether that mix
  * is one a reader can trust (UTS #39's "highly restrictive" level: one script, or Latin with
- * the Chinese, Japanese or Korean combinations), and the eSpeak language that reads the name in
- * its own script instead of spelling it out as English.
+ * the Chinese, Japanese or Korean combinations), and the language (BCP 47) that reads the name in
+ * its own script instead of spelling it out as English. Engine-neutral: each speech engine maps
+ * these languages to its own voices.
  */
 
-/** Scripts we tell apart, each with the eSpeak NG language that reads it best. */
+/** Scripts we tell apart, each with the BCP 47 language that reads it best. */
 const SCRIPTS: ReadonlyArray<{ name: string; letters: RegExp; speech: string }> = [
-  { name: 'Latin', letters: /\p{Script=Latin}/u, speech: 'en-us' },
+  { name: 'Latin', letters: /\p{Script=Latin}/u, speech: 'en' },
   { name: 'Greek', letters: /\p{Script=Greek}/u, speech: 'el' },
   { name: 'Cyrillic', letters: /\p{Script=Cyrillic}/u, speech: 'ru' },
   { name: 'Armenian', letters: /\p{Script=Armenian}/u, speech: 'hy' },
@@ -28,8 +29,8 @@ const SCRIPTS: ReadonlyArray<{ name: string; letters: RegExp; speech: string }> 
   { name: 'Hangul', letters: /\p{Script=Hangul}/u, speech: 'ko' },
   { name: 'Hiragana', letters: /\p{Script=Hiragana}/u, speech: 'ja' },
   { name: 'Katakana', letters: /\p{Script=Katakana}/u, speech: 'ja' },
-  { name: 'Bopomofo', letters: /\p{Script=Bopomofo}/u, speech: 'cmn' },
-  { name: 'Han', letters: /\p{Script=Han}/u, speech: 'cmn' },
+  { name: 'Bopomofo', letters: /\p{Script=Bopomofo}/u, speech: 'zh' },
+  { name: 'Han', letters: /\p{Script=Han}/u, speech: 'zh' },
 ];
 
 /** Mixes UTS #39 allows at its "highly restrictive" level (with Latin or without). */
@@ -61,7 +62,7 @@ export function untrustedScriptMix(name: string): string[] | null {
   return scripts.map((script) => (script.startsWith('Other:') ? 'another script' : script));
 }
 
-/** The eSpeak language for the name's first non-Latin script (a Japanese name with kanji reads as Japanese). */
+/** The language (BCP 47) for the name's first non-Latin script (a Japanese name with kanji reads as Japanese). */
 export function speechLanguageFor(name: string): string | undefined {
   const scripts = scriptsOf(name);
   if (scripts.includes('Hiragana') || scripts.includes('Katakana')) return 'ja';
