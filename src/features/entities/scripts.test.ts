@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scriptsOf, speechLanguageFor, untrustedScriptMix } from './scripts.js';
-import { isSlug, slugify, slugPath } from './slug.js';
+import { isSlug, slugify, slugPath } from '../profiles/slug.js';
 
 describe('slugify', () => {
   it('keeps the slugs Latin names always had', () => {
