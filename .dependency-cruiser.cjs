@@ -26,6 +26,8 @@ const HTTP_HELPERS = [
   '^src/features/recordings/audio-body\\.ts$',
   // The hook that turns 404s of erased public play-link URLs into 410s.
   '^src/features/erasure/gone\\.ts$',
+  // The error handler of the agent API's spec bodies, installed by its routes and the profile pages'.
+  '^src/features/agent-api/http\\.ts$',
 ];
 /** Where SQL lives: every `repo.ts` (a feature's, the jobs queue's, the sandbox processor's) and the database layer. */
 const QUERIES = ['(^|/)repo\\.ts$', '^src/db/'];
@@ -41,7 +43,7 @@ module.exports = {
       severity: 'error',
       comment:
         'Imports flow one way; a cycle means two modules should be one, or a piece belongs lower down. ' +
-        'A cycle closed only by `import type` is allowed: types vanish at run time (deps.ts builds the entities context, which is typed by Deps).',
+        'A cycle closed only by `import type` is allowed: types vanish at run time (deps.ts builds the agent API setup, which is typed by Deps).',
       from: {},
       to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },

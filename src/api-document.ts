@@ -4,7 +4,7 @@
  * webhook events, and the tags in the order the reference shows them.
  */
 import type { Deps } from './deps.js';
-import { AGENTS_TAG, agentPaths } from './features/entities/openapi.js';
+import { AGENTS_TAG, agentPaths } from './features/agent-api/openapi.js';
 import { playLinkPublicPaths } from './features/play-links/openapi.js';
 import { webhooksObject } from './features/webhooks/openapi.js';
 import type { DocumentContributions } from './http/openapi/document.js';
@@ -23,7 +23,7 @@ const TAGS = [
 
 export function apiDocumentContributions(deps: Deps): DocumentContributions {
   return {
-    paths: { ...playLinkPublicPaths(), ...agentPaths(deps.entities) },
+    paths: { ...playLinkPublicPaths(), ...agentPaths(deps) },
     webhooks: webhooksObject(),
     tags: TAGS,
   };

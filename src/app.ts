@@ -16,7 +16,8 @@ import { recorderRoutes } from './features/recordings/recorder-routes.js';
 import { recordingsRoutes } from './features/recordings/routes.js';
 import { usersRoutes } from './features/users/routes.js';
 import { webhooksRoutes } from './features/webhooks/routes.js';
-import { entitiesRoutes } from './features/entities/routes.js';
+import { agentApiRoutes } from './features/agent-api/routes.js';
+import { profileRoutes } from './features/profiles/routes.js';
 import { exportsRoutes } from './features/exports/routes.js';
 import { erasureRoutes } from './features/erasure/routes.js';
 import { registerErasedTokenAnswers } from './features/erasure/gone.js';
@@ -113,8 +114,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // The product page at `/` and the favicons.
   await app.register(siteRoutes(deps));
   await app.register(recorderRoutes(deps, { perMinute: config.recorderRateLimitPerMinute }));
-  // Agent API under SITE_URL: its own error bodies (spec section 7), body limit and rate limit.
-  await app.register(entitiesRoutes(deps.entities));
+  // Agent API under SITE_URL, and the profiles it publishes: the spec's error bodies (section 7),
+  // the API's body limit, the unpaid path's and the card's rate limits.
+  await app.register(agentApiRoutes(deps));
+  await app.register(profileRoutes(deps));
   await app.register(mcpRoutes(deps));
   registerErasedTokenAnswers(app, deps);
   registerPlayLinkPublicRoutes(app, deps);

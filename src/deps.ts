@@ -18,7 +18,7 @@ import { createEmailChannel } from './integrations/channels/email/channel.js';
 import { type ChannelChoice, createChannelRegistry, type MessageChannels } from './integrations/channels/registry.js';
 import { locateFfmpeg, locatePrlimit } from './audio/ffmpeg.js';
 import { createPaymentProvider, type PaymentProvider } from './integrations/payments/index.js';
-import { createEntitiesContext, type EntitiesContext } from './features/entities/context.js';
+import { type AgentApiSetup, createAgentApiSetup } from './features/agent-api/setup.js';
 import { createPlayLinkRuntime, type PlayLinkRuntime } from './features/play-links/cache.js';
 import { applyPlayLinkChange, type PlayLinkChange } from './features/play-links/invalidation.js';
 import { createNotifications, type Notifications } from './db/notifications.js';
@@ -66,8 +66,8 @@ export interface Deps {
   cards: Cards;
   /** Uploaded logos → plain PNG (ffmpeg, with the audio pipeline's caps). */
   logos: LogoEncoder;
-  /** The entities feature's schema, validator, signing keys and URLs, shared by its routes and jobs. */
-  entities: EntitiesContext;
+  /** What the agent API builds once per process: its request schema and validator, signing keys and unpaid-request budget. */
+  agentApi: AgentApiSetup;
 }
 
 export interface DepsOverrides {
@@ -137,7 +137,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
       }),
     }),
   };
-  return { ...adapters, entities: createEntitiesContext(adapters) };
+  return { ...adapters, agentApi: createAgentApiSetup(adapters) };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {

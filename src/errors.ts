@@ -84,7 +84,7 @@ const kinds = {
   internal_error: { status: 500, type: 'api_error' },
   service_unavailable: { status: 503, type: 'api_error' },
   // The agent entity API: its codes are the spec's `status` values, and its own error handler
-  // renders the spec's bodies (src/features/entities/agent-errors.ts).
+  // renders the spec's bodies (src/features/agent-api/agent-errors.ts).
   invalid_request: { status: 400, type: 'invalid_request_error' },
   unauthorized: { status: 401, type: 'authentication_error' },
   payment_required: { status: 402, type: 'invalid_request_error' },

@@ -71,12 +71,12 @@ describe('import rules', () => {
   it("only repos and src/db import the kysely runtime or src/db's query helpers; types are free", async () => {
     const violations = await importViolations({
       // The planted violations: raw `sql` in a feature helper, a service and shared code.
-      'src/features/entities/sweep.ts': importing('kysely'),
-      'src/features/entities/service.ts': importing('../../db/lease-claim.js'),
+      'src/features/agent-api/sweep.ts': importing('kysely'),
+      'src/features/agent-api/service.ts': importing('../../db/lease-claim.js'),
       'src/jobs/queue.ts': importing('../db/keyset.js'),
       // Allowed: the repos, the database layer, types anywhere outside routes and views, and
       // src/db's other modules (transactions, error classification).
-      'src/features/entities/repo.ts': `import { sql } from 'kysely';\nimport { claimWithLease } from '../../db/lease-claim.js';\nexport const y = [sql, claimWithLease];\n`,
+      'src/features/agent-api/repo.ts': `import { sql } from 'kysely';\nimport { claimWithLease } from '../../db/lease-claim.js';\nexport const y = [sql, claimWithLease];\n`,
       'src/jobs/repo.ts': importing('kysely'),
       'src/features/webhooks/service.ts': `import type { Kysely } from 'kysely';\nimport { withTransaction } from '../../db/transaction.js';\nexport const y = (k: Kysely) => [k, withTransaction];\n`,
       'src/db/lease-claim.ts': `import { sql } from 'kysely';\nexport const x = sql;\nexport const claimWithLease = sql;\n`,
@@ -84,8 +84,8 @@ describe('import rules', () => {
       'src/db/transaction.ts': exporting('withTransaction'),
     });
     expect(violations.sort()).toEqual([
-      'sql-only-in-repos: src/features/entities/service.ts → src/db/lease-claim.ts',
-      'sql-only-in-repos: src/features/entities/sweep.ts → node_modules/kysely/index.js',
+      'sql-only-in-repos: src/features/agent-api/service.ts → src/db/lease-claim.ts',
+      'sql-only-in-repos: src/features/agent-api/sweep.ts → node_modules/kysely/index.js',
       'sql-only-in-repos: src/jobs/queue.ts → src/db/keyset.ts',
     ]);
   });
@@ -190,7 +190,7 @@ describe('query rule', () => {
   it('a query builder or the sql tag outside a repo is refused, in every role', async () => {
     // The planted violations: SQL in the delivery engine, raw sql in the entities' sweep.
     expect(await queryFindings('src/features/webhooks/delivery.ts', builder)).toEqual([1]);
-    expect(await queryFindings('src/features/entities/sweep.ts', rawSql)).toEqual([2, 3]);
+    expect(await queryFindings('src/features/agent-api/sweep.ts', rawSql)).toEqual([2, 3]);
     for (const file of [
       'src/features/users/service.ts',
       'src/features/users/import-service.ts',

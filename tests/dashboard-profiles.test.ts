@@ -4,7 +4,7 @@
  * gives the receipt's deletion token; the public profile then shows the badge.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimEntity, slugFromProfileInput } from '../src/features/entities/claims.js';
+import { claimEntity, slugFromProfileInput } from '../src/features/profile-ownership/service.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { type Browserish, get, post, signIn } from './helpers/dashboard.js';
 import { accountIdOf } from './helpers/webhooks.js';

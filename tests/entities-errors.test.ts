@@ -1,6 +1,6 @@
 /**
- * The entities routes' error handler: agent API AppErrors in the spec's shapes, anything else
- * (an internal AppError included) as the generic 500 that reveals nothing.
+ * The agent API's error handler (agent-api/http.ts): agent API AppErrors in the spec's shapes,
+ * anything else (an internal AppError included) as the generic 500 that reveals nothing.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AppError, errorBody } from '../src/errors.js';

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { Challenge, Credential, Receipt } from 'mppx';
 import { Mppx } from 'mppx/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sweepPaymentRequests } from '../src/features/entities/sweep.js';
+import { sweepPaymentRequests } from '../src/features/agent-api/sweep.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { createLogger } from '../src/logger.js';
 import { sandbox } from '../src/sdk/mpp-sandbox.js';
@@ -86,10 +86,10 @@ describe('the MPP challenge on every 402', () => {
         methodDetails: { reference: instruction.reference, clientSecret: instruction.address },
       },
     });
-    expect(Challenge.verify(challenge as Challenge.Challenge, { secretKey: t.deps.entities.keys.challengeKey })).toBe(true);
+    expect(Challenge.verify(challenge as Challenge.Challenge, { secretKey: t.deps.agentApi.keys.challengeKey })).toBe(true);
     // Any change to a parameter breaks the id.
     const cheaper = { ...challenge, request: { ...challenge?.request, amount: '1' } } as Challenge.Challenge;
-    expect(Challenge.verify(cheaper, { secretKey: t.deps.entities.keys.challengeKey })).toBe(false);
+    expect(Challenge.verify(cheaper, { secretKey: t.deps.agentApi.keys.challengeKey })).toBe(false);
   });
 
   it('is on every 402: "not paid yet" names the same intent, an undecodable credential gets a new one', async () => {
@@ -235,7 +235,7 @@ describe('payment properties on the standard credential path', () => {
     const res = await generate(t, body, withCredential(credentialFor(forged, instruction.reference)));
     expect(res.statusCode).toBe(402);
     expect(res.json().message).toContain('did not issue');
-    const otherRealm = Challenge.from({ ...parameters, realm: 'evil.example', secretKey: t.deps.entities.keys.challengeKey });
+    const otherRealm = Challenge.from({ ...parameters, realm: 'evil.example', secretKey: t.deps.agentApi.keys.challengeKey });
     expect((await generate(t, body, withCredential(credentialFor(otherRealm, instruction.reference)))).statusCode).toBe(402);
   });
 
@@ -325,7 +325,7 @@ describe('payment properties on the standard credential path', () => {
     const body = validBody();
     const { authorization, instruction } = await paidCredential(c, body);
     clock.advance(1801 * 1000 + 3600 * 1000);
-    expect((await sweepPaymentRequests(c.deps.entities)).refunded).toBe(1);
+    expect((await sweepPaymentRequests(c.deps)).refunded).toBe(1);
     expect((await sandboxIntent(c, instruction.reference)).amount_refunded).toBe(100);
     expect((await generate(c, body, withCredential(authorization))).statusCode).toBe(402);
   });
@@ -379,7 +379,7 @@ describe('payment properties on the standard credential path', () => {
       ...parameters,
       meta: { request: 'no-such-request' },
       opaque: undefined,
-      secretKey: t.deps.entities.keys.challengeKey,
+      secretKey: t.deps.agentApi.keys.challengeKey,
     });
     const res = await generate(t, body, withCredential(credentialFor(unknownRequest, unpaid.json().mpp_instruction.reference)));
     expect(res.statusCode).toBe(unpaid.statusCode);

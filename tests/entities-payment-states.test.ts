@@ -9,13 +9,13 @@ import {
   PAYMENT_STATES,
   PAYMENT_TRANSITIONS,
   type PaymentState,
-} from '../src/features/entities/payment-states.js';
+} from '../src/features/agent-api/payment-states.js';
 import {
   claimPaymentRequest,
   findPaymentRequestByIntent,
   moveRequestState,
   type PaymentRequestRow,
-} from '../src/features/entities/repo.js';
+} from '../src/features/agent-api/repo.js';
 import { newId } from '../src/lib/ids.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 

@@ -5,9 +5,10 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimPaymentRequest, insertEntity, renewClaim } from '../src/features/entities/repo.js';
-import { CLAIM_LEASE_MS } from '../src/features/entities/service.js';
-import { sweepPaymentRequests } from '../src/features/entities/sweep.js';
+import { claimPaymentRequest, renewClaim } from '../src/features/agent-api/repo.js';
+import { insertEntity } from '../src/features/profiles/repo.js';
+import { CLAIM_LEASE_MS } from '../src/features/agent-api/service.js';
+import { sweepPaymentRequests } from '../src/features/agent-api/sweep.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { sha256Hex } from '../src/lib/secrets.js';
 import { createLogger } from '../src/logger.js';
@@ -301,7 +302,7 @@ describe('payment properties', () => {
     expect(answers[2]?.json()).toMatchObject({ status: 'failed', payment_status: 'refunded', transaction_id: paid.reference });
     const afterwards = await Promise.all(Array.from({ length: 5 }, () => generate(g, body2, paymentHeader(paid.reference))));
     expect(afterwards.every((a) => a.statusCode === 402)).toBe(true);
-    await sweepPaymentRequests(g.deps.entities);
+    await sweepPaymentRequests(g.deps);
     const intent = await intentRow(g, paid.reference);
     expect(intent.amount_refunded).toBe(100);
     expect(await refundsOf(g)).toBe(1);
@@ -351,7 +352,7 @@ describe('payment properties', () => {
     // The sweeper cancels expired instructions nobody came back for.
     const forgotten = (await generate(c, validBody())).json().mpp_instruction;
     clock.advance(1801 * 1000);
-    const report = await sweepPaymentRequests(c.deps.entities);
+    const report = await sweepPaymentRequests(c.deps);
     expect(report.canceled).toBeGreaterThanOrEqual(1);
     expect((await intentRow(c, forgotten.reference)).status).toBe('canceled');
     expect((await requestRow(c, forgotten.reference)).state).toBe('canceled');
@@ -362,10 +363,10 @@ describe('payment properties', () => {
     expect((await generate(c, body3, paymentHeader(paid.reference))).statusCode).toBe(200);
     // Canceled requests are deleted 30 days after they were canceled, not before.
     clock.advance(29 * 86_400_000);
-    expect((await sweepPaymentRequests(c.deps.entities)).purged).toBe(0);
+    expect((await sweepPaymentRequests(c.deps)).purged).toBe(0);
     expect((await requestRow(c, forgotten.reference)).state).toBe('canceled');
     clock.advance(2 * 86_400_000);
-    expect((await sweepPaymentRequests(c.deps.entities)).purged).toBeGreaterThanOrEqual(2);
+    expect((await sweepPaymentRequests(c.deps)).purged).toBeGreaterThanOrEqual(2);
     expect(
       await db(c)
         .selectFrom('entity_payment_requests')
@@ -381,14 +382,14 @@ describe('payment properties', () => {
     const body = validBody();
     const instruction = await paidInstruction(c, body);
     clock.advance(1801 * 1000);
-    const early = await sweepPaymentRequests(c.deps.entities);
+    const early = await sweepPaymentRequests(c.deps);
     expect(early).toMatchObject({ refunded: 0, waiting: 1 });
     clock.advance(3600 * 1000);
-    const report = await sweepPaymentRequests(c.deps.entities);
+    const report = await sweepPaymentRequests(c.deps);
     expect(report.refunded).toBe(1);
     expect((await intentRow(c, instruction.reference)).amount_refunded).toBe(100);
     expect((await requestRow(c, instruction.reference)).state).toBe('refunded');
-    expect((await sweepPaymentRequests(c.deps.entities)).refunded).toBe(0);
+    expect((await sweepPaymentRequests(c.deps)).refunded).toBe(0);
     expect(await refundsOf(c)).toBe(1);
     const late = await generate(c, body, paymentHeader(instruction.reference));
     expect(late.statusCode).toBe(402);

@@ -4,7 +4,7 @@
  */
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sweepPaymentRequests } from '../src/features/entities/sweep.js';
+import { sweepPaymentRequests } from '../src/features/agent-api/sweep.js';
 import { StripePaymentProvider } from '../src/integrations/payments/stripe.js';
 import { ManualClock } from '../src/lib/clock.js';
 import type { SpeechSynthesizer } from '../src/speech/synthesizer.js';
@@ -244,7 +244,7 @@ describe('paid flow with the stripe provider', () => {
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await generate(t, body, paymentHeader(instruction.reference))).statusCode);
     expect(statuses).toEqual([503, 503, 502, 402]);
-    await sweepPaymentRequests(t.deps.entities);
+    await sweepPaymentRequests(t.deps);
     const refundCalls = fake.requests.filter(
       (r) => r.path === '/v1/refunds' && r.params.payment_intent === instruction.reference,
     );
@@ -282,9 +282,9 @@ describe('paid flow with the stripe provider', () => {
     const refundsOf = () => [...fake.refunds.values()].filter((r) => r.payment_intent === instruction.reference).length;
     expect(refundsOf()).toBe(0);
     fake.failNextRefunds = 0;
-    const report = await sweepPaymentRequests(t.deps.entities);
+    const report = await sweepPaymentRequests(t.deps);
     expect(report.refunded).toBe(1);
-    await sweepPaymentRequests(t.deps.entities);
+    await sweepPaymentRequests(t.deps);
     expect((await row()).state).toBe('refunded');
     expect(refundsOf()).toBe(1);
   }, 30_000);
@@ -294,7 +294,7 @@ describe('paid flow with the stripe provider', () => {
     const t = await stripeApp({ clock });
     const instruction = (await generate(t, validBody())).json().mpp_instruction;
     clock.advance(1801 * 1000);
-    await sweepPaymentRequests(t.deps.entities);
+    await sweepPaymentRequests(t.deps);
     expect(fake.intents.get(instruction.reference)?.status).toBe('canceled');
     await expect(
       agentStripe().paymentIntents.confirm(instruction.reference, {

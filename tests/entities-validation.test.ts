@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENTITY_TYPES } from '../src/features/entities/request-schema.js';
+import { ENTITY_TYPES } from '../src/features/agent-api/request-schema.js';
 import { VOICE_STYLE_NAMES } from '../src/speech/synthesizer.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { generate, publishEntity, validBody } from './helpers/entities.js';

@@ -274,7 +274,7 @@ export interface EntityPaymentRequestsTable {
   amount_minor: number;
   currency: string;
   livemode: number;
-  /** The moves between states are in src/features/entities/payment-states.ts. */
+  /** The moves between states are in src/features/agent-api/payment-states.ts. */
   state: 'pending' | 'claimed' | 'published' | 'refunding' | 'refunded' | 'canceled';
   attempts: number;
   entity_id: string | null;

@@ -3,7 +3,7 @@
  *
  * - its *definition* (`defineJob`): name, TypeBox payload schema and retry policy. It lives in
  *   a small module of the feature that owns the work (e.g. `events/service.ts`,
- *   `entities/callback-job.ts`) and imports nothing but TypeBox, so services can import it and
+ *   `agent-api/callback-job.ts`) and imports nothing but TypeBox, so services can import it and
  *   `enqueue(…, job, payload)` with a payload type-checked against the schema;
  * - its *handler* (`handleJob`): the code that does the work, bound in the feature's `jobs.ts`
  *   with the per-process dependencies it needs, and listed in `src/jobs/registry.ts`.

@@ -9,7 +9,7 @@
  */
 import type { Deps } from '../deps.js';
 import { dashboardTasks } from '../features/dashboard/jobs.js';
-import { entitiesJobs, entitiesTasks } from '../features/entities/jobs.js';
+import { agentApiJobs, agentApiTasks } from '../features/agent-api/jobs.js';
 import { erasureTasks } from '../features/erasure/jobs.js';
 import { idempotencyTasks } from '../features/idempotency/jobs.js';
 import { createMessageSender, invitationTasks } from '../features/invitations/jobs.js';
@@ -21,12 +21,12 @@ import { JobWorker, type PeriodicTask } from './worker.js';
 export function createWorker(deps: Deps, options: { pollMs?: number } = {}): JobWorker {
   const deliveries = createDeliveryRunner(deps);
   const messages = createMessageSender(deps);
-  const jobs: JobHandler[] = [...webhookJobs(deps, deliveries), ...entitiesJobs(deps.entities), ...recordingsJobs(deps)];
+  const jobs: JobHandler[] = [...webhookJobs(deps, deliveries), ...agentApiJobs(deps), ...recordingsJobs(deps)];
   const periodic: PeriodicTask[] = [
     ...idempotencyTasks(deps),
     ...recordingsTasks(deps),
     ...webhookTasks(deps, deliveries),
-    ...entitiesTasks(deps.entities),
+    ...agentApiTasks(deps),
     ...dashboardTasks(deps),
     ...erasureTasks(deps),
     ...invitationTasks(deps, messages),

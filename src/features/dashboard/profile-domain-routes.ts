@@ -1,10 +1,10 @@
-/** The dashboard's domain proof for claimed agent profiles (src/features/entities/domains.ts). */
+/** The dashboard's domain proof for claimed agent profiles (src/features/profile-ownership/domain-service.ts). */
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { profileDomainPage } from '../../web/views/dashboard/profile-domain.js';
-import { domainProofOf, verifyDomain } from '../entities/domains.js';
-import { findOwnedEntity } from '../entities/claims.js';
+import { domainProofOf, verifyDomain } from '../profile-ownership/domain-service.js';
+import { findOwnedEntity } from '../profile-ownership/service.js';
 import { viewerOf } from './forms.js';
 import { redirect, requireSession, sendPage, sessionOf } from './http.js';
 

@@ -1,11 +1,17 @@
-/** A claimed agent profile's owner settings in the dashboard (src/features/entities/owner.ts). */
+/** A claimed agent profile's owner settings in the dashboard (src/features/profile-ownership/settings-service.ts). */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { VOICE_STYLES } from '../../speech/synthesizer.js';
 import { type ManagedProfile, profileManagePage } from '../../web/views/dashboard/profile-manage.js';
-import { deleteOwnedProfile, type OwnedEntity, regenerateProfileAudio, updateProfileDetails } from '../entities/owner.js';
-import { findOwnedEntity } from '../entities/claims.js';
+import {
+  deleteOwnedProfile,
+  type OwnedEntity,
+  regenerateProfileAudio,
+  updateProfileDetails,
+} from '../profile-ownership/settings-service.js';
+import { findOwnedEntity } from '../profile-ownership/service.js';
+import { profileUrls } from '../profiles/urls.js';
 import { viewerOf } from './forms.js';
 import { formField, redirect, requireSession, sendPage, sessionOf } from './http.js';
 
@@ -19,7 +25,7 @@ export function profileManageRoutes(deps: Deps, options: { styleUrl: string }) {
     const managed = (entity: OwnedEntity): ManagedProfile => ({
       slug: entity.slug,
       name: entity.name,
-      url: deps.entities.urls.profile(entity.slug),
+      url: profileUrls(deps).profile(entity.slug),
       description: entity.description,
       intro: entity.intro,
       avatar_url: entity.avatar_url,
@@ -32,7 +38,7 @@ export function profileManageRoutes(deps: Deps, options: { styleUrl: string }) {
       extra: { error?: { form: 'details' | 'voice'; message: string }; draft?: Partial<ManagedProfile> } = {},
       status = 200,
     ) => {
-      const entity = await findOwnedEntity(deps.entities, accountOf(request), request.params.slug);
+      const entity = await findOwnedEntity(deps, accountOf(request), request.params.slug);
       return sendPage(
         reply,
         profileManagePage({
@@ -61,7 +67,7 @@ export function profileManageRoutes(deps: Deps, options: { styleUrl: string }) {
           source_url: text('source_url') || null,
         };
         try {
-          await updateProfileDetails(deps.entities, accountOf(request), request.params.slug, details);
+          await updateProfileDetails(deps, accountOf(request), request.params.slug, details);
         } catch (error) {
           if (error instanceof AppError && error.code === 'parameter_invalid') {
             return show(request, reply, { error: { form: 'details', message: error.message }, draft: details }, 400);
@@ -77,12 +83,7 @@ export function profileManageRoutes(deps: Deps, options: { styleUrl: string }) {
       { preHandler: requireSession, config: { audit: 'profile.audio_regenerated' } },
       async (request, reply) => {
         try {
-          await regenerateProfileAudio(
-            deps.entities,
-            accountOf(request),
-            request.params.slug,
-            formField(request, 'voice_style') ?? '',
-          );
+          await regenerateProfileAudio(deps, accountOf(request), request.params.slug, formField(request, 'voice_style') ?? '');
         } catch (error) {
           if (error instanceof AppError && error.code === 'parameter_invalid') {
             return show(request, reply, { error: { form: 'voice', message: error.message } }, 400);
@@ -97,7 +98,7 @@ export function profileManageRoutes(deps: Deps, options: { styleUrl: string }) {
       '/profiles/:slug/delete',
       { preHandler: requireSession, config: { audit: 'profile.deleted' } },
       async (request, reply) => {
-        await deleteOwnedProfile(deps.entities, accountOf(request), request.params.slug);
+        await deleteOwnedProfile(deps, accountOf(request), request.params.slug);
         return redirect(reply, '/dashboard/profiles?notice=profile-deleted');
       },
     );

@@ -21,7 +21,12 @@ import { errorPage, type Viewer } from '../../web/views/dashboard/layout.js';
 import { overviewPage } from '../../web/views/dashboard/overview.js';
 import { profilesPage } from '../../web/views/dashboard/profiles.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-keys/service.js';
-import { claimEntity, listClaimedEntities, setClaimedEntityVisibility, slugFromProfileInput } from '../entities/claims.js';
+import {
+  claimEntity,
+  listClaimedEntities,
+  setClaimedEntityVisibility,
+  slugFromProfileInput,
+} from '../profile-ownership/service.js';
 import { countCollections } from '../collections/service.js';
 import { listWebhookHealth } from '../webhooks/service.js';
 import { enforceAccess } from './access.js';

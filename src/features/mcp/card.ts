@@ -4,6 +4,7 @@
  * zod, whose resident memory an idle server should not carry) is loaded by the first `/mcp` request.
  */
 import type { Deps } from '../../deps.js';
+import { agentApiUrls } from '../agent-api/urls.js';
 
 export const MCP_PATH = '/mcp';
 export const VERSION = '1.0.0';
@@ -18,7 +19,7 @@ export function serverCard(deps: Deps): Record<string, unknown> {
     transport: { type: 'streamable-http', url: `${deps.config.siteUrl}${MCP_PATH}` },
     authentication: { required: false },
     tools: ['get_entity', 'hear_play_link', 'generate_entity'],
-    resources: [deps.entities.urls.schema],
+    resources: [agentApiUrls(deps).schema],
     documentation: `${deps.config.siteUrl}/llms.txt`,
   };
 }

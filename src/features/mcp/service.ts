@@ -15,12 +15,13 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { isAgentError } from '../entities/agent-errors.js';
-import { credentialFromObject } from '../entities/mpp.js';
-import type { PaymentCredential } from '../entities/payment-header.js';
-import { findProfile } from '../entities/profiles.js';
-import { generateEntity } from '../entities/service.js';
-import { machineReadableProfile } from '../entities/views.js';
+import { isAgentError } from '../agent-api/agent-errors.js';
+import { credentialFromObject } from '../agent-api/mpp.js';
+import type { PaymentCredential } from '../agent-api/payment-header.js';
+import { findProfile } from '../profiles/service.js';
+import { generateEntity } from '../agent-api/service.js';
+import { agentApiUrls } from '../agent-api/urls.js';
+import { machineReadableProfile } from '../profiles/views.js';
 import { metaOf, resolvePlayLink } from '../play-links/service.js';
 import { tokenFromPlayLinkUrl } from '../play-links/urls.js';
 import { VERSION } from './card.js';
@@ -68,8 +69,7 @@ export interface McpClientInfo {
 }
 
 export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
-  const context = deps.entities;
-  const admitUnpaid = () => context.admitUnpaidFrom(client.address);
+  const admitUnpaid = () => deps.agentApi.admitUnpaidFrom(client.address);
   /** A read tool's budget check: the 429 as the tool's error result, or null to go on. */
   const overBudget = async () => {
     try {
@@ -96,10 +96,10 @@ export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
     async ({ slug }) => {
       const refusal = await overBudget();
       if (refusal) return refusal;
-      const found = await findProfile(context, decodeURIComponent(slug));
+      const found = await findProfile(deps, decodeURIComponent(slug));
       if (found.kind === 'not_found') return refused({ status: 'not_found', message: 'No entity has this slug.' });
       if (found.kind === 'gone') return refused({ status: 'gone', message: 'This entity was deleted.' });
-      return ok(machineReadableProfile(context, found.entity));
+      return ok(machineReadableProfile(deps, found.entity));
     },
   );
 
@@ -132,7 +132,7 @@ export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
         'instruction (status payment_required, mpp_instruction with amount, currency, address and reference) and, for ' +
         'MPP clients, the payment challenges in _meta["org.paymentauth/payment-required"]. Pay, then call again with ' +
         'the same arguments and either payment_reference = mpp_instruction.reference or an MPP credential in ' +
-        `_meta["org.paymentauth/credential"]. Fields and limits: ${context.urls.schema}.`,
+        `_meta["org.paymentauth/credential"]. Fields and limits: ${agentApiUrls(deps).schema}.`,
       inputSchema: {
         request: z.record(z.string(), z.unknown()).describe('The generation request body (see the JSON Schema resource)'),
         payment_reference: z.string().max(200).optional().describe('mpp_instruction.reference of the paid intent'),
@@ -141,7 +141,7 @@ export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
     },
     async ({ request, payment_reference }, extra) => {
       try {
-        const published = await generateEntity(context, {
+        const published = await generateEntity(deps, {
           body: request,
           credential: await toolCredential(payment_reference, extra._meta?.[Mcp.credentialMetaKey]),
           admitUnpaid,
@@ -165,9 +165,11 @@ export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
 
   server.registerResource(
     'entity-generation-schema',
-    context.urls.schema,
+    agentApiUrls(deps).schema,
     { title: 'JSON Schema of the generation request', mimeType: 'application/schema+json' },
-    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'application/schema+json', text: JSON.stringify(context.schema) }] }),
+    async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'application/schema+json', text: JSON.stringify(deps.agentApi.schema) }],
+    }),
   );
 
   return server;

@@ -5,10 +5,12 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Deps } from '../../deps.js';
-import { API_CATALOG_LINK } from '../entities/catalog.js';
+import { API_CATALOG_LINK } from '../agent-api/catalog.js';
 import { applyPageSecurity } from '../../http/security-headers.js';
 import { homePage } from '../../web/views/home.js';
-import { PRICE } from '../entities/service.js';
+import { PRICE } from '../agent-api/price.js';
+import { agentApiUrls } from '../agent-api/urls.js';
+import { profileUrls } from '../profiles/urls.js';
 
 /** No script at all: our own styles and icons, and links (no forms). */
 const HOME_CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self' data:", "base-uri 'none'", "form-action 'none'"];
@@ -20,15 +22,14 @@ const ICON_CACHE = 'public, max-age=86400';
 export function siteRoutes(deps: Deps) {
   return async (app: FastifyInstance) => {
     const { config } = deps;
-    const { urls } = deps.entities;
     const page = homePage({
       styleUrl: deps.assets.url('home.css'),
       links: {
         dashboard: `${config.baseUrl}/dashboard`,
         docs: `${config.baseUrl}/docs`,
-        discovery: urls.discovery,
-        llmsTxt: urls.docs,
-        profileExample: urls.profile('your-agent'),
+        discovery: agentApiUrls(deps).discovery,
+        llmsTxt: agentApiUrls(deps).docs,
+        profileExample: profileUrls(deps).profile('your-agent'),
       },
       agentPrice: `${PRICE.amount} ${PRICE.displayCurrency}`,
     }).toString();

@@ -11,8 +11,8 @@ import { AppError } from '../../errors.js';
 import { OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
 import { isoNow } from '../../lib/clock.js';
 import { randomToken } from '../../lib/ids.js';
-import { findOwnedEntity } from './claims.js';
-import { homepageOf } from './homepage.js';
+import { homepageOf } from '../profiles/homepage.js';
+import { findOwnedEntity } from './service.js';
 import { markDomainVerified, setDomainToken } from './repo.js';
 
 type DomainDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger'>;

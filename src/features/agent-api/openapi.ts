@@ -6,7 +6,8 @@
  * linked from here.
  */
 import { SandboxPaymentProvider } from '../../integrations/payments/sandbox.js';
-import type { EntitiesContext } from './context.js';
+import type { Deps } from '../../deps.js';
+import { agentApiUrls } from './urls.js';
 import { paymentInfo } from './mpp.js';
 import { SCHEMA_PATH } from './request-schema.js';
 import {
@@ -31,8 +32,9 @@ export const EXAMPLE_REQUEST = {
   visibility: 'public',
 };
 
-export function buildAgentOpenApi(context: EntitiesContext) {
-  const { urls, config } = context;
+export function buildAgentOpenApi(deps: Deps) {
+  const { config } = deps;
+  const urls = agentApiUrls(deps);
   return {
     openapi: '3.1.0',
     info: {
@@ -58,7 +60,7 @@ export function buildAgentOpenApi(context: EntitiesContext) {
       mcp: `${urls.site}/mcp`,
     },
     tags: [{ name: 'Agents', description: AGENTS_TAG }],
-    paths: agentPaths(context),
+    paths: agentPaths(deps),
   };
 }
 
@@ -68,8 +70,8 @@ export const AGENTS_TAG =
   'Paid agent profiles under SITE_URL: no account, 1.00 AUD per published profile (HTTP 402, then the paid retry).';
 
 /** The agent API's operations: in this document and, with SITE_URL as their server, in the /v1 one. */
-export function agentPaths(context: EntitiesContext) {
-  const { urls } = context;
+export function agentPaths(deps: Deps) {
+  const urls = agentApiUrls(deps);
   const tags = ['Agents'];
   const anyJson = (description: string, type = 'application/json') => ({
     description,
@@ -86,7 +88,7 @@ export function agentPaths(context: EntitiesContext) {
           'instruction in the body. Pay, then repeat the exact request with `Authorization: Payment <credential>` ' +
           `or \`Payment-Authorization: mpp; reference="<mpp_instruction.reference>"\`. Rules: ${urls.schema}.`,
         security: [],
-        'x-payment-info': paymentInfo(context),
+        'x-payment-info': paymentInfo(deps),
         parameters: [
           {
             name: 'Payment-Authorization',
@@ -187,7 +189,7 @@ export function agentPaths(context: EntitiesContext) {
         responses: { 200: anyJson('The schema.', 'application/schema+json'), 304: NOT_MODIFIED },
       },
     },
-    ...(context.payments instanceof SandboxPaymentProvider
+    ...(deps.payments instanceof SandboxPaymentProvider
       ? {
           '/api/sandbox/payment-intents/{id}/confirm': {
             post: {

@@ -5,12 +5,12 @@
  * Sent through the SSRF-safe outbound client; retried by the jobs table.
  */
 import { OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
-import type { EntitiesContext } from './context.js';
-import { findEntityById } from './repo.js';
-import { avatarUrlOf } from './service.js';
+import type { Deps } from '../../deps.js';
+import { avatarUrlOf, type EntityRow, findProfileById } from '../profiles/service.js';
+import { profileUrls } from '../profiles/urls.js';
 
-export function callbackPayload(context: EntitiesContext, entity: NonNullable<Awaited<ReturnType<typeof findEntityById>>>) {
-  const { urls } = context;
+export function callbackPayload(deps: Deps, entity: EntityRow) {
+  const urls = profileUrls(deps);
   return {
     id: `evt_${entity.id}`,
     event: 'entity.published',
@@ -23,7 +23,7 @@ export function callbackPayload(context: EntitiesContext, entity: NonNullable<Aw
       profile_url: urls.profile(entity.slug),
       machine_readable_url: urls.machineReadable(entity.slug),
       audio_url: urls.audio(entity.slug),
-      avatar_url: avatarUrlOf(context, entity),
+      avatar_url: avatarUrlOf(deps, entity),
       agent_id: entity.agent_id,
       transaction_id: entity.payment_intent_id,
       created_via: entity.created_via,
@@ -33,20 +33,15 @@ export function callbackPayload(context: EntitiesContext, entity: NonNullable<Aw
 }
 
 /** Headers of one signed delivery of `body` at `unixSeconds`. */
-export function signCallback(
-  context: EntitiesContext,
-  body: string,
-  eventId: string,
-  unixSeconds: number,
-): Record<string, string> {
+export function signCallback(deps: Deps, body: string, eventId: string, unixSeconds: number): Record<string, string> {
   const timestamp = String(unixSeconds);
   return {
     'content-type': 'application/json',
     'user-agent': 'voicename-callbacks/1',
     'x-entity-event-id': eventId,
     'x-entity-timestamp': timestamp,
-    'x-entity-key-id': context.keys.keyId,
-    'x-entity-signature': context.keys.sign(`${timestamp}.${body}`),
+    'x-entity-key-id': deps.agentApi.keys.keyId,
+    'x-entity-signature': deps.agentApi.keys.sign(`${timestamp}.${body}`),
   };
 }
 
@@ -54,29 +49,29 @@ export function signCallback(
  * One attempt of the `entities.callback` job (see callback-job.ts): throws to be retried; a URL
  * that can never be delivered to is dropped with a warning.
  */
-export async function deliverEntityCallback(context: EntitiesContext, entityId: string, attempt: number): Promise<void> {
-  const entity = await findEntityById(context.db.kysely, entityId);
+export async function deliverEntityCallback(deps: Deps, entityId: string, attempt: number): Promise<void> {
+  const entity = await findProfileById(deps, entityId);
   // Deleted before delivery, or no URL: nothing to tell.
   if (!entity || entity.deleted_at || !entity.callback_url) return;
-  const event = callbackPayload(context, entity);
+  const event = callbackPayload(deps, entity);
   const body = JSON.stringify(event);
-  const headers = signCallback(context, body, event.id, Math.floor(context.clock.now().getTime() / 1000));
+  const headers = signCallback(deps, body, event.id, Math.floor(deps.clock.now().getTime() / 1000));
   try {
     const response = await sendOutbound({
       url: entity.callback_url,
       headers,
       body,
-      allowPrivate: context.config.webhooks.allowPrivateUrls,
+      allowPrivate: deps.config.webhooks.allowPrivateUrls,
       timeoutMs: 15_000,
     });
     if (response.status < 200 || response.status >= 300) {
       throw new Error(`callback answered HTTP ${response.status}`);
     }
-    context.logger.info({ entity: entity.slug, attempt, status: response.status }, 'entity callback delivered');
+    deps.logger.info({ entity: entity.slug, attempt, status: response.status }, 'entity callback delivered');
   } catch (err) {
     // A URL that can never be delivered to (bad syntax, private address) is not retried.
     if (err instanceof OutboundError && (err.code === 'invalid_url' || err.code === 'forbidden_address')) {
-      context.logger.warn({ entity: entity.slug, code: err.code }, 'entity callback refused by the outbound rules');
+      deps.logger.warn({ entity: entity.slug, code: err.code }, 'entity callback refused by the outbound rules');
       return;
     }
     throw err;

@@ -1,7 +1,7 @@
 /**
  * A profile's homepage (`source_url`) as a URL, and the domain its owner proved control of
- * (src/features/entities/domains.ts) while the homepage is still on it: the one thing that lets
- * a profile vouch for a brand.
+ * (src/features/profile-ownership/domain-service.ts) while the homepage is still on it: the one
+ * thing that lets a profile vouch for a brand.
  */
 import type { EntitiesTable } from '../../db/schema.js';
 

@@ -5,14 +5,15 @@
  */
 import { type Picture, previewCard } from '../../cards/index.js';
 import { DEFAULT_LOCALE, textDirection, translator } from '../../i18n/index.js';
-import type { EntitiesContext } from './context.js';
-import type { EntityRow } from './repo.js';
+import type { Deps } from '../../deps.js';
+import type { EntityRow } from './service.js';
+import { profileUrls } from './urls.js';
 import { provenDomainOf } from './homepage.js';
 import { typeLabel } from './views.js';
 
-export function entityCard(context: EntitiesContext, entity: EntityRow): Picture {
+export function entityCard(deps: Deps, entity: EntityRow): Picture {
   const t = translator(DEFAULT_LOCALE, 'profile');
-  return previewCard(context.cards.fonts, {
+  return previewCard(deps.cards.fonts, {
     direction: textDirection(DEFAULT_LOCALE),
     eyebrow: t('eyebrow'),
     name: entity.name,
@@ -28,5 +29,5 @@ export function entityCard(context: EntitiesContext, entity: EntityRow): Picture
 }
 
 /** The card's content-addressed URL. */
-export const entityCardUrl = (context: EntitiesContext, entity: EntityRow): string =>
-  `${context.urls.profile(entity.slug)}/card.png?v=${entityCard(context, entity).key}`;
+export const entityCardUrl = (deps: Deps, entity: EntityRow): string =>
+  `${profileUrls(deps).profile(entity.slug)}/card.png?v=${entityCard(deps, entity).key}`;

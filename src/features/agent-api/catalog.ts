@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { EntitiesContext } from './context.js';
+import type { Deps } from '../../deps.js';
+import { agentApiUrls } from './urls.js';
 import { buildLlmsTxt } from './discovery.js';
 
 export const API_CATALOG_PATH = '/.well-known/api-catalog';
@@ -13,8 +14,9 @@ export const API_CATALOG_TYPE = 'application/linkset+json; profile="https://www.
 /** The `Link` header the site's documents carry to the catalog (RFC 9727 section 3). */
 export const API_CATALOG_LINK = `<${API_CATALOG_PATH}>; rel="api-catalog"`;
 
-export function buildApiCatalog(context: EntitiesContext) {
-  const { urls, config } = context;
+export function buildApiCatalog(deps: Deps) {
+  const { config } = deps;
+  const urls = agentApiUrls(deps);
   const restApi = `${config.baseUrl}/v1`;
   return {
     linkset: [
@@ -62,7 +64,7 @@ function agentGuide(): string | null {
   return guide;
 }
 
-export function buildLlmsFullTxt(context: EntitiesContext): string {
+export function buildLlmsFullTxt(deps: Deps): string {
   const full = agentGuide();
-  return `${buildLlmsTxt(context)}\n${full ? `\n---\n\n${full}` : ''}`;
+  return `${buildLlmsTxt(deps)}\n${full ? `\n---\n\n${full}` : ''}`;
 }

@@ -1,11 +1,11 @@
 /**
  * The agent API's errors as `AppError`s. Their codes are the spec's `status` values (the code
  * table in src/errors.ts gives each its HTTP status); `details` carries the other fields of the
- * spec's body, which the entities routes' error handler renders (never the /v1 envelope).
+ * spec's body, which the agent API's error handler (http.ts) renders (never the /v1 envelope).
  */
 import type { Challenge } from 'mppx';
 import { AppError, type AppErrorOptions } from '../../errors.js';
-import type { PaymentInstruction } from './service.js';
+import type { PaymentInstruction } from './payment-required.js';
 import type { ValidationProblems } from './validation.js';
 
 export const AGENT_ERROR_CODES = [

@@ -5,7 +5,7 @@
  */
 import type { Deps } from '../../deps.js';
 import { deleteCanceledRequestsBefore, listRequestsToSweep, moveRequestState, type PaymentRequestRow } from './repo.js';
-import { refundPaymentRequest } from './service.js';
+import { refundPaymentRequest } from './refund.js';
 
 /** Canceled (never paid) payment requests are kept this long, then deleted by the sweep. */
 export const CANCELED_RETENTION_DAYS = 30;

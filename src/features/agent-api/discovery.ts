@@ -4,13 +4,15 @@
  * constants the endpoint enforces (price, schema URL, limits, voice styles, signing key).
  */
 import { VOICE_STYLES } from '../../speech/synthesizer.js';
-import type { EntitiesContext } from './context.js';
+import type { Deps } from '../../deps.js';
+import { agentApiUrls } from './urls.js';
 import { ENTITY_TYPES, METADATA_LIMITS, VISIBILITIES } from './request-schema.js';
 import { offeredMethods } from './mpp.js';
 import { PRICE } from './price.js';
 
-export function buildDiscoveryDocument(context: EntitiesContext) {
-  const { urls, config, payments } = context;
+export function buildDiscoveryDocument(deps: Deps) {
+  const { config, payments } = deps;
+  const urls = agentApiUrls(deps);
   const sandbox = payments.name === 'sandbox';
   return {
     schema_version: '1.0',
@@ -76,7 +78,7 @@ export function buildDiscoveryDocument(context: EntitiesContext) {
               'Payment-Authorization: Payment <base64url credential>',
             ],
             receipt_header: 'Payment-Receipt',
-            methods: offeredMethods(context).map((method) => ({
+            methods: offeredMethods(deps).map((method) => ({
               method,
               intent: 'charge',
               amount: String(PRICE.amountMinor),
@@ -167,7 +169,7 @@ export function buildDiscoveryDocument(context: EntitiesContext) {
         },
         signed_content: '<X-Entity-Timestamp>.<raw request body>',
         encoding: 'base64url',
-        keys: [context.keys.publicJwk],
+        keys: [deps.agentApi.keys.publicJwk],
       },
       retries:
         'up to 8 attempts: immediately, then after 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h; success is any 2xx within 15 s',
@@ -175,9 +177,9 @@ export function buildDiscoveryDocument(context: EntitiesContext) {
   };
 }
 
-export function buildLlmsTxt(context: EntitiesContext): string {
-  const { urls } = context;
-  const sandbox = context.payments.name === 'sandbox';
+export function buildLlmsTxt(deps: Deps): string {
+  const urls = agentApiUrls(deps);
+  const sandbox = deps.payments.name === 'sandbox';
   return `# voicename
 
 > Publish a public profile for an AI agent, bot or robot, with its name spoken as an MP3, for 1.00 AUD per successful generation. No account or API key; pay per request through a 402 payment flow.
@@ -193,7 +195,7 @@ Callbacks: with \`callback_url\`, an \`entity.published\` POST signed with Ed255
 ## Reference
 - [Discovery document](${urls.discovery}): operations, pricing, payment steps, limits, signing key
 - [Request JSON Schema](${urls.schema}): every field and rule (JSON Schema 2020-12)
-- [OpenAPI](${context.config.baseUrl}/v1/openapi.json): includes the entity API with x-payment-info
+- [OpenAPI](${deps.config.baseUrl}/v1/openapi.json): includes the entity API with x-payment-info
 - [API catalog](${urls.site}/.well-known/api-catalog) (RFC 9727) and the [whole agent guide](${urls.site}/llms-full.txt)
 - MCP server: ${urls.site}/mcp (Streamable HTTP; tools generate_entity, get_entity, hear_play_link)
 `;

@@ -11,7 +11,8 @@
  */
 import type { Challenge, Credential } from 'mppx';
 import { PAYMENT_INTENT_ID, type PaymentIntentView } from '../../integrations/payments/provider.js';
-import type { EntitiesContext } from './context.js';
+import type { Deps } from '../../deps.js';
+import { agentApiUrls } from './urls.js';
 import { PAYMENT_DESCRIPTION, PRICE } from './price.js';
 
 export type MppMethod = 'sandbox' | 'stripe';
@@ -25,17 +26,17 @@ const mppx = () => (library ??= import('mppx'));
 const INTENT = 'charge';
 const SHARED_PAYMENT_TOKEN = /^spt_[A-Za-z0-9_]{4,250}$/;
 
-export const realmOf = (context: EntitiesContext): string => new URL(context.urls.site).hostname;
+export const realmOf = (deps: Deps): string => new URL(agentApiUrls(deps).site).hostname;
 
 /** The standard methods this deployment accepts: the one its processor can settle. */
-export function offeredMethods(context: EntitiesContext): MppMethod[] {
-  if (context.payments.name === 'sandbox') return ['sandbox'];
-  return context.payments.chargeSharedToken ? ['stripe'] : [];
+export function offeredMethods(deps: Deps): MppMethod[] {
+  if (deps.payments.name === 'sandbox') return ['sandbox'];
+  return deps.payments.chargeSharedToken ? ['stripe'] : [];
 }
 
 /** `x-payment-info` of the paid operation (the draft's multi-offer form), in both OpenAPI documents. */
-export const paymentInfo = (context: EntitiesContext) => ({
-  offers: offeredMethods(context).map((method) => ({
+export const paymentInfo = (deps: Deps) => ({
+  offers: offeredMethods(deps).map((method) => ({
     method,
     intent: INTENT,
     amount: String(PRICE.amountMinor),
@@ -45,37 +46,37 @@ export const paymentInfo = (context: EntitiesContext) => ({
 });
 
 /** The `request` of each method's challenge, as `x-payment-info` and the discovery document describe it too. */
-export function methodRequest(context: EntitiesContext, method: MppMethod, intent?: PaymentIntentView) {
+export function methodRequest(deps: Deps, method: MppMethod, intent?: PaymentIntentView) {
   const base = { amount: String(PRICE.amountMinor), currency: PRICE.currency, decimals: PRICE.decimals };
   if (method === 'stripe') {
-    return { ...base, methodDetails: { networkId: context.config.stripeNetworkId, paymentMethodTypes: ['card'] } };
+    return { ...base, methodDetails: { networkId: deps.config.stripeNetworkId, paymentMethodTypes: ['card'] } };
   }
   return {
     ...base,
     methodDetails: {
       reference: intent?.id ?? '',
       clientSecret: intent?.clientSecret ?? '',
-      confirmUrl: intent ? context.urls.sandboxConfirm(intent.id) : '',
+      confirmUrl: intent ? agentApiUrls(deps).sandboxConfirm(intent.id) : '',
     },
   };
 }
 
 /** One challenge per offered method for the payment request `requestId`, expiring with its instruction. */
 export async function challengesFor(
-  context: EntitiesContext,
+  deps: Deps,
   input: { requestId: string; expiresAt: string; intent: PaymentIntentView },
 ): Promise<Challenge.Challenge[]> {
   const { Challenge } = await mppx();
-  return offeredMethods(context).map((method) =>
+  return offeredMethods(deps).map((method) =>
     Challenge.from({
-      realm: realmOf(context),
+      realm: realmOf(deps),
       method,
       intent: INTENT,
-      request: methodRequest(context, method, input.intent),
+      request: methodRequest(deps, method, input.intent),
       description: PAYMENT_DESCRIPTION,
       expires: input.expiresAt,
       meta: { request: input.requestId },
-      secretKey: context.keys.challengeKey,
+      secretKey: deps.agentApi.keys.challengeKey,
     }),
   );
 }
@@ -128,18 +129,14 @@ function requestIdOf(challenge: Challenge.Challenge): string | null {
  * method, intent), that the challenge is still open, and that its payload has the method's shape.
  * It proves nothing about payment: the caller still settles with the processor.
  */
-export async function checkCredential(
-  context: EntitiesContext,
-  credential: Credential.Credential,
-  now: Date,
-): Promise<CredentialCheck> {
+export async function checkCredential(deps: Deps, credential: Credential.Credential, now: Date): Promise<CredentialCheck> {
   const { Challenge } = await mppx();
   const { challenge } = credential;
   const fresh = 'Payment required: pay the new challenge, then repeat this request.';
-  if (!Challenge.verify(challenge, { secretKey: context.keys.challengeKey }) || challenge.realm !== realmOf(context)) {
+  if (!Challenge.verify(challenge, { secretKey: deps.agentApi.keys.challengeKey }) || challenge.realm !== realmOf(deps)) {
     return refuse(`The credential answers a challenge this service did not issue. ${fresh}`);
   }
-  const method = offeredMethods(context).find((name) => name === challenge.method);
+  const method = offeredMethods(deps).find((name) => name === challenge.method);
   if (!method || challenge.intent !== INTENT) return refuse(`Method ${challenge.method} is not accepted here. ${fresh}`);
   if (!challenge.expires || Date.parse(challenge.expires) <= now.getTime()) {
     return refuse(`That payment challenge expired. ${fresh}`);

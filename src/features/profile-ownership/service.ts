@@ -6,16 +6,10 @@
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
-import { deletionTokenMatches } from './profiles.js';
-import {
-  type EntityRow,
-  findEntityBySlug,
-  listEntitiesClaimedBy,
-  markEntityClaimed,
-  updateClaimedEntityVisibility,
-} from './repo.js';
-import { homepageOf, provenDomainOf } from './homepage.js';
-import { isSlug } from './slug.js';
+import { homepageOf, provenDomainOf } from '../profiles/homepage.js';
+import { deletionTokenMatches, type EntityRow, findProfile } from '../profiles/service.js';
+import { isSlug } from '../profiles/slug.js';
+import { listEntitiesClaimedBy, markEntityClaimed, updateClaimedEntityVisibility } from './repo.js';
 
 type ClaimDeps = Pick<Deps, 'db' | 'clock'>;
 
@@ -30,7 +24,7 @@ export interface ClaimedEntity {
   created_at: string;
   /** The domain of the profile's homepage (source_url), which its owner may prove; null without one. */
   source_domain: string | null;
-  /** The domain the owner proved control of (src/features/entities/domains.ts), or null. */
+  /** The domain the owner proved control of (domain-service.ts), or null. */
   verified_domain: string | null;
 }
 
@@ -79,9 +73,9 @@ export async function claimEntity(
   slug: string,
   deletionToken: string,
 ): Promise<ClaimedEntity> {
-  if (!isSlug(slug)) throw noSuchProfile();
-  const entity = await findEntityBySlug(deps.db.kysely, slug);
-  if (!entity || entity.deleted_at !== null) throw noSuchProfile();
+  const found = await findProfile(deps, slug);
+  if (found.kind !== 'found') throw noSuchProfile();
+  const entity = found.entity;
   if (!deletionTokenMatches(entity, deletionToken)) {
     throw new AppError('claim_token_invalid', 'That is not the deletion token of this profile’s receipt.', {
       param: 'deletion_token',
@@ -91,21 +85,23 @@ export async function claimEntity(
     entity.claim_state !== 'unclaimed' ||
     !(await markEntityClaimed(deps.db.kysely, { id: entity.id, accountId, now: isoNow(deps.clock) }))
   ) {
-    const current = await findEntityBySlug(deps.db.kysely, slug);
-    if (current && current.deleted_at === null && current.claimed_by_account_id === accountId) return view(current);
-    if (!current || current.deleted_at !== null) throw noSuchProfile();
+    const current = await findProfile(deps, slug);
+    if (current.kind !== 'found') throw noSuchProfile();
+    if (current.entity.claimed_by_account_id === accountId) return view(current.entity);
     throw new AppError('entity_already_claimed', 'This profile is already claimed by another account.');
   }
-  return view((await findEntityBySlug(deps.db.kysely, slug)) as EntityRow);
+  const claimed = await findProfile(deps, slug);
+  if (claimed.kind !== 'found') throw noSuchProfile();
+  return view(claimed.entity);
 }
 
 /** The live profile at `slug` claimed by `accountId`; 404 `resource_missing` for any other. */
 export async function findOwnedEntity(deps: Pick<Deps, 'db'>, accountId: string, slug: string): Promise<EntityRow> {
-  const entity = isSlug(slug) ? await findEntityBySlug(deps.db.kysely, slug) : undefined;
-  if (!entity || entity.deleted_at !== null || entity.claimed_by_account_id !== accountId) {
+  const found = await findProfile(deps, slug);
+  if (found.kind !== 'found' || found.entity.claimed_by_account_id !== accountId) {
     throw new AppError('resource_missing', 'No profile of yours at that address.', { param: 'profile' });
   }
-  return entity;
+  return found.entity;
 }
 
 export const PROFILE_VISIBILITIES = ['public', 'unlisted'] as const;

@@ -7,9 +7,11 @@
  */
 import { DEFAULT_LOCALE, negotiateLocale, textDirection, type Translate, translator } from '../../i18n/index.js';
 import { html, jsonForScript, type SafeHtml, SLOT, withSlot } from '../../web/html.js';
-import type { EntitiesContext } from './context.js';
+import type { Deps } from '../../deps.js';
 import { provenDomainOf } from './homepage.js';
+import { agentApiUrls } from '../agent-api/urls.js';
 import { avatarUrlOf, type EntityRow } from './service.js';
+import { profileUrls } from './urls.js';
 
 /** The entity type in the page's language (an unknown type is shown as stored). */
 export function typeLabel(t: Translate, entityType: string): string {
@@ -18,9 +20,9 @@ export function typeLabel(t: Translate, entityType: string): string {
 }
 
 /** An https: URL or a site path as an absolute URL; anything else is dropped. */
-export function safeUrl(context: EntitiesContext, value: string | null): string | null {
+export function safeUrl(deps: Deps, value: string | null): string | null {
   if (!value) return null;
-  if (/^\/(?![/\\])/.test(value)) return `${context.urls.site}${value}`;
+  if (/^\/(?![/\\])/.test(value)) return `${profileUrls(deps).site}${value}`;
   try {
     const url = new URL(value);
     return url.protocol === 'https:' ? url.href : null;
@@ -32,8 +34,8 @@ export function safeUrl(context: EntitiesContext, value: string | null): string 
 export const parseMetadata = (entity: EntityRow): Record<string, unknown> | null =>
   entity.external_metadata === null ? null : (JSON.parse(entity.external_metadata) as Record<string, unknown>);
 
-export function machineReadableProfile(context: EntitiesContext, entity: EntityRow) {
-  const { urls } = context;
+export function machineReadableProfile(deps: Deps, entity: EntityRow) {
+  const urls = profileUrls(deps);
   return {
     name: entity.name,
     slug: entity.slug,
@@ -44,8 +46,8 @@ export function machineReadableProfile(context: EntitiesContext, entity: EntityR
     visibility: entity.visibility,
     voice_style: entity.voice_style ?? 'neutral',
     language: entity.language,
-    avatar_url: safeUrl(context, avatarUrlOf(context, entity)) ?? urls.defaultAvatar(),
-    source_url: safeUrl(context, entity.source_url),
+    avatar_url: safeUrl(deps, avatarUrlOf(deps, entity)) ?? urls.defaultAvatar(),
+    source_url: safeUrl(deps, entity.source_url),
     agent_id: entity.agent_id,
     external_metadata: parseMetadata(entity),
     created_via: entity.created_via,
@@ -58,7 +60,11 @@ export function machineReadableProfile(context: EntitiesContext, entity: EntityR
       verified_domain: provenDomainOf(entity),
     },
     audio: { url: urls.audio(entity.slug), content_type: 'audio/mpeg', duration_ms: entity.audio_duration_ms },
-    links: { profile: urls.profile(entity.slug), machine_readable: urls.machineReadable(entity.slug), discovery: urls.discovery },
+    links: {
+      profile: urls.profile(entity.slug),
+      machine_readable: urls.machineReadable(entity.slug),
+      discovery: agentApiUrls(deps).discovery,
+    },
     created_at: entity.created_at,
   };
 }
@@ -70,15 +76,15 @@ export function profileLanguage(acceptLanguage: string | undefined) {
 }
 
 export function profilePage(
-  context: EntitiesContext,
+  deps: Deps,
   entity: EntityRow,
   page: ReturnType<typeof profileLanguage> & { cardUrl: string },
 ): SafeHtml {
-  const { urls } = context;
+  const urls = profileUrls(deps);
   const { t } = page;
   const profileUrl = urls.profile(entity.slug);
-  const avatar = safeUrl(context, avatarUrlOf(context, entity)) ?? urls.defaultAvatar();
-  const source = safeUrl(context, entity.source_url);
+  const avatar = safeUrl(deps, avatarUrlOf(deps, entity)) ?? urls.defaultAvatar();
+  const source = safeUrl(deps, entity.source_url);
   const metadata = parseMetadata(entity);
   const type = typeLabel(t, entity.entity_type);
   const summary = entity.intro || entity.description;
@@ -87,7 +93,7 @@ export function profilePage(
   const claimedOn = entity.claimed_at?.slice(0, 10) ?? '';
   const domain = provenDomainOf(entity);
   const jsonLd = {
-    '@context': 'https://schema.org',
+    '@deps': 'https://schema.org',
     '@type': 'SoftwareApplication',
     name: entity.name,
     applicationCategory: typeLabel(translator(DEFAULT_LOCALE, 'profile'), entity.entity_type),
@@ -121,13 +127,13 @@ ${entity.visibility === 'unlisted' ? html`<meta name="robots" content="noindex, 
 <meta property="og:audio" content="${urls.audio(entity.slug)}">
 <meta property="og:audio:type" content="audio/mpeg">
 <meta name="twitter:card" content="summary_large_image">
-${context.config.twitterSite ? html`<meta name="twitter:site" content="${context.config.twitterSite}">` : ''}
+${deps.config.twitterSite ? html`<meta name="twitter:site" content="${deps.config.twitterSite}">` : ''}
 <meta name="twitter:title" content="${entity.name}">
 <meta name="twitter:description" content="${summary}">
 <meta name="twitter:image" content="${page.cardUrl}">
 <meta name="twitter:image:alt" content="${cardAlt}">
 <link rel="alternate" type="application/json" href="${urls.machineReadable(entity.slug)}">
-<link rel="stylesheet" href="${context.assets.url('entity-profile.css')}">
+<link rel="stylesheet" href="${deps.assets.url('entity-profile.css')}">
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <script type="application/ld+json">${jsonForScript(jsonLd)}</script>
 </head>

@@ -7,15 +7,12 @@
 import { withTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { outboundRefusal } from '../../integrations/outbound-http.js';
-import { isoNow } from '../../lib/clock.js';
-import { sha256Hex } from '../../lib/secrets.js';
 import type { VoiceStyle } from '../../speech/synthesizer.js';
-import type { EntitiesContext } from './context.js';
-import { findOwnedEntity } from './claims.js';
-import { markEntityDeleted, updateOwnedEntity } from './repo.js';
-import type { EntityRow } from './repo.js';
-import { speechLanguageFor } from '../../lib/scripts.js';
-import { describeProblems } from './validation.js';
+import type { Deps } from '../../deps.js';
+import { describeProblems } from '../agent-api/validation.js';
+import { deleteProfile, type EntityRow, storeNameAudio } from '../profiles/service.js';
+import { updateOwnedEntity } from './repo.js';
+import { findOwnedEntity } from './service.js';
 
 export interface ProfileDetails {
   description: string;
@@ -45,65 +42,62 @@ function asRequest(entity: EntityRow, changes: Partial<ProfileDetails> & { voice
 
 /** Changes the description, intro, avatar and homepage; an empty optional field removes it. */
 export async function updateProfileDetails(
-  context: EntitiesContext,
+  deps: Deps,
   accountId: string,
   slug: string,
   details: ProfileDetails,
 ): Promise<EntityRow> {
-  const entity = await findOwnedEntity(context, accountId, slug);
-  const problems = context.validate(asRequest(entity, details));
+  const entity = await findOwnedEntity(deps, accountId, slug);
+  const problems = deps.agentApi.validate(asRequest(entity, details));
   if (problems)
     throw new AppError('parameter_invalid', describeProblems(problems), { param: problems.invalid[0]?.field ?? 'body' });
   if (details.avatar_url?.startsWith('https:')) {
     const refusal = await outboundRefusal(details.avatar_url, {
-      allowPrivate: context.config.webhooks.allowPrivateUrls,
+      allowPrivate: deps.config.webhooks.allowPrivateUrls,
       resolve: false,
     });
     if (refusal) throw new AppError('parameter_invalid', `avatar_url: ${refusal.message}`, { param: 'avatar_url' });
   }
-  await updateOwnedEntity(context.db.kysely, { id: entity.id, accountId, changes: details });
-  return findOwnedEntity(context, accountId, slug);
+  await updateOwnedEntity(deps.db.kysely, { id: entity.id, accountId, changes: details });
+  return findOwnedEntity(deps, accountId, slug);
 }
 
 /** Speaks the name again in `voiceStyle` (in a voice of its script); the old audio is deleted after the change. */
 export async function regenerateProfileAudio(
-  context: EntitiesContext,
+  deps: Deps,
   accountId: string,
   slug: string,
   voiceStyle: string,
 ): Promise<EntityRow> {
-  const entity = await findOwnedEntity(context, accountId, slug);
-  const problems = context.validate(asRequest(entity, { voice_style: voiceStyle }));
+  const entity = await findOwnedEntity(deps, accountId, slug);
+  const problems = deps.agentApi.validate(asRequest(entity, { voice_style: voiceStyle }));
   if (problems) throw new AppError('parameter_invalid', describeProblems(problems), { param: 'voice_style' });
-  const speech = await context.speech.synthesize({
-    text: entity.name,
+  const { blobKey, byteSize, durationMs } = await storeNameAudio(deps, {
+    entityId: entity.id,
+    name: entity.name,
     voiceStyle: voiceStyle as VoiceStyle,
-    language: entity.language ?? speechLanguageFor(entity.name),
+    language: entity.language,
   });
-  const blobKey = `entities/${entity.id}/name-${sha256Hex(speech.mp3).slice(0, 12)}.mp3`;
-  await context.blobs.put(blobKey, speech.mp3, 'audio/mpeg');
   const previous = entity.audio_blob_key;
-  await withTransaction(context, async (tx) => {
+  await withTransaction(deps, async (tx) => {
     await updateOwnedEntity(tx.trx, {
       id: entity.id,
       accountId,
       changes: {
         voice_style: voiceStyle,
         audio_blob_key: blobKey,
-        audio_byte_size: speech.mp3.length,
-        audio_duration_ms: speech.durationMs,
+        audio_byte_size: byteSize,
+        audio_duration_ms: durationMs,
       },
     });
-    if (previous && previous !== blobKey) tx.afterCommit(() => context.blobs.delete(previous));
+    if (previous && previous !== blobKey) tx.afterCommit(() => deps.blobs.delete(previous));
   });
-  return findOwnedEntity(context, accountId, slug);
+  return findOwnedEntity(deps, accountId, slug);
 }
 
 /** Deletes the profile as its receipt's deletion token would: its URLs answer 410, the slug stays reserved. */
-export async function deleteOwnedProfile(context: EntitiesContext, accountId: string, slug: string): Promise<void> {
-  const entity = await findOwnedEntity(context, accountId, slug);
-  if (!(await markEntityDeleted(context.db.kysely, { id: entity.id, now: isoNow(context.clock) }))) {
-    await findOwnedEntity(context, accountId, slug);
-  }
-  if (entity.audio_blob_key) await context.blobs.delete(entity.audio_blob_key);
+export async function deleteOwnedProfile(deps: Deps, accountId: string, slug: string): Promise<void> {
+  const entity = await findOwnedEntity(deps, accountId, slug);
+  // Deleted meanwhile: the same 404 as for any profile not theirs.
+  if (!(await deleteProfile(deps, entity))) await findOwnedEntity(deps, accountId, slug);
 }

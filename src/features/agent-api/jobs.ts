@@ -1,26 +1,26 @@
 /**
- * Background work of the entities feature: the periodic payment sweep (expiry, refunds) and
+ * Background work of the agent API: the periodic payment sweep (expiry, refunds) and
  * the `entity.published` callback deliveries.
  */
 import { handleJob, type JobHandler } from '../../jobs/define.js';
 import type { PeriodicTask } from '../../jobs/worker.js';
 import { entityCallbackJob } from './callback-job.js';
 import { deliverEntityCallback } from './callbacks.js';
-import type { EntitiesContext } from './context.js';
+import type { Deps } from '../../deps.js';
 import { sweepPaymentRequests } from './sweep.js';
 
-export function entitiesTasks(context: EntitiesContext): PeriodicTask[] {
+export function agentApiTasks(deps: Deps): PeriodicTask[] {
   return [
     {
       name: 'entities.sweep-payments',
       everyMs: 60_000,
       run: async () => {
-        await sweepPaymentRequests(context);
+        await sweepPaymentRequests(deps);
       },
     },
   ];
 }
 
-export function entitiesJobs(context: EntitiesContext): JobHandler[] {
-  return [handleJob(entityCallbackJob, (payload, { attempt }) => deliverEntityCallback(context, payload.entity_id, attempt))];
+export function agentApiJobs(deps: Deps): JobHandler[] {
+  return [handleJob(entityCallbackJob, (payload, { attempt }) => deliverEntityCallback(deps, payload.entity_id, attempt))];
 }

@@ -14,7 +14,7 @@ import { PaymentProviderError } from '../../integrations/payments/provider.js';
 import { isoNow } from '../../lib/clock.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
 import { agentError, temporarilyUnavailable } from './agent-errors.js';
-import type { EntitiesContext } from './context.js';
+import type { Deps } from '../../deps.js';
 import { checkCredential } from './mpp.js';
 import { INITIAL_PAYMENT_STATE } from './payment-states.js';
 import { PAYMENT_DESCRIPTION, PRICE, PURPOSE } from './price.js';
@@ -25,16 +25,16 @@ export type LocatedRequest = { row: PaymentRequestRow } | { refusal: string };
 
 /** A new payment request, waiting for its payment (state `pending`), in this processor's mode. */
 export const pendingRequestRow = (
-  context: Pick<EntitiesContext, 'payments'>,
+  deps: Pick<Deps, 'payments'>,
   input: { id: string; paymentIntentId: string; fingerprint: string; now: string; expiresAt: string },
 ): NewPaymentRequestRow => ({
   id: input.id,
   payment_intent_id: input.paymentIntentId,
-  provider: context.payments.name,
+  provider: deps.payments.name,
   fingerprint: input.fingerprint,
   amount_minor: PRICE.amountMinor,
   currency: PRICE.currency,
-  livemode: context.payments.livemode ? 1 : 0,
+  livemode: deps.payments.livemode ? 1 : 0,
   state: INITIAL_PAYMENT_STATE,
   attempts: 0,
   entity_id: null,
@@ -52,16 +52,16 @@ export const requestMismatch = () =>
   );
 
 export async function rowForStandardCredential(
-  context: EntitiesContext,
+  deps: Deps,
   credential: Credential.Credential,
   fingerprint: string,
 ): Promise<LocatedRequest> {
-  const db = context.db.kysely;
-  const check = await checkCredential(context, credential, context.clock.now());
+  const db = deps.db.kysely;
+  const check = await checkCredential(deps, credential, deps.clock.now());
   if (!check.ok) return { refusal: check.message };
   const issued = await findPaymentRequestById(db, check.requestId);
   const unknown = { refusal: 'Payment required: pay the new challenge, then repeat this request.' };
-  if (!issued || issued.provider !== context.payments.name) return unknown;
+  if (!issued || issued.provider !== deps.payments.name) return unknown;
   if (check.method === 'sandbox') return issued.payment_intent_id === check.reference ? { row: issued } : unknown;
 
   // Nothing is charged for a body other than the one the challenge was issued for (P2).
@@ -69,11 +69,11 @@ export async function rowForStandardCredential(
   const id = `spt_${sha256Hex(`${check.challengeId}\n${check.token}`).slice(0, 40)}`;
   const existing = await findPaymentRequestById(db, id);
   if (existing) return { row: existing };
-  const charge = context.payments.chargeSharedToken;
+  const charge = deps.payments.chargeSharedToken;
   if (!charge) return unknown;
   let intent;
   try {
-    intent = await charge.call(context.payments, {
+    intent = await charge.call(deps.payments, {
       amountMinor: PRICE.amountMinor,
       currency: PRICE.currency,
       description: PAYMENT_DESCRIPTION,
@@ -83,21 +83,21 @@ export async function rowForStandardCredential(
     });
   } catch (err) {
     if (err instanceof PaymentProviderError && err.code === 'rejected') {
-      context.logger.info({ err: err.message }, 'shared payment token refused');
+      deps.logger.info({ err: err.message }, 'shared payment token refused');
       return { refusal: `The payment was refused (${err.message}). Pay the new challenge, then repeat this request.` };
     }
-    context.logger.error({ err }, 'could not charge a shared payment token');
+    deps.logger.error({ err }, 'could not charge a shared payment token');
     throw temporarilyUnavailable(
       'The payment processor is unavailable. Repeat the same request with the same credential in a moment: it is never charged twice.',
       10,
       'unpaid',
     );
   }
-  const row = pendingRequestRow(context, {
+  const row = pendingRequestRow(deps, {
     id,
     paymentIntentId: intent.id,
     fingerprint,
-    now: isoNow(context.clock),
+    now: isoNow(deps.clock),
     expiresAt: issued.expires_at,
   });
 
