@@ -21,7 +21,7 @@ import { closeDeps, createDeps, type Deps } from '../src/deps.js';
 import { createCollection } from '../src/features/collections/service.js';
 import { MessageSender } from '../src/features/invitations/sender.js';
 import { queueInvitations } from '../src/features/invitations/service.js';
-import { createUsers } from '../src/features/users/service.js';
+import { createUsers } from '../src/features/users/create-service.js';
 import { benchAccount } from './lib.js';
 
 const N = Number(process.env.BENCH_MAILS ?? 500);

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import autocannon from 'autocannon';
 import { createCollection } from '../src/features/collections/service.js';
-import { createUser } from '../src/features/users/service.js';
+import { createUser } from '../src/features/users/create-service.js';
 import { benchAccount, benchApp } from './lib.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);

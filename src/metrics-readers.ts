@@ -4,7 +4,7 @@
  */
 import { AudioBusyError, type AudioProcessor, AudioRejectedError } from './audio/pipeline.js';
 import type { Db } from './db/index.js';
-import { dueDeliveries } from './features/webhooks/service.js';
+import { dueDeliveries } from './features/webhooks/deliveries-service.js';
 import { dueJobDepth } from './jobs/repo.js';
 import type { Clock } from './lib/clock.js';
 import type { JobQueueDepth, Metrics } from './lib/metrics.js';

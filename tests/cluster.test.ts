@@ -260,6 +260,8 @@ describe.skipIf(!onPostgres)('a cluster: 2 API processes, 2 workers, PostgreSQL,
 
   it('a rolling restart of both API processes under load drops no request', async () => {
     const answers: number[] = [];
+    /** Which API process answered each request, in order (the load balancer's `x-served-by`). */
+    const servedBy: string[] = [];
     const failures: string[] = [];
     let loading = true;
     const load = async () => {
@@ -267,18 +269,22 @@ describe.skipIf(!onPostgres)('a cluster: 2 API processes, 2 workers, PostgreSQL,
         const res = await call(`${proxyUrl}/v1/collections?limit=5`);
         const text = await res.text();
         answers.push(res.status);
+        servedBy.push(res.headers.get('x-served-by') ?? '');
         if (res.status !== 200) failures.push(`${res.status} ${text.slice(0, 120)}`);
       }
     };
     const clients = Array.from({ length: 6 }, load);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The load reaches both processes before the first one stops.
+    await within(30_000, async () => api.every((member) => servedBy.includes(member.name)));
     for (const [i, member] of api.entries()) {
       await stop(member);
       expect(member.child.exitCode, member.log).toBe(0);
       const restarted = spawnMember(member.name, [], member.port);
       api[i] = restarted;
       await ready(restarted);
-      await new Promise((resolve) => setTimeout(resolve, 300)); // back in the load balancer
+      // Back in the load balancer: it answers part of the load before the next process stops.
+      const mark = servedBy.length;
+      await within(30_000, async () => servedBy.slice(mark).includes(restarted.name));
     }
     loading = false;
     await Promise.all(clients);

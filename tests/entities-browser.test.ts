@@ -67,7 +67,15 @@ describe('profile page in Chromium', () => {
     });
     const response = await page.goto(profileUrl, { waitUntil: 'load' });
     expect(response?.status()).toBe(200);
-    await page.waitForTimeout(300);
+    // Nothing is left that could run later: no element carries an event handler or a javascript: link.
+    const handlers = await page.evaluate(() =>
+      [...document.querySelectorAll('*')].flatMap((element) =>
+        [...element.attributes]
+          .filter((attribute) => /^on/i.test(attribute.name) || /^\s*javascript:/i.test(attribute.value))
+          .map((attribute) => `${element.tagName} ${attribute.name}`),
+      ),
+    );
+    expect(handlers).toEqual([]);
     // Hover and click everything, in case a payload waits for interaction.
     for (const handle of await page.$$('body *')) await handle.hover({ timeout: 200 }).catch(() => undefined);
 

@@ -71,8 +71,9 @@ beforeAll(async () => {
     } catch {}
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  // Idle a moment: the worker's first poll and periodic tasks run.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // Real time on purpose: idle is time passing. The worker's first poll runs, and each frequent
+  // periodic task at least once (webhook deliveries every 500 ms, mail every 2 s).
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
 }, 300_000);
 
 afterAll(async () => {

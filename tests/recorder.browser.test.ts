@@ -94,8 +94,10 @@ describe('recorder page in Chromium', () => {
     await page.keyboard.press('Enter');
     await waitForState(page, 'countdown', 5_000);
     await waitForState(page, 'recording', 10_000);
-    // Recording starts about 3 s after the microphone opened; the speech is at 5 s.
-    await page.waitForTimeout(4_500);
+    // Real time on purpose: the fake microphone plays in real time. Recording starts about 3 s
+    // after it opened and the speech at 5 s, so stop once the page's own timer shows the take
+    // has run 4.5 s ("5 s left" of 10), past the end of the speech.
+    await page.waitForSelector('#timer:text-is("5 s left")', { timeout: 15_000 });
     await page.keyboard.press('Enter'); // Stop has the focus while recording
     await waitForState(page, 'review');
 

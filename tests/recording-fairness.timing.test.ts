@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { convert, generated, speechWav } from './helpers/audio.js';
 import { accountWithUsers, appWith } from './helpers/recording-accounts.js';
+import { within } from './helpers/within.js';
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -56,7 +57,8 @@ describe('fair sharing of the audio slots', () => {
           hostileRuns++;
         }
       });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The flood holds its ffmpeg slot and has more uploads waiting before the timed ones start.
+      await within(10_000, async () => (t.deps.audio.queued?.() ?? 0) > 0);
       loaded.push(...(await timedUploads(4)));
       flooding = false;
       await Promise.all(flood);

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkOutboundUrl, isForbiddenAddress, openOutboundPools, OutboundError, sendOutbound } from './outbound-http.js';
+import { checkOutboundUrl, openOutboundPools, OutboundError, sendOutbound } from './outbound-http.js';
+import { isForbiddenAddress } from './public-address.js';
 
 // Hook0's tables (output-worker/src/dns.rs) plus AWS IMDSv6 and the research notes' extras.
 const forbidden = [

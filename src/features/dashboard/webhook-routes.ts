@@ -19,16 +19,14 @@ import {
 } from '../../web/views/dashboard/webhook-forms.js';
 import { webhookDetailPage, webhooksPage } from '../../web/views/dashboard/webhooks.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH, SUBSCRIBABLE } from '../webhooks/schemas.js';
+import { listWebhookDeliveryLog, redeliverDelivery, sendTestEvent } from '../webhooks/deliveries-service.js';
 import {
   createWebhook,
   deleteWebhook,
   enableWebhook,
   getWebhookHealth,
-  listWebhookDeliveryLog,
   listWebhookHealth,
-  redeliverDelivery,
   rotateWebhookSecret,
-  sendTestEvent,
   updateWebhook,
 } from '../webhooks/service.js';
 import { allowOwnScripts, formField, formValues, noticeFrom, redirect, requireSession, sendPage, sessionOf } from './http.js';

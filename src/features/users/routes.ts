@@ -30,7 +30,8 @@ import {
   UserParams,
 } from './schemas.js';
 import { reviewRecording } from './review-service.js';
-import { createUser, createUsers, deleteUser, getUser, listUsers, rotateRecordLink, updateUser } from './service.js';
+import { createUser, createUsers } from './create-service.js';
+import { deleteUser, getUser, listUsers, rotateRecordLink, updateUser } from './service.js';
 
 /**
  * A CSV body arrives as raw bytes (its encoding is found from them), so its schema only

@@ -9,7 +9,7 @@ import type { PeriodicTask } from '../../jobs/worker.js';
 import { randomToken } from '../../lib/ids.js';
 import { eventDispatchJob } from '../events/service.js';
 import { DeliveryRunner, type WebhookDeps } from './delivery.js';
-import { dispatchEvent, purgeWebhookLogs } from './service.js';
+import { dispatchEvent, purgeWebhookLogs } from './deliveries-service.js';
 
 export const createDeliveryRunner = (deps: WebhookDeps): DeliveryRunner =>
   new DeliveryRunner(deps, `${hostname()}:${process.pid}:${randomToken(4)}`);

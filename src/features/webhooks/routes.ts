@@ -15,17 +15,8 @@ import {
   Webhook as WebhookSchema,
   WebhookWithSecret,
 } from './schemas.js';
-import {
-  createWebhook,
-  deleteWebhook,
-  getWebhook,
-  listWebhookDeliveries,
-  listWebhooks,
-  redeliverDelivery,
-  rotateWebhookSecret,
-  sendTestEvent,
-  updateWebhook,
-} from './service.js';
+import { listWebhookDeliveries, redeliverDelivery, sendTestEvent } from './deliveries-service.js';
+import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './service.js';
 
 export const webhooksRoutes =
   (deps: Deps): FastifyPluginAsyncTypebox =>
