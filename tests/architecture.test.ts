@@ -213,3 +213,19 @@ describe('query rule', () => {
     }
   });
 });
+
+describe('file size rule', () => {
+  const eslint = new ESLint({ cwd: process.cwd(), overrideConfig: tseslint.configs.disableTypeChecked });
+  const sizeFindings = async (filePath: string, lines: number) =>
+    ((await eslint.lintText('export const x = 1;\n'.repeat(lines), { filePath }))[0]?.messages ?? []).filter(
+      (m) => m.ruleId === 'max-lines',
+    ).length;
+
+  it('a source file over 400 lines is refused; tests and migrations are exempt', async () => {
+    expect(await sizeFindings('src/features/users/service.ts', 400)).toBe(0);
+    expect(await sizeFindings('src/features/users/service.ts', 401)).toBe(1);
+    expect(await sizeFindings('src/lib/anything.ts', 401)).toBe(1);
+    expect(await sizeFindings('src/features/users/service.test.ts', 900)).toBe(0);
+    expect(await sizeFindings('src/db/migrations/0001_initial.ts', 900)).toBe(0);
+  });
+});
