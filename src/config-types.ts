@@ -88,7 +88,7 @@ export interface Config {
 }
 
 export interface PlayLinkConfig {
-  /** How long one process trusts a resolved token (ms); bounds staleness across processes. 0 disables the cache. */
+  /** Longest a process trusts a resolved token (ms) if an invalidation message is lost; entries otherwise live until invalidated. 0 disables the cache. */
   cacheTtlMs: number;
   /** Upper bound on resolved tokens kept in memory. */
   cacheMaxEntries: number;

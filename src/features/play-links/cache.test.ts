@@ -21,6 +21,7 @@ const link = (token: string, userId = 'u1'): ResolvedPlayLink => ({
   logoUrl: null,
   contentHash: 'h',
   audioLocation: '/a',
+  audioLocationRefreshAt: null,
 });
 
 function setup(ttlMs = 1000, maxEntries = 100) {
@@ -30,7 +31,7 @@ function setup(ttlMs = 1000, maxEntries = 100) {
 }
 
 describe('PlayLinkCache', () => {
-  it('serves from memory until the TTL ends, then loads again (another process deleted it)', async () => {
+  it('serves from memory until the safety-net TTL ends, then loads again (an invalidation message was lost)', async () => {
     const { cache, advance } = setup(1000);
     let loads = 0;
     let current: ResolvedPlayLink | null = link('t1');
@@ -89,6 +90,36 @@ describe('PlayLinkCache', () => {
     expect(cache.peek('t2')).not.toBeUndefined();
     cache.invalidateToken('t2');
     expect(cache.peek('t2')).toBeUndefined();
+  });
+
+  it('keeps the links in use and no more than maxEntries, however many tokens are played', async () => {
+    const { cache } = setup(1000, 100);
+    let loads = 0;
+    const load = (token: string) => async () => {
+      loads++;
+      return link(token, `u-${token}`);
+    };
+    await cache.get('popular', load('popular'));
+    for (let i = 0; i < 1000; i++) {
+      await cache.get(`t${i}`, load(`t${i}`));
+      await cache.get('popular', load('popular')); // played between the others: never the least recently used
+      expect(cache.size).toBeLessThanOrEqual(100);
+    }
+    expect(cache.size).toBe(100);
+    expect(loads).toBe(1001); // the popular link was loaded once, every other token once
+    expect(cache.peek('t0')).toBeUndefined();
+    expect(cache.peek('t999')).not.toBeUndefined();
+  });
+
+  it('loads a link again when its presigned audio URL is due for re-signing, however long entries live', async () => {
+    const { cache, advance } = setup(3_600_000);
+    let signed = 0;
+    const load = async () => ({ ...link('t1'), audioLocation: `https://s3/x?sig=${++signed}`, audioLocationRefreshAt: 1800 });
+    expect((await cache.get('t1', load))?.audioLocation).toBe('https://s3/x?sig=1');
+    advance(1799);
+    expect((await cache.get('t1', load))?.audioLocation).toBe('https://s3/x?sig=1');
+    advance(1);
+    expect((await cache.get('t1', load))?.audioLocation).toBe('https://s3/x?sig=2');
   });
 
   it('keeps at most maxEntries, and caches nothing with a TTL of 0', async () => {

@@ -2,9 +2,12 @@
  * Per-process memory of resolved play-link tokens (the public URLs' hot path) and of play counts
  * not yet written to the database.
  *
- * Consistency: an entry lives `ttlMs` at most, so a change made by another process shows within
- * that time; changes made in this process invalidate at once (`invalidateToken`/`invalidateUser`).
- * A load that started before an invalidation never stores its (possibly stale) result: every
+ * Consistency: an entry lives until it is invalidated, in this process at once
+ * (`invalidateToken`/`invalidateUser`) and in the others when the invalidation message arrives
+ * (invalidation.ts); `ttlMs` is only the safety net for a lost message. The maps are LRUs of
+ * `maxEntries` each, so memory stays bounded however many tokens are played, and a link whose
+ * redirect holds a presigned URL is reloaded (re-signed) at `audioLocationRefreshAt`, before the
+ * URL expires. A load that started before an invalidation never stores its (possibly stale) result: every
  * invalidation bumps `generation`, and a load only stores when the generation is unchanged.
  * Unknown tokens are cached too (negative entries), in their own map so any user invalidation can
  * drop them all at once: a token that starts resolving again (re-record) is never hidden.
@@ -37,6 +40,8 @@ export interface ResolvedPlayLink {
   contentHash: string;
   /** Where `/p/<token>.mp3` redirects: an absolute URL (CDN, presigned S3) or an app path. */
   audioLocation: string;
+  /** When a presigned `audioLocation` must be signed again (epoch ms, half its lifetime); null when it never expires. */
+  audioLocationRefreshAt: number | null;
 }
 
 interface Entry {
@@ -75,13 +80,21 @@ export class PlayLinkCache {
     this.now = options.now ?? Date.now;
   }
 
-  /** The cached value (null = known unknown), or undefined when absent or expired. */
+  /** The cached value (null = known unknown), or undefined when absent, expired or due for re-signing. */
   peek(token: string): ResolvedPlayLink | null | undefined {
-    const entry = this.positive.get(token) ?? this.negative.get(token);
+    const found = this.positive.get(token);
+    const entry = found ?? this.negative.get(token);
     if (!entry) return undefined;
-    if (entry.expiresAt <= this.now()) {
+    const now = this.now();
+    const refreshAt = entry.value?.audioLocationRefreshAt ?? null;
+    if (entry.expiresAt <= now || (refreshAt !== null && refreshAt <= now)) {
       this.drop(token);
       return undefined;
+    }
+    if (found) {
+      // Least recently used goes first: a hit moves the entry to the end of the map's order.
+      this.positive.delete(token);
+      this.positive.set(token, entry);
     }
     return entry.value;
   }
@@ -140,7 +153,7 @@ export class PlayLinkCache {
   private store(token: string, value: ResolvedPlayLink | null): void {
     const map = value ? this.positive : this.negative;
     if (map.size >= this.options.maxEntries) {
-      // Oldest first (Map keeps insertion order): cheap, and entries are short-lived anyway.
+      // Least recently used first: a Map iterates in insertion order and hits re-insert (peek).
       const oldest = map.keys().next().value;
       if (oldest !== undefined) this.drop(oldest);
     }

@@ -22,19 +22,31 @@ export const REDIRECT_HEADERS = {
   'x-robots-tag': 'noindex',
 } as const;
 
+/**
+ * The redirect's headers as node:http's flat [name, value, …] list, built once per cached link: the
+ * request id is the last value, written in place just before `writeHead` (which copies the list
+ * into the response synchronously), so a hit allocates nothing but the id.
+ */
+function redirectHeadersOf(link: ResolvedPlayLink): string[] {
+  return [...Object.entries(REDIRECT_HEADERS).flat(), 'location', link.audioLocation, 'content-length', '0', 'x-request-id', ''];
+}
+
 export function createPlayLinkFastPath(deps: Deps): FastPath {
   const { counter } = deps.playLinks;
-  const requests = deps.metrics.httpRequests;
+  // Keyed by the cached link object: a reload (invalidation, re-signing) brings a new object and new headers.
+  const headersByLink = new WeakMap<ResolvedPlayLink, string[]>();
+  const latency = deps.metrics.httpRequests.labels('GET', '/p/:token.mp3', '302');
   const redirect = (req: IncomingMessage, res: ServerResponse, link: ResolvedPlayLink, started: number) => {
     if (isPlayStart('GET', req.headers.range)) counter.add(link.token);
-    res.writeHead(302, {
-      ...REDIRECT_HEADERS,
-      location: link.audioLocation,
-      'x-request-id': requestIdFor(req),
-      'content-length': '0',
-    });
+    let headers = headersByLink.get(link);
+    if (headers === undefined) {
+      headers = redirectHeadersOf(link);
+      headersByLink.set(link, headers);
+    }
+    headers[headers.length - 1] = requestIdFor(req);
+    res.writeHead(302, headers);
     res.end();
-    requests.observe({ method: 'GET', route: '/p/:token.mp3', status: '302' }, (performance.now() - started) / 1000);
+    latency.observe((performance.now() - started) / 1000);
   };
   return (req, res, next) => {
     const url = req.url;

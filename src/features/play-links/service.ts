@@ -303,6 +303,9 @@ async function toResolved(deps: Deps, row: ResolvedLinkRow): Promise<ResolvedPla
     logoUrl: logoUrl(deps.config.baseUrl, row.logo_key),
     contentHash,
     audioLocation: direct ?? `${deps.config.baseUrl}${appAudioPath(row.token, contentHash, row.blob_key)}`,
+    // A presigned URL is signed again at half its lifetime, so a redirect never hands out one about to expire
+    // (Date.now: the cache's clock).
+    audioLocationRefreshAt: direct !== null && !audioPublicBaseUrl ? Date.now() + (audioUrlTtlSeconds * 1000) / 2 : null,
   };
 }
 
