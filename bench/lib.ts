@@ -24,6 +24,8 @@ export interface Measurement {
   p99: number;
   errors: number;
   non2xx: number;
+  /** Requests answered in the run (for CPU time per request). */
+  requests: number;
 }
 
 export interface LoadOptions {
@@ -54,6 +56,7 @@ export async function measure(name: string, options: LoadOptions): Promise<Measu
     p99: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
+    requests: result.requests.total,
   };
 }
 
@@ -161,6 +164,14 @@ export async function bareServer(answer: { status: number; headers: Record<strin
     url,
   );
   return { url, pid: child.pid, close: () => stopProcess(child) };
+}
+
+/** A baseline server script of bench/ (e.g. bare-redirect-server.ts) in its own process, with its settings in `env`. */
+export async function baselineServer(script: string, env: Record<string, string>) {
+  const port = freePortNumber();
+  const url = `http://127.0.0.1:${port}`;
+  const child = await startProcess([path.join(BENCH_DIR, script)], { ...env, PORT: String(port) }, url);
+  return { url, pid: child.pid as number, close: () => stopProcess(child) };
 }
 
 /**
@@ -284,3 +295,32 @@ export async function benchAccount(deps: Deps, email: string): Promise<{ key: st
   if (!account) throw new Error(`account ${created.account} was not created`);
   return { key: created.key, accountId: account.id };
 }
+
+/** CPU time (user + system) a process has used so far, in seconds, from /proc/<pid>/stat (Linux only). */
+export function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after `pid (comm) `: state is the 1st, utime the 12th and stime the 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticksPerSecond = 100; // USER_HZ: 100 on every Linux that Node supports
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+/** `measure`, plus the CPU time the server process `pid` spent per request over the run (µs). */
+export async function measureWithCpu(
+  name: string,
+  pid: number,
+  options: LoadOptions,
+): Promise<Measurement & { cpuUsPerRequest: number }> {
+  const before = cpuSeconds(pid);
+  const result = await measure(name, options);
+  return { ...result, cpuUsPerRequest: ((cpuSeconds(pid) - before) * 1e6) / Math.max(1, result.requests) };
+}
+
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+/** The 1-minute load average, printed beside every figure: a busy machine explains a slow round. */
+export const loadAverage = (): string => (os.loadavg()[0] ?? 0).toFixed(2);

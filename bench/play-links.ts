@@ -1,242 +1,152 @@
 /**
- * Play-link hot paths against a bare node:http server answering a 302, in one run, on SQLite:
- *   npx tsx bench/play-links.ts            (about 75 s; loopback only)
- * Each server runs in its own child process, so the load generator (autocannon, in this process)
- * does not share an event loop with what it measures. Prints requests/s, p50/p99 latency and the
- * ratio to the bare server. Targets: .mp3 >= 0.8x bare; batch-100 p99 <= 10 ms at 10 connections.
- * Options (env): BENCH_SECONDS (2) per round, BENCH_ROUNDS (3), BENCH_CONNECTIONS (50), BENCH_TOKENS (10000),
- * BENCH_CPU_PROF=<dir> (CPU profiles of the servers).
+ * `GET /p/<token>.mp3` against its fair floor, on SQLite: `npm run bench -- play-links`.
+ * The app is the built server in its own process (`benchApp`); the floor (bench/bare-redirect-server.ts,
+ * its own process) loads the same links with one raw query and answers each request with a Map lookup
+ * and the app's 302, header for header (checked before measuring: only Date and the request id's value
+ * differ). The load generator (autocannon) runs in this process. Random tokens over 10k and 100k links,
+ * every link played once first (the links in use); then BENCH_ROUNDS (5) interleaved rounds of
+ * BENCH_SECONDS (5) per side, each after a 1 s warm-up. Prints per scenario the median req/s of each
+ * side, their ratio (target >= 0.80), the servers' CPU time per request (/proc), the app's p50/p99 and
+ * the 1-minute load average; and the batch lookup's p99 (target <= 10 ms at 10 connections).
+ * Options (env): BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS (50), BENCH_TOKENS (100000).
  */
-import { fork } from 'node:child_process';
-import fs from 'node:fs';
-import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
-
 import autocannon from 'autocannon';
+import { baselineServer, benchAccount, benchApp, loadAverage, measureWithCpu, median, type Measurement } from './lib.js';
+import { seedPlayLinks } from './seed.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const TOKENS = Number(process.env.BENCH_TOKENS ?? 10_000);
-/** The default cache TTL (PLAY_LINK_CACHE_TTL_MS) in seconds: warm-up of the token scenarios. */
-const WARMUP_TTL = Math.max(1, Math.ceil(Number(process.env.PLAY_LINK_CACHE_TTL_MS ?? 5000) / 1000));
+const TOKENS = Number(process.env.BENCH_TOKENS ?? 100_000);
 
-interface AppInfo {
-  port: number;
-  tokens: string[];
-  userIds: string[];
-  collectionId: string;
-  key: string;
-}
-
-// ---- child roles ----
-
-async function serveBare(): Promise<void> {
-  const server = http.createServer((_req, res) => {
-    res.writeHead(302, { location: 'http://127.0.0.1/audio/abc.mp3', 'cache-control': 'no-store' });
-    res.end();
-  });
-  server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
-}
-
-async function serveApp(): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-bench-'));
-  const { loadConfig } = await import('../src/config.js');
-  const { createDeps } = await import('../src/deps.js');
-  const { migrateToLatest } = await import('../src/db/migrate.js');
-  const { buildApp } = await import('../src/app.js');
-  const { createApiKey } = await import('../src/features/api-keys/service.js');
-  const { seedPlayLinks } = await import('./seed.js');
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    PAYMENTS_SANDBOX: 'true',
-    MAIL_TRANSPORT: 'log',
-    LOG_LEVEL: 'silent',
-    DATA_DIR: dataDir,
-    RUN_WORKER: 'false',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    BASE_URL: 'http://127.0.0.1:3000',
-    ...(process.env.PLAY_LINK_CACHE_TTL_MS ? { PLAY_LINK_CACHE_TTL_MS: process.env.PLAY_LINK_CACHE_TTL_MS } : {}),
-  });
-  const deps = createDeps(config);
-  await migrateToLatest(deps.db);
-  const created = await createApiKey(deps, { accountEmail: 'bench@example.com' });
-  const { collectionId, tokens, userIds } = await seedPlayLinks(deps, TOKENS);
-  const app = await buildApp(deps);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address() as { port: number };
-  process.send?.({ port: address.port, tokens, userIds, collectionId, key: created.key } satisfies AppInfo);
-}
-
-// ---- parent ----
-
-function start<T>(role: string): Promise<{ info: T; stop: () => void }> {
-  const child = fork(process.argv[1] as string, [role], {
-    execArgv: [
-      ...process.execArgv,
-      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
-    ],
-    stdio: 'inherit',
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (info) => resolve({ info: info as T, stop: () => child.send('stop') }));
-    child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
-  });
-}
-
-interface Scenario {
-  name: string;
-  /** Seconds of load before each measured round. */
-  warmup: number;
-  port: number;
-  expectStatus: number;
-  nextPath: () => string;
-  connections: number;
-  headers?: Record<string, string>;
-}
-
-interface Sample {
-  rps: number;
-  p50: number;
-  p99: number;
-  bad: number;
-}
+type Sample = Measurement & { cpuUsPerRequest: number; load: string };
 
 const pick = <T>(list: T[]): T => list[Math.floor(Math.random() * list.length)] as T;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const randomMp3 = (tokens: string[]): autocannon.Request[] => [
+  { method: 'GET', setupRequest: (request) => ({ ...request, path: `/p/${pick(tokens)}.mp3` }) },
+];
 
-async function measure(scenario: Scenario, seconds: number): Promise<Sample> {
-  let bad = 0;
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: `http://127.0.0.1:${scenario.port}`,
-        connections: scenario.connections,
-        duration: seconds,
-        headers: scenario.headers ?? {},
-        requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: scenario.nextPath() }) }],
-      },
-      (err, done) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(done)),
-    );
-    instance.on('response', (_client, status) => {
-      if (status !== scenario.expectStatus) bad++;
-    });
+/** The app's 302 for one token, as node:http saw it on the wire (raw header names and values, in order). */
+async function rawRedirect(url: string): Promise<string[]> {
+  const http = await import('node:http');
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, (res) => {
+        res.resume();
+        resolve(res.rawHeaders);
+      })
+      .on('error', reject);
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bad };
+}
+
+/** Headers node:http writes itself (Date, Connection, Keep-Alive): the floor's server writes its own. */
+const writtenByNode = new Set(['date', 'connection', 'keep-alive']);
+const comparable = (raw: string[]) =>
+  raw.map((value, i) => (i % 2 === 1 && ['date', 'x-request-id'].includes(raw[i - 1]?.toLowerCase() ?? '') ? '…' : value));
+
+/** Every token once, `CONNECTIONS` at a time: the cache then holds the links in use, as in steady traffic. */
+async function playEachOnce(url: string, tokens: string[]): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (next < tokens.length) await fetch(`${url}/p/${tokens[next++]}.mp3`, { redirect: 'manual' });
+    }),
+  );
 }
 
 async function main(): Promise<void> {
-  const role = process.argv[2];
-  // Children exit normally when told, so --cpu-prof (BENCH_CPU_PROF=<dir>) can write its profile.
-  process.on('message', (message) => message === 'stop' && process.exit(0));
-  if (role === 'bare') return serveBare();
-  if (role === 'app') return serveApp();
-
-  const [bare, app] = await Promise.all([start<{ port: number }>('bare'), start<AppInfo>('app')]);
+  let seeded = { collectionId: '', tokens: [] as string[], userIds: [] as string[] };
+  let key = '';
+  const app = await benchApp(async (deps) => {
+    key = (await benchAccount(deps, 'bench@example.com')).key;
+    seeded = await seedPlayLinks(deps, TOKENS);
+  });
+  const { tokens, userIds, collectionId } = seeded;
+  const sample = await rawRedirect(`${app.url}/p/${tokens[0]}.mp3`);
+  const keepAlive = /timeout=(\d+)/.exec(
+    sample[sample.findIndex((v, i) => i % 2 === 0 && v.toLowerCase() === 'keep-alive') + 1] ?? '',
+  );
+  const template = sample.filter((_, i) => !writtenByNode.has((sample[i - (i % 2)] ?? '').toLowerCase()));
+  const floor = await baselineServer('bare-redirect-server.ts', {
+    SQLITE_FILE: path.join(app.settings.DATA_DIR ?? '', 'voicename.db'),
+    BASE_URL: app.url,
+    KEEP_ALIVE_MS: String(Number(keepAlive?.[1] ?? 5) * 1000),
+    BARE_TEMPLATE: JSON.stringify(template),
+  });
   try {
-    const { tokens, userIds, collectionId, key } = app.info;
-    // A few popular links: every request is a cache hit (the fast path at its best).
-    const hot = tokens.slice(0, 10);
-    const scenarios: Scenario[] = [
-      {
-        name: 'bare node:http 302',
-        warmup: 1,
-        port: bare.info.port,
-        expectStatus: 302,
-        connections: CONNECTIONS,
-        nextPath: () => `/p/${pick(tokens)}.mp3`,
-      },
-      {
-        name: 'app GET /healthz (framework floor)',
-        warmup: 1,
-        port: app.info.port,
-        expectStatus: 200,
-        connections: CONNECTIONS,
-        nextPath: () => '/healthz',
-      },
-      {
-        name: '/p/<token>.mp3 (302)',
-        warmup: WARMUP_TTL,
-        port: app.info.port,
-        expectStatus: 302,
-        connections: CONNECTIONS,
-        nextPath: () => `/p/${pick(tokens)}.mp3`,
-      },
-      {
-        name: '/p/<token>.mp3, 10 hot tokens',
-        warmup: 1,
-        port: app.info.port,
-        expectStatus: 302,
-        connections: CONNECTIONS,
-        nextPath: () => `/p/${pick(hot)}.mp3`,
-      },
-      {
-        name: '/p/<token>/meta',
-        warmup: WARMUP_TTL,
-        port: app.info.port,
-        expectStatus: 200,
-        connections: CONNECTIONS,
-        nextPath: () => `/p/${pick(tokens)}/meta`,
-      },
-      {
-        name: 'GET /v1/play-links/batch (100 ids)',
-        warmup: 1,
-        port: app.info.port,
-        expectStatus: 200,
-        connections: 10,
-        headers: { authorization: `Bearer ${key}` },
-        nextPath: () =>
-          `/v1/play-links/batch?collection_id=${collectionId}&user_ids=${Array.from({ length: 100 }, () => pick(userIds)).join(',')}`,
-      },
-    ];
-    const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
-    if (only) scenarios.splice(1, scenarios.length, ...scenarios.slice(1).filter((s) => only.test(s.name)));
-    console.log(
-      `Play-link benchmark on SQLite: ${TOKENS} tokens, ${ROUNDS} interleaved rounds of ${SECONDS} s per scenario, ` +
-        `${os.cpus().length} CPUs, load average ${os.loadavg()[0]?.toFixed(1)}, Node ${process.version}`,
-    );
-    // Interleaved rounds, medians per scenario: a busy neighbour on the machine skews one round, not one
-    // scenario. Each round starts with a warm-up: JIT and connections (1 s), and for the token scenarios
-    // one cache TTL (5 s) of load, so the measured seconds see the steady state of continuous traffic,
-    // where every token is reloaded from the database once per TTL (cache misses included).
-    const samples = new Map<string, Sample[]>(scenarios.map((s) => [s.name, []]));
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const scenario of scenarios) {
-        await measure(scenario, scenario.warmup);
-        samples.get(scenario.name)?.push(await measure(scenario, SECONDS));
-      }
-    }
-    const rows = scenarios.map((scenario) => {
-      const list = samples.get(scenario.name) ?? [];
-      return {
-        name: scenario.name,
-        connections: scenario.connections,
-        rps: median(list.map((x) => x.rps)),
-        p50: median(list.map((x) => x.p50)),
-        p99: median(list.map((x) => x.p99)),
-        bad: list.reduce((sum, x) => sum + x.bad, 0),
-      };
-    });
-    const baseline = rows[0] as (typeof rows)[0];
-    console.log('');
-    console.log(
-      `${'scenario'.padEnd(36)} ${'conns'.padStart(5)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'vs bare'.padStart(8)} ${'bad'.padStart(5)}`,
-    );
-    for (const row of rows) {
-      console.log(
-        `${row.name.padEnd(36)} ${String(row.connections).padStart(5)} ${row.rps.toFixed(0).padStart(9)} ${String(row.p50).padStart(7)} ${String(row.p99).padStart(7)} ${(row.rps / baseline.rps).toFixed(2).padStart(8)} ${String(row.bad).padStart(5)}`,
+    const floorSample = await rawRedirect(`${floor.url}/p/${tokens[0]}.mp3`);
+    if (JSON.stringify(comparable(floorSample)) !== JSON.stringify(comparable(sample))) {
+      throw new Error(
+        `the floor's 302 differs from the app's:\n${comparable(sample).join(' ')}\n${comparable(floorSample).join(' ')}`,
       );
     }
-    const mp3 = rows.find((row) => row.name === '/p/<token>.mp3 (302)');
-    const batch = rows.find((row) => row.name.includes('batch'));
-    console.log('');
-    if (mp3) console.log(`.mp3 redirect vs bare: ${(mp3.rps / baseline.rps).toFixed(2)}x (target >= 0.80)`);
-    if (batch) console.log(`batch-100 p99 at 10 connections: ${batch.p99} ms (target <= 10 ms)`);
-    if (rows.some((row) => row.bad > 0)) console.log('WARNING: some responses had an unexpected status (column "bad").');
+    const scenarios = [
+      { name: '.mp3, random of 10k tokens', tokens: tokens.slice(0, 10_000) },
+      ...(tokens.length > 10_000 ? [{ name: `.mp3, random of ${tokens.length / 1000}k tokens`, tokens }] : []),
+    ];
+    console.log(
+      `.mp3 vs its floor on SQLite: ${ROUNDS} interleaved rounds of ${SECONDS} s, ${CONNECTIONS} connections, ` +
+        `Node ${process.version}, load average ${loadAverage()} at start`,
+    );
+    await playEachOnce(app.url, tokens);
+    const samples = new Map<string, { app: Sample[]; floor: Sample[] }>(scenarios.map((s) => [s.name, { app: [], floor: [] }]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const scenario of scenarios) {
+        for (const [side, server] of [
+          ['floor', floor],
+          ['app', { url: app.url, pid: app.serverPid }],
+        ] as const) {
+          const options = { url: server.url, connections: CONNECTIONS, requests: randomMp3(scenario.tokens) };
+          await measureWithCpu('warm-up', server.pid, { ...options, seconds: 1 });
+          const load = loadAverage();
+          const result = await measureWithCpu(scenario.name, server.pid, { ...options, seconds: SECONDS });
+          samples.get(scenario.name)?.[side].push({ ...result, load });
+          console.log(
+            `  round ${round + 1} ${scenario.name} ${side.padEnd(5)} ${result.rps.toFixed(0).padStart(6)} req/s ` +
+              `${result.cpuUsPerRequest.toFixed(1).padStart(6)} µs CPU/req, load ${load}`,
+          );
+        }
+      }
+    }
+    console.log(
+      `\n${'scenario'.padEnd(30)}${'floor req/s'.padStart(12)}${'app req/s'.padStart(11)}${'ratio'.padStart(7)}` +
+        `${'floor µs'.padStart(10)}${'app µs'.padStart(8)}${'CPU ratio'.padStart(11)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}  bad  load`,
+    );
+    for (const scenario of scenarios) {
+      const { app: appRuns, floor: floorRuns } = samples.get(scenario.name) ?? { app: [], floor: [] };
+      const of = (runs: Sample[], field: 'rps' | 'cpuUsPerRequest' | 'p50' | 'p99') => median(runs.map((run) => run[field]));
+      const bad = appRuns.reduce((sum, run) => sum + run.errors + run.non2xx, 0);
+      console.log(
+        `${scenario.name.padEnd(30)}${of(floorRuns, 'rps').toFixed(0).padStart(12)}${of(appRuns, 'rps').toFixed(0).padStart(11)}` +
+          `${(of(appRuns, 'rps') / of(floorRuns, 'rps')).toFixed(2).padStart(7)}${of(floorRuns, 'cpuUsPerRequest').toFixed(1).padStart(10)}` +
+          `${of(appRuns, 'cpuUsPerRequest').toFixed(1).padStart(8)}` +
+          `${(of(floorRuns, 'cpuUsPerRequest') / of(appRuns, 'cpuUsPerRequest')).toFixed(2).padStart(11)}` +
+          `${of(appRuns, 'p50').toFixed(1).padStart(8)}${of(appRuns, 'p99').toFixed(1).padStart(8)}  ${String(bad).padStart(3)}  ` +
+          `${median(appRuns.map((run) => Number(run.load))).toFixed(2)}`,
+      );
+    }
+    console.log(
+      "(ratio: median app req/s over median floor req/s, target >= 0.80; CPU ratio: floor CPU per request over the app's)",
+    );
+    const batch = await measureWithCpu('batch', app.serverPid, {
+      url: app.url,
+      connections: 10,
+      headers: { authorization: `Bearer ${key}` },
+      requests: [
+        {
+          method: 'GET',
+          setupRequest: (request) => ({
+            ...request,
+            path: `/v1/play-links/batch?collection_id=${collectionId}&user_ids=${Array.from({ length: 100 }, () => pick(userIds)).join(',')}`,
+          }),
+        },
+      ],
+    });
+    console.log(`batch-100 p99 at 10 connections: ${batch.p99} ms (target <= 10 ms), load ${loadAverage()}`);
   } finally {
-    bare.stop();
-    app.stop();
+    await floor.close();
+    await app.close();
   }
 }
 
