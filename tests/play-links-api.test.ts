@@ -200,6 +200,9 @@ describe('GET /v1/play-links/batch', () => {
   it('refuses over-long ids and needs both parameters', async () => {
     expect((await batch('x'.repeat(101))).json().error).toMatchObject({ code: 'parameter_invalid', param: 'user_ids' });
     expect((await batch('x'.repeat(100))).statusCode).toBe(200);
+    // Too many ids is the error reported first, even when one of them is also too long.
+    const both = (await batch([...Array(100).fill('a'), 'x'.repeat(101)].join(','))).json().error;
+    expect(both.message).toBe('Invalid query parameter "user_ids": at most 100 ids, got 101.');
     const noIds = await get(`/v1/play-links/batch?collection_id=${collectionId}`);
     expect(noIds.json().error).toMatchObject({ code: 'parameter_missing', param: 'user_ids' });
     const noCollection = await get('/v1/play-links/batch?user_ids=a');
