@@ -160,6 +160,9 @@ describe('GET /v1/play-links/batch', () => {
     ]);
     for (const item of res.json().data)
       expect(Object.keys(item)).toEqual(['user_id', 'display_name', 'has_recording', 'play_link']);
+    // The same bytes and type as every other /v1 answer: compact JSON, UTF-8 named.
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toBe(JSON.stringify(res.json()));
   });
 
   it('never shows another collection’s user, and echoes unknown and malformed ids', async () => {

@@ -186,8 +186,8 @@ export async function batchPlayLinks(
   const { baseUrl } = deps.config;
   // One item object per id and nothing else: this runs 100 times per request.
   const data: BatchPlayLinkItem[] = [];
-  for (const id of ids) {
-    const summary = summaries.get(id);
+  for (const [index, id] of ids.entries()) {
+    const summary = summaries[index];
     // Never another collection's data: a user elsewhere answers like an unknown id.
     const mine = summary !== undefined && summary.collectionId === query.collection_id ? summary : undefined;
     const token = mine?.token ?? null;
@@ -202,41 +202,34 @@ export async function batchPlayLinks(
 }
 
 /**
- * Summaries of existing users by id: from the per-process cache where fresh, the rest in one
- * query (then cached, unless an invalidation ran meanwhile). A recorded user without an active
- * link gets one here, as on every other read.
+ * The summary of each of `ids` (same order; undefined for ids that are not users): from the
+ * per-process cache where fresh, the rest in one query (then cached, unless an invalidation ran
+ * meanwhile). A recorded user without an active link gets one here, as on every other read. The
+ * warm path allocates one array: no map or set per request.
  */
-async function userSummaries(deps: Deps, ids: string[]): Promise<Map<string, UserLinkSummary>> {
+async function userSummaries(deps: Deps, ids: string[]): Promise<(UserLinkSummary | undefined)[]> {
   const { cache } = deps.playLinks;
-  const found = new Map<string, UserLinkSummary>();
-  const missing = new Set<string>();
-  for (const id of ids) {
-    if (found.has(id) || missing.has(id)) continue;
-    const cached = cache.peekUser(id);
-    if (cached) found.set(id, cached);
-    // Only ids that can be users are looked up (the cache holds existing users only).
-    else if (isUuid(id)) missing.add(id);
-  }
-  if (missing.size === 0) return found;
+  const summaries = ids.map((id) => cache.peekUser(id));
+  // Only ids that can be users are looked up (the cache holds existing users only).
+  const missing = ids.filter((id, index) => summaries[index] === undefined && isUuid(id));
+  if (missing.length === 0) return summaries;
   const generation = cache.currentGeneration;
-  const rows = await findUsersWithLinks(deps.db.kysely, [...missing], deps.db.dialect);
-  const loaded: UserLinkSummary[] = [];
+  const rows = await findUsersWithLinks(deps.db.kysely, [...new Set(missing)], deps.db.dialect);
+  const loaded = new Map<string, UserLinkSummary>();
   for (const row of rows) {
     let token = row.token;
     if (token === null && row.duration_ms !== null) {
       token = await withTransaction(deps, ({ trx }) => ensureActiveLinkSafely(trx, row.user_id, deps));
     }
-    const summary = {
+    loaded.set(row.user_id, {
       userId: row.user_id,
       collectionId: row.collection_id,
       displayName: row.display_name,
       token: row.duration_ms === null ? null : token,
-    };
-    loaded.push(summary);
-    found.set(row.user_id, summary);
+    });
   }
-  cache.storeUsers(loaded, generation);
-  return found;
+  cache.storeUsers([...loaded.values()], generation);
+  return summaries.map((summary, index) => summary ?? loaded.get(ids[index] as string));
 }
 
 /** The collection's play-link page settings (defaults when never set). */
