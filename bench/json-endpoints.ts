@@ -1,16 +1,15 @@
 /**
  * Every JSON endpoint worth timing, through the whole stack (auth, rate limit, validation,
- * serialisation, SQLite), against a bare node:http server doing the same database work through
- * the same service functions (bench/bare-db-server.ts). Baseline and API are measured in
- * alternating rounds and each reported as its best round, so neither gets the quieter half of the
- * run. Goal for the collections list: >= 0.8x the baseline's requests/s, p99 <= 2x.
- * Run: npm run bench -- json (BENCH_SECONDS per round, default 5; BENCH_ROUNDS, default 2).
+ * serialisation, SQLite), against bench/bare-json-server.ts: a bare node:http server in its own
+ * process doing the least each endpoint must do with raw SQL, answering byte-identical bodies
+ * (checked before measuring) with the app's headers. Rounds alternate between baseline and API
+ * (BENCH_ROUNDS, default 5, of BENCH_SECONDS, default 5), and every figure is the median of its
+ * side's rounds, with the server's CPU time per request and the load average beside it.
+ * Run: npm run bench -- json
  */
 import { createCollection } from '../src/features/collections/service.js';
-import { bareDbServer, benchAccount, benchApp, type LoadOptions, measure, type Measurement, report } from './lib.js';
+import { bareJsonServer, benchAccount, benchApp, interleavedRounds, type LoadOptions, report } from './lib.js';
 import { seedPlayLinks } from './seed.js';
-
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 
 let key = '';
 let seeded = { collectionId: '', tokens: [] as string[], userIds: [] as string[] };
@@ -20,7 +19,6 @@ const app = await benchApp(async (deps) => {
   for (let i = 0; i < 200; i++) await createCollection(deps, accountId, { name: `Collection ${i}`, description: 'bench' });
   seeded = await seedPlayLinks(deps, 1_000);
 });
-const bare = await bareDbServer(app);
 const auth = { authorization: `Bearer ${key}` };
 const json = { ...auth, 'content-type': 'application/json' };
 const createBody = JSON.stringify({ name: 'Bench collection', description: 'created under load' });
@@ -30,52 +28,85 @@ const token = seeded.tokens[0] as string;
 
 interface Pair {
   title: string;
+  /** The baseline's route name (bench/bare-json-server.ts answers it with the app's headers). */
+  route: string;
   api: [string, LoadOptions];
-  baseline: LoadOptions;
+  baseline: string;
+  /** Bodies hold a new id and time on every request: compared by shape only. */
+  creates?: boolean;
 }
 const pairs: Pair[] = [
   {
     title: 'List collections',
+    route: 'collections',
     api: ['GET /v1/collections?limit=50', { url: `${app.url}/v1/collections?limit=50`, headers: auth }],
-    baseline: { url: `${bare.url}/collections`, headers: auth },
+    baseline: '/collections',
   },
   {
     title: 'Create a collection',
+    route: 'create',
     api: ['POST /v1/collections', { url: `${app.url}/v1/collections`, method: 'POST', headers: json, body: createBody }],
-    baseline: { url: `${bare.url}/collections`, method: 'POST', headers: json, body: createBody },
+    baseline: '/collections',
+    creates: true,
   },
   {
     title: 'List people',
+    route: 'users',
     api: [
       'GET /v1/collections/{id}/users?limit=50',
       { url: `${app.url}/v1/collections/${collectionId}/users?limit=50`, headers: auth },
     ],
-    baseline: { url: `${bare.url}/users?collection_id=${collectionId}`, headers: auth },
+    baseline: `/users?collection_id=${collectionId}`,
   },
   {
     title: 'Batch of 100 play links (10 connections)',
+    route: 'batch',
     api: [
       'GET /v1/play-links/batch (100 ids)',
       { url: `${app.url}/v1/play-links/batch?collection_id=${collectionId}&user_ids=${ids}`, headers: auth, connections: 10 },
     ],
-    baseline: { url: `${bare.url}/batch?collection_id=${collectionId}&user_ids=${ids}`, headers: auth, connections: 10 },
+    baseline: `/batch?collection_id=${collectionId}&user_ids=${ids}`,
   },
   {
     title: "A play link's public metadata",
+    route: 'meta',
     api: ['GET /p/{token}/meta', { url: `${app.url}/p/${token}/meta` }],
-    baseline: { url: `${bare.url}/meta/${token}` },
+    baseline: `/meta/${token}`,
   },
 ];
 
-const best = (runs: Measurement[]) => runs.reduce((a, b) => (b.rps > a.rps ? b : a));
+/** Headers that differ per answer or per connection, left to each server. */
+const OWN_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'x-request-id', 'transfer-encoding']);
+const once = (load: LoadOptions, url = load.url) =>
+  fetch(url, { method: load.method ?? 'GET', headers: load.headers ?? {}, ...(load.body ? { body: load.body } : {}) });
+
+// The app's headers per route, handed to the baseline so both send the same bytes.
+const headers: Record<string, Record<string, string>> = {};
 for (const pair of pairs) {
-  const baselineRuns: Measurement[] = [];
-  const apiRuns: Measurement[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    baselineRuns.push(await measure('bare node:http, same service calls', pair.baseline));
-    apiRuns.push(await measure(pair.api[0], pair.api[1]));
+  const response = await once(pair.api[1]);
+  await response.arrayBuffer();
+  headers[pair.route] = Object.fromEntries([...response.headers].filter(([name]) => !OWN_HEADERS.has(name)));
+}
+const bare = await bareJsonServer(app, headers);
+
+for (const pair of pairs) {
+  const load = pair.api[1];
+  const [ours, theirs] = await Promise.all([once(load), once(load, `${bare.url}${pair.baseline}`)]);
+  const shape = (text: string) => (pair.creates ? text.replace(/"[^"]*\d{4}-\d\d-\d\dT[^"]*"|"[0-9a-f-]{36}"/g, '"…"') : text);
+  const [a, b] = [shape(await ours.text()), shape(await theirs.text())];
+  if (ours.status !== theirs.status || a !== b) {
+    throw new Error(
+      `${pair.title}: the baseline's answer differs from the app's (${ours.status} ${a.slice(0, 300)} vs ${theirs.status} ${b.slice(0, 300)})`,
+    );
   }
-  report(pair.title, best(baselineRuns), [best(apiRuns)]);
+}
+
+for (const pair of pairs) {
+  const [baseline, api] = await interleavedRounds([
+    { name: 'bare node:http, raw SQL', load: { ...pair.api[1], url: `${bare.url}${pair.baseline}` }, pid: bare.pid },
+    { name: pair.api[0], load: pair.api[1], pid: app.serverPid },
+  ]);
+  report(pair.title, baseline as NonNullable<typeof baseline>, [api as NonNullable<typeof api>]);
 }
 
 await bare.close();

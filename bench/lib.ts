@@ -26,6 +26,10 @@ export interface Measurement {
   non2xx: number;
   /** Requests answered in the run (for CPU time per request). */
   requests: number;
+  /** CPU time (user + system) the server process spent per request over the round; NaN without a pid. */
+  cpuMsPerRequest: number;
+  /** The machine's 1-minute load average at the end of the round: read the figures beside it. */
+  load1: number;
 }
 
 export interface LoadOptions {
@@ -39,7 +43,27 @@ export interface LoadOptions {
   requests?: autocannon.Request[];
 }
 
-export async function measure(name: string, options: LoadOptions): Promise<Measurement> {
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on every Linux build we run on). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system) process `pid` has used so far, from /proc/<pid>/stat (NaN once it has ended). */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after `pid (comm) `: state is the 1st, utime the 12th and stime the 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * One autocannon round against `options.url`; with `serverPid`, the CPU time that process spent
+ * per request over the round (the load generator runs in this process, never in the server's).
+ */
+export async function measure(name: string, options: LoadOptions, serverPid?: number): Promise<Measurement> {
+  const cpuBefore = serverPid === undefined ? Number.NaN : cpuSeconds(serverPid);
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'GET',
@@ -49,6 +73,7 @@ export async function measure(name: string, options: LoadOptions): Promise<Measu
     connections: options.connections ?? 50,
     duration: options.seconds ?? Number(process.env.BENCH_SECONDS ?? 5),
   });
+  const cpuUsed = serverPid === undefined ? Number.NaN : cpuSeconds(serverPid) - cpuBefore;
   return {
     name,
     rps: result.requests.average,
@@ -57,7 +82,52 @@ export async function measure(name: string, options: LoadOptions): Promise<Measu
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
     requests: result.requests.total,
+    cpuMsPerRequest: (cpuUsed * 1000) / Math.max(1, result.requests.total),
+    load1: os.loadavg()[0] ?? 0,
   };
+}
+
+/** The median of `values`, NaNs left out (NaN when none is left). */
+export const median = (values: number[]): number => {
+  const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+
+/** The median of every figure of several rounds of one side (errors are summed: one is one too many). */
+export function medianOf(runs: Measurement[]): Measurement {
+  const of = (pick: (run: Measurement) => number) => median(runs.map(pick));
+  return {
+    name: runs[0]?.name ?? '',
+    rps: of((run) => run.rps),
+    p50: of((run) => run.p50),
+    p99: of((run) => run.p99),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
+    requests: runs.reduce((sum, run) => sum + run.requests, 0),
+    cpuMsPerRequest: of((run) => run.cpuMsPerRequest),
+    load1: of((run) => run.load1),
+  };
+}
+
+export interface Side {
+  name: string;
+  load: LoadOptions;
+  /** The server process whose CPU time is read per round. */
+  pid?: number;
+}
+
+/**
+ * `rounds` rounds of every side, interleaved (side A, side B, side A…), so a noisy neighbour
+ * hits both alike; returns each side's medians, in the order given.
+ */
+export async function interleavedRounds(sides: Side[], rounds = Number(process.env.BENCH_ROUNDS ?? 5)): Promise<Measurement[]> {
+  const runs = sides.map(() => [] as Measurement[]);
+  for (let round = 0; round < Math.max(1, rounds); round++) {
+    for (const [index, side] of sides.entries()) runs[index]?.push(await measure(side.name, side.load, side.pid));
+  }
+  return runs.map(medianOf);
 }
 
 /** Starts a child process (TypeScript through tsx unless `built`) and waits until `url` answers. */
@@ -175,14 +245,18 @@ export async function baselineServer(script: string, env: Record<string, string>
 }
 
 /**
- * The baseline doing the same database work (bench/bare-db-server.ts): the same SQLite file and
- * service functions as the app started by `benchApp`, behind a bare node:http server.
+ * The JSON endpoints' baseline (bench/bare-json-server.ts) in its own process: raw SQL on the
+ * SQLite file of the app started by `benchApp`, answering with `headers` (by route name).
  */
-export async function bareDbServer(app: { settings: Record<string, string> }) {
+export async function bareJsonServer(app: { settings: Record<string, string> }, headers: Record<string, Record<string, string>>) {
   const port = freePortNumber();
   const url = `http://127.0.0.1:${port}`;
-  const child = await startProcess([path.join(BENCH_DIR, 'bare-db-server.ts')], { ...app.settings, PORT: String(port) }, url);
-  return { url, pid: child.pid, close: () => stopProcess(child) };
+  const child = await startProcess(
+    [path.join(BENCH_DIR, 'bare-json-server.ts')],
+    { ...app.settings, PORT: String(port), BARE_HEADERS: JSON.stringify(headers) },
+    url,
+  );
+  return { url, pid: child.pid as number, close: () => stopProcess(child) };
 }
 
 /** Another API process of a `benchApp` app (same database and settings) on its own port, as a second instance behind a load balancer. */
@@ -278,12 +352,15 @@ export function report(title: string, baseline: Measurement, rows: Measurement[]
   const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(9);
   console.log(`\n${title}  (node ${process.version}, ${os.cpus().length} cpus)`);
   console.log(
-    `${'endpoint'.padEnd(44)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'ratio'.padStart(9)}  errors`,
+    `${'endpoint'.padEnd(44)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'ratio'.padStart(9)}` +
+      `${'cpu ms/req'.padStart(11)}${'load 1m'.padStart(9)}  errors`,
   );
   for (const row of [baseline, ...rows]) {
     const ratio = row === baseline ? 1 : row.rps / baseline.rps;
+    const cpu = Number.isNaN(row.cpuMsPerRequest ?? Number.NaN) ? '-'.padStart(11) : fmt(row.cpuMsPerRequest, 3).padStart(11);
     console.log(
-      `${row.name.padEnd(44)}${fmt(row.rps)}${fmt(row.p50, 2)}${fmt(row.p99, 2)}${fmt(ratio, 2)}  ${row.errors + row.non2xx}`,
+      `${row.name.padEnd(44)}${fmt(row.rps)}${fmt(row.p50, 2)}${fmt(row.p99, 2)}${fmt(ratio, 2)}${cpu}` +
+        `${fmt(row.load1 ?? os.loadavg()[0] ?? 0, 2)}  ${row.errors + row.non2xx}`,
     );
   }
 }
@@ -296,15 +373,6 @@ export async function benchAccount(deps: Deps, email: string): Promise<{ key: st
   return { key: created.key, accountId: account.id };
 }
 
-/** CPU time (user + system) a process has used so far, in seconds, from /proc/<pid>/stat (Linux only). */
-export function cpuSeconds(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after `pid (comm) `: state is the 1st, utime the 12th and stime the 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticksPerSecond = 100; // USER_HZ: 100 on every Linux that Node supports
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
-}
-
 /** `measure`, plus the CPU time the server process `pid` spent per request over the run (µs). */
 export async function measureWithCpu(
   name: string,
@@ -315,12 +383,6 @@ export async function measureWithCpu(
   const result = await measure(name, options);
   return { ...result, cpuUsPerRequest: ((cpuSeconds(pid) - before) * 1e6) / Math.max(1, result.requests) };
 }
-
-export const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 
 /** The 1-minute load average, printed beside every figure: a busy machine explains a slow round. */
 export const loadAverage = (): string => (os.loadavg()[0] ?? 0).toFixed(2);

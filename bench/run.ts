@@ -11,7 +11,7 @@ const scripts = fs
   .filter(
     (f) =>
       f.endsWith('.ts') &&
-      !['run.ts', 'lib.ts', 'seed.ts', 'bare-server.ts', 'bare-db-server.ts', 'blob-stream-server.ts', 'soak.ts'].includes(f),
+      !['run.ts', 'lib.ts', 'seed.ts', 'bare-server.ts', 'bare-json-server.ts', 'blob-stream-server.ts', 'soak.ts'].includes(f),
   )
   .filter((f) => only.length === 0 || only.some((name) => f.startsWith(name)))
   .sort();

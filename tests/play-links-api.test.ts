@@ -160,6 +160,9 @@ describe('GET /v1/play-links/batch', () => {
     ]);
     for (const item of res.json().data)
       expect(Object.keys(item)).toEqual(['user_id', 'display_name', 'has_recording', 'play_link']);
+    // The same bytes and type as every other /v1 answer: compact JSON, UTF-8 named.
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toBe(JSON.stringify(res.json()));
   });
 
   it('never shows another collection’s user, and echoes unknown and malformed ids', async () => {
@@ -200,6 +203,9 @@ describe('GET /v1/play-links/batch', () => {
   it('refuses over-long ids and needs both parameters', async () => {
     expect((await batch('x'.repeat(101))).json().error).toMatchObject({ code: 'parameter_invalid', param: 'user_ids' });
     expect((await batch('x'.repeat(100))).statusCode).toBe(200);
+    // Too many ids is the error reported first, even when one of them is also too long.
+    const both = (await batch([...Array(100).fill('a'), 'x'.repeat(101)].join(','))).json().error;
+    expect(both.message).toBe('Invalid query parameter "user_ids": at most 100 ids, got 101.');
     const noIds = await get(`/v1/play-links/batch?collection_id=${collectionId}`);
     expect(noIds.json().error).toMatchObject({ code: 'parameter_missing', param: 'user_ids' });
     const noCollection = await get('/v1/play-links/batch?user_ids=a');

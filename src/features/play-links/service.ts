@@ -23,7 +23,7 @@ import {
 } from './repo.js';
 import { type BatchPlayLinkItem, MAX_BATCH_IDS, MAX_USER_ID_LENGTH, type PlayLink, type PlayLinkSettings } from './schemas.js';
 import { invalidateAllPlayLinks, invalidatePlayLinkToken } from './invalidation.js';
-import { embedHtmlOf, oembedUrlFor, playLinkUrls } from './urls.js';
+import { embedHtmlOf, oembedUrlFor, playLinkUrl, playLinkUrls } from './urls.js';
 import { isUniqueViolation } from '../../db/errors.js';
 
 /** Token of a new play link: 12 random bytes (96 bits), 16 URL-safe characters. */
@@ -148,30 +148,24 @@ export async function rotatePlayLink(deps: Deps, accountId: string, collectionId
   });
 }
 
-/** Splits `a, b,,c` into trimmed, non-empty ids, in order, duplicates kept. */
+/** Splits `a, b,,c` into trimmed, non-empty ids, in order, duplicates kept (one pass: no array per step). */
 export function parseUserIds(raw: string): string[] {
-  const ids = raw
-    .split(',')
-    .map((id) => id.trim())
-    .filter((id) => id !== '');
-  if (ids.length > MAX_BATCH_IDS) {
-    throw new AppError(
-      'parameter_invalid',
-      `Invalid query parameter "user_ids": at most ${MAX_BATCH_IDS} ids, got ${ids.length}.`,
-      {
-        param: 'user_ids',
-      },
-    );
+  const ids: string[] = [];
+  let tooLong = false;
+  for (const part of raw.split(',')) {
+    const id = part.trim();
+    if (id === '') continue;
+    tooLong ||= id.length > MAX_USER_ID_LENGTH;
+    ids.push(id);
   }
-  const long = ids.find((id) => id.length > MAX_USER_ID_LENGTH);
-  if (long !== undefined) {
-    throw new AppError(
-      'parameter_invalid',
-      `Invalid query parameter "user_ids": ids are at most ${MAX_USER_ID_LENGTH} characters.`,
-      {
-        param: 'user_ids',
-      },
-    );
+  // Too many ids is reported first, whatever else is wrong.
+  if (ids.length > MAX_BATCH_IDS) {
+    const message = `Invalid query parameter "user_ids": at most ${MAX_BATCH_IDS} ids, got ${ids.length}.`;
+    throw new AppError('parameter_invalid', message, { param: 'user_ids' });
+  }
+  if (tooLong) {
+    const message = `Invalid query parameter "user_ids": ids are at most ${MAX_USER_ID_LENGTH} characters.`;
+    throw new AppError('parameter_invalid', message, { param: 'user_ids' });
   }
   return ids;
 }
@@ -188,56 +182,54 @@ export async function batchPlayLinks(
 ): Promise<{ data: BatchPlayLinkItem[] }> {
   await requireLiveCollection(deps, accountId, query.collection_id);
   const ids = parseUserIds(query.user_ids);
-  const summaries = await userSummaries(deps, [...new Set(ids.filter(isUuid))]);
-  return {
-    data: ids.map((id) => {
-      const summary = summaries.get(id);
-      // Never another collection's data: a user elsewhere answers like an unknown id.
-      const mine = summary !== undefined && summary.collectionId === query.collection_id ? summary : undefined;
-      return {
-        user_id: id,
-        display_name: mine?.displayName ?? '',
-        has_recording: mine?.token != null,
-        play_link: mine?.token ? playLinkUrls(deps.config.baseUrl, mine.token).play_link : null,
-      };
-    }),
-  };
+  const summaries = await userSummaries(deps, ids);
+  const { baseUrl } = deps.config;
+  // One item object per id and nothing else: this runs 100 times per request.
+  const data: BatchPlayLinkItem[] = [];
+  for (const [index, id] of ids.entries()) {
+    const summary = summaries[index];
+    // Never another collection's data: a user elsewhere answers like an unknown id.
+    const mine = summary !== undefined && summary.collectionId === query.collection_id ? summary : undefined;
+    const token = mine?.token ?? null;
+    data.push({
+      user_id: id,
+      display_name: mine?.displayName ?? '',
+      has_recording: token !== null,
+      play_link: token ? playLinkUrl(baseUrl, token) : null,
+    });
+  }
+  return { data };
 }
 
 /**
- * Summaries of existing users by id: from the per-process cache where fresh, the rest in one
- * query (then cached, unless an invalidation ran meanwhile). A recorded user without an active
- * link gets one here, as on every other read.
+ * The summary of each of `ids` (same order; undefined for ids that are not users): from the
+ * per-process cache where fresh, the rest in one query (then cached, unless an invalidation ran
+ * meanwhile). A recorded user without an active link gets one here, as on every other read. The
+ * warm path allocates one array: no map or set per request.
  */
-async function userSummaries(deps: Deps, userIds: string[]): Promise<Map<string, UserLinkSummary>> {
+async function userSummaries(deps: Deps, ids: string[]): Promise<(UserLinkSummary | undefined)[]> {
   const { cache } = deps.playLinks;
-  const found = new Map<string, UserLinkSummary>();
-  const missing: string[] = [];
-  for (const id of userIds) {
-    const cached = cache.peekUser(id);
-    if (cached) found.set(id, cached);
-    else missing.push(id);
-  }
-  if (missing.length === 0) return found;
+  const summaries = ids.map((id) => cache.peekUser(id));
+  // Only ids that can be users are looked up (the cache holds existing users only).
+  const missing = ids.filter((id, index) => summaries[index] === undefined && isUuid(id));
+  if (missing.length === 0) return summaries;
   const generation = cache.currentGeneration;
-  const rows = await findUsersWithLinks(deps.db.kysely, missing, deps.db.dialect);
-  const loaded: UserLinkSummary[] = [];
+  const rows = await findUsersWithLinks(deps.db.kysely, [...new Set(missing)], deps.db.dialect);
+  const loaded = new Map<string, UserLinkSummary>();
   for (const row of rows) {
     let token = row.token;
     if (token === null && row.duration_ms !== null) {
       token = await withTransaction(deps, ({ trx }) => ensureActiveLinkSafely(trx, row.user_id, deps));
     }
-    const summary = {
+    loaded.set(row.user_id, {
       userId: row.user_id,
       collectionId: row.collection_id,
       displayName: row.display_name,
       token: row.duration_ms === null ? null : token,
-    };
-    loaded.push(summary);
-    found.set(row.user_id, summary);
+    });
   }
-  cache.storeUsers(loaded, generation);
-  return found;
+  cache.storeUsers([...loaded.values()], generation);
+  return summaries.map((summary, index) => summary ?? loaded.get(ids[index] as string));
 }
 
 /** The collection's play-link page settings (defaults when never set). */

@@ -1,8 +1,11 @@
 import { escapeHtml } from '../../web/html.js';
 
+/** The player page of a play link, `{BASE_URL}/p/<token>` (alone, where the other URLs are not needed). */
+export const playLinkUrl = (baseUrl: string, token: string): string => `${baseUrl}/p/${token}`;
+
 /** The public URLs of a play link, as the spec spells them. Shared by every feature that shows one. */
 export function playLinkUrls(baseUrl: string, token: string) {
-  const playLink = `${baseUrl}/p/${token}`;
+  const playLink = playLinkUrl(baseUrl, token);
   return {
     play_link: playLink,
     play_url: `${playLink}.mp3`,
