@@ -227,7 +227,8 @@ export async function benchApp(
   await migrateToLatest(deps.db);
   await seed(deps);
   await deps.db.close();
-  const root = path.join(BENCH_DIR, '..');
+  // BENCH_APP_ROOT: another checkout's built server (a "before" tree), benched by this tree's script.
+  const root = process.env.BENCH_APP_ROOT ?? path.join(BENCH_DIR, '..');
   const child =
     options.via === 'npm'
       ? await waitUntilAnswering(
@@ -283,4 +284,28 @@ export async function benchAccount(deps: Deps, email: string): Promise<{ key: st
   const account = await findAccountWithEmail(deps, created.account);
   if (!account) throw new Error(`account ${created.account} was not created`);
   return { key: created.key, accountId: account.id };
+}
+
+/** The median of some figures (the mean of the middle two for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** The machine's 1-minute load average, printed beside every figure: a busy shared machine explains a slow round. */
+export const loadAverage = (): number => os.loadavg()[0] as number;
+
+const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** CPU time (user + system, all threads) a process has used so far, in ms, from /proc/<pid>/stat; 0 once it has ended. */
+export function cpuMsOf(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command: state is 3rd, utime the 14th and stime the 15th of the whole line.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
 }
