@@ -92,7 +92,7 @@ console.log(
     (process.env.BENCH_APP_ROOT ? `; server from ${process.env.BENCH_APP_ROOT}` : ''),
 );
 console.log(
-  `${'call'.padEnd(44)}${'req/s'.padStart(10)}${'p50 ms'.padStart(10)}${'p99 ms'.padStart(10)}${'cpu ms/req'.padStart(10)}${'load'.padStart(10)}  errors`,
+  `${'call'.padEnd(44)}${'req/s'.padStart(10)}${'p50 ms'.padStart(10)}${'p99 ms'.padStart(10)}${'cpu ms/req'.padStart(12)}${'load'.padStart(10)}  errors`,
 );
 const summary = [...rounds].map(([name, list]) => {
   const row = {
@@ -106,7 +106,7 @@ const summary = [...rounds].map(([name, list]) => {
     errors: list.reduce((sum, r) => sum + r.errors, 0),
   };
   console.log(
-    `${name.padEnd(44)}${fmt(row.rps)}${fmt(row.p50, 1)}${fmt(row.p99, 1)}${fmt(row.cpu, 2)}${fmt(row.load, 2)}  ${row.errors}`,
+    `${name.padEnd(44)}${fmt(row.rps)}${fmt(row.p50, 1)}${fmt(row.p99, 1)}${fmt(row.cpu, 2).padStart(12)}${fmt(row.load, 2)}  ${row.errors}`,
   );
   return row;
 });
