@@ -72,17 +72,17 @@ export interface McpClientInfo {
 /**
  * What every call's fresh server shares, built once per process: each server would otherwise
  * build its own Ajv instance (the SDK's default, used only for elicitation, which these tools
- * never ask for) and its tools' zod schemas, which made an unpaid call cost twice the HTTP 402
+ * never ask for) and its tools' zod objects, which made an unpaid call cost twice the HTTP 402
  * it stands for (bench/mcp.ts).
  */
 const shared = {
   jsonSchemaValidator: new AjvJsonSchemaValidator(),
-  getEntity: { slug: z.string().min(1).max(300).describe('The part after /e/ in the profile URL') },
-  hearPlayLink: { url: z.string().url().max(2048).describe('A play link, e.g. https://voicename.example/p/abc123') },
-  generateEntity: {
+  getEntity: z.object({ slug: z.string().min(1).max(300).describe('The part after /e/ in the profile URL') }),
+  hearPlayLink: z.object({ url: z.string().url().max(2048).describe('A play link, e.g. https://voicename.example/p/abc123') }),
+  generateEntity: z.object({
     request: z.record(z.string(), z.unknown()).describe('The generation request body (see the JSON Schema resource)'),
     payment_reference: z.string().max(200).optional().describe('mpp_instruction.reference of the paid intent'),
-  },
+  }),
 };
 
 export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
