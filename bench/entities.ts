@@ -1,20 +1,22 @@
 /**
- * Entity generation benchmark (loopback only, bounded: about 20 s).
- *   npx tsx bench/entities.ts
- * 1. Server time of the paid path on the sandbox: median of 20 paid retries (402 → confirm → timed
- *    paid POST; the confirm call is not timed), against the unpaid 402 path and GET /healthz as
- *    baselines measured in the same run.
+ * The agent API's first paid request after a restart against a warm one (npm run bench -- entities).
+ * 1. The built server (`benchApp`: dist/main.js, SQLite, sandbox payments, WARM_UP=true), restarted
+ *    BENCH_RESTARTS times (default 5). After each start it is left alone for BENCH_SETTLE_MS (default
+ *    3000: an agent's first request seldom arrives the millisecond a process listens), then the paid
+ *    flow runs WARM_ROUNDS + 1 times: unpaid POST → 402 (timed), the sandbox confirmation (not
+ *    timed), the paid POST → 200 (timed: speech, MP3, rows). The first flow is "first", the median of
+ *    the others "warm"; the table gives the medians over the restarts, their ratio, the server's
+ *    CPU time per request (/proc/<pid>/stat) and the 1-minute load average. BENCH_APP_ROOT benches
+ *    another checkout's built server with this script (the "before" figure).
  * 2. Speech synthesis per name (eSpeak NG WASM in a worker thread + MP3 encoding): cold (first call
  *    of a new worker), second call, and warm (median of 5 after 5 warm-up calls).
  */
 import { EspeakSynthesizer } from '../src/speech/espeak.js';
-import { startTestServer } from '../tests/helpers/app.js';
+import { benchApp, cpuMsOf, loadAverage, median } from './lib.js';
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
+const RESTARTS = Number(process.env.BENCH_RESTARTS ?? 5);
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 3000);
+const WARM_ROUNDS = 5;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
@@ -23,57 +25,91 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   return [result, performance.now() - started];
 }
 
-async function paidPath() {
-  const server = await startTestServer({ env: { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '100000' } });
-  const post = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}/api/entities/generate`, {
+interface Flow {
+  unpaidMs: number;
+  paidMs: number;
+  /** Server CPU time of the paid request. */
+  paidCpuMs: number;
+}
+
+/** One paid flow against `url`: the 402, the confirmation, the paid retry. */
+async function paidFlow(url: string, serverPid: number, n: number): Promise<Flow> {
+  const body = {
+    name: `Bench Agent ${String.fromCharCode(65 + (n % 26))}${n} ${Date.now()}`,
+    entity_type: 'ai_agent',
+    description: 'A benchmark agent that exists to be timed.',
+    operator: 'Bench Co',
+    visibility: 'unlisted',
+  };
+  const post = (headers: Record<string, string> = {}) =>
+    fetch(`${url}/api/entities/generate`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
     });
-  try {
-    // Warm-up: one full publish so the speech worker and connections are warm.
-    const runs = 21;
-    const health: number[] = [];
-    const unpaid: number[] = [];
-    const paid: number[] = [];
-    const replay: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      const body = {
-        name: `Bench Agent ${String.fromCharCode(65 + (i % 26))}${i}`,
-        entity_type: 'ai_agent',
-        description: 'A benchmark agent that exists to be timed.',
-        operator: 'Bench Co',
-        visibility: 'unlisted',
-      };
-      const [, h] = await timed(() => fetch(`${server.url}/healthz`).then((r) => r.text()));
-      const [first, u] = await timed(() => post(body).then((r) => r.json()));
-      const instruction = first.mpp_instruction;
-      await fetch(instruction.confirm_url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_secret: instruction.address }),
+  const [first, unpaidMs] = await timed(() => post().then(async (r) => ({ status: r.status, json: await r.json() })));
+  if (first.status !== 402) throw new Error(`unpaid request answered ${first.status}`);
+  const instruction = (first.json as { mpp_instruction: { reference: string; address: string; confirm_url: string } })
+    .mpp_instruction;
+  await fetch(instruction.confirm_url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_secret: instruction.address }),
+  });
+  const cpuBefore = cpuMsOf(serverPid);
+  const [paid, paidMs] = await timed(() =>
+    post({ 'payment-authorization': `mpp; reference="${instruction.reference}"` }).then(async (r) => ({
+      status: r.status,
+      text: await r.text(),
+    })),
+  );
+  if (paid.status !== 200) throw new Error(`paid retry answered ${paid.status}: ${paid.text}`);
+  return { unpaidMs, paidMs, paidCpuMs: cpuMsOf(serverPid) - cpuBefore };
+}
+
+let warmPaid = 0;
+
+async function firstAfterRestart() {
+  const first: Flow[] = [];
+  const warm: Flow[] = [];
+  const loads: number[] = [];
+  for (let restart = 0; restart < RESTARTS; restart++) {
+    const app = await benchApp(async () => undefined, { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '100000', WARM_UP: 'true' });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      loads.push(loadAverage());
+      first.push(await paidFlow(app.url, app.serverPid, 0));
+      const rounds: Flow[] = [];
+      for (let n = 1; n <= WARM_ROUNDS; n++) rounds.push(await paidFlow(app.url, app.serverPid, n));
+      warm.push({
+        unpaidMs: median(rounds.map((r) => r.unpaidMs)),
+        paidMs: median(rounds.map((r) => r.paidMs)),
+        paidCpuMs: median(rounds.map((r) => r.paidCpuMs)),
       });
-      const header = { 'payment-authorization': `mpp; reference="${instruction.reference}"` };
-      const [res, p] = await timed(() => post(body, header).then(async (r) => ({ status: r.status, body: await r.text() })));
-      if (res.status !== 200) throw new Error(`paid retry answered ${res.status}: ${res.body}`);
-      const [, r] = await timed(() => post(body, header).then((x) => x.text()));
-      if (i === 0) continue; // warm-up
-      health.push(h);
-      unpaid.push(u);
-      paid.push(p);
-      replay.push(r);
+      const last = first.at(-1) as Flow;
+      console.log(
+        `  restart ${restart + 1}: first 402 ${ms(last.unpaidMs)}, first paid ${ms(last.paidMs)} (cpu ${ms(last.paidCpuMs)}), ` +
+          `warm paid ${ms(warm.at(-1)?.paidMs ?? 0)}, load ${loadAverage().toFixed(2)}`,
+      );
+    } finally {
+      await app.close();
     }
-    const base = median(health);
-    console.log('Paid path on the sandbox (median of 20, loopback HTTP, SQLite):');
-    console.log(`  GET /healthz (baseline)          ${ms(base)}`);
-    console.log(`  unpaid POST → 402                ${ms(median(unpaid))}  (${(median(unpaid) / base).toFixed(1)}x baseline)`);
-    console.log(`  paid POST → 200 (publish)        ${ms(median(paid))}  (${(median(paid) / base).toFixed(1)}x baseline)`);
-    console.log(`  identical retry → 200 (replay)   ${ms(median(replay))}  (${(median(replay) / base).toFixed(1)}x baseline)`);
-    return median(paid);
-  } finally {
-    await server.close();
   }
+  const row = (label: string, pick: (flow: Flow) => number) => {
+    const f = median(first.map(pick));
+    const w = median(warm.map(pick));
+    console.log(`| ${label} | ${f.toFixed(1)} | ${w.toFixed(1)} | ${(f / w).toFixed(2)} |`);
+    return w;
+  };
+  console.log(
+    `\nFirst paid request after a restart vs warm: medians of ${RESTARTS} restarts (warm: median of ${WARM_ROUNDS} per restart); ` +
+      `built server, SQLite, sandbox; node ${process.version}; load average ${median(loads).toFixed(2)}` +
+      (process.env.BENCH_APP_ROOT ? `; server from ${process.env.BENCH_APP_ROOT}` : ''),
+  );
+  console.log('| request | first ms | warm ms | first / warm |\n|---|---|---|---|');
+  row('unpaid POST → 402', (flow) => flow.unpaidMs);
+  warmPaid = row('paid POST → 200 (speech, MP3, rows)', (flow) => flow.paidMs);
+  row('server CPU of the paid POST (ms)', (flow) => flow.paidCpuMs);
 }
 
 async function speech(paidMedian: number) {
@@ -96,5 +132,5 @@ async function speech(paidMedian: number) {
   }
 }
 
-const paidMedian = await paidPath();
-await speech(paidMedian);
+await firstAfterRestart();
+await speech(warmPaid);

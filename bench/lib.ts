@@ -312,7 +312,8 @@ export async function benchApp(
   await migrateToLatest(deps.db);
   await seed(deps);
   await deps.db.close();
-  const root = path.join(BENCH_DIR, '..');
+  // BENCH_APP_ROOT: another checkout's built server (a "before" tree), benched by this tree's script.
+  const root = process.env.BENCH_APP_ROOT ?? path.join(BENCH_DIR, '..');
   const child =
     options.via === 'npm'
       ? await waitUntilAnswering(
@@ -385,4 +386,10 @@ export async function measureWithCpu(
 }
 
 /** The 1-minute load average, printed beside every figure: a busy machine explains a slow round. */
-export const loadAverage = (): string => (os.loadavg()[0] ?? 0).toFixed(2);
+export const loadAverage = (): number => os.loadavg()[0] ?? 0;
+
+/** CPU time (user + system, all threads) a process has used so far, in ms; 0 once it has ended. */
+export function cpuMsOf(pid: number): number {
+  const seconds = cpuSeconds(pid);
+  return Number.isNaN(seconds) ? 0 : seconds * 1000;
+}

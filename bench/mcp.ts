@@ -1,114 +1,116 @@
 /**
- * The agent API's paid paths side by side, in one run on one server (loopback, sandbox
- * payments): median of 20 of
- * - HTTP: `POST /api/entities/generate` unpaid (402), then the paid retry (200, publishing) with
- *   the spec's reference (`Payment-Authorization: mpp; reference=…`);
- * - HTTP with the standard MPP credential (`Authorization: Payment …` answering the 402's
- *   challenge): the same two calls;
- * - MCP: `tools/call generate_entity` unpaid (the payment instruction), then with
- *   `payment_reference` (the published profile), through the official SDK client;
- * the sandbox confirmation between the two is not timed. Run: npm run bench -- mcp
+ * An unpaid MCP `generate_entity` call against the HTTP 402 it stands for (npm run bench -- mcp).
+ * Both answer the same thing: a new payment intent and the spec's instruction (MCP as the tool's
+ * error result, with the MPP challenges in `_meta`). The built server (`benchApp`: dist/main.js,
+ * SQLite, sandbox payments) runs in its own process, autocannon in this one. BENCH_ROUNDS (default
+ * 5) interleaved rounds of BENCH_SECONDS (default 5) per side, CONNECTIONS at a time; the table
+ * gives each side's median requests/s, p50/p99 latency and server CPU time per request (utime +
+ * stime from /proc/<pid>/stat over the round, divided by its requests), the ratio, and the
+ * 1-minute load average. BENCH_APP_ROOT benches another checkout's built server (the "before").
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Challenge, Credential } from 'mppx';
-import { startTestServer } from '../tests/helpers/app.js';
+import { benchApp, cpuMsOf, loadAverage, measure, type Measurement, median } from './lib.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-const body = (n: number, via: string) => ({
-  name: `Bench ${via} ${Date.now()} ${n}`,
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = 10;
+
+const request = {
+  name: 'Bench Meeting Agent',
   entity_type: 'ai_agent',
   description: 'An agent that books meetings for small teams.',
   operator: 'Example Robotics',
   visibility: 'public',
-});
-
-const server = await startTestServer({ env: { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '100000' } });
-const confirm = (instruction: { reference: string; address: string }) =>
-  fetch(`${server.url}/api/sandbox/payment-intents/${instruction.reference}/confirm`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_secret: instruction.address }),
-  });
-const client = new Client({ name: 'bench', version: '1.0.0' });
-await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
-
-const times = {
-  httpUnpaid: [] as number[],
-  httpPaid: [] as number[],
-  standardUnpaid: [] as number[],
-  standardPaid: [] as number[],
-  mcpUnpaid: [] as number[],
-  mcpPaid: [] as number[],
 };
-const post = (request: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}/api/entities/generate`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(request),
-  });
-for (let n = 0; n < ROUNDS; n++) {
-  const request = body(n, 'http');
-  let started = performance.now();
-  const unpaid = await fetch(`${server.url}/api/entities/generate`, {
-    method: 'POST',
+
+const app = await benchApp(async () => undefined, { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '1000000' });
+
+const sides = {
+  'HTTP POST /api/entities/generate → 402': {
+    url: `${app.url}/api/entities/generate`,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(request),
-  });
-  const instruction = ((await unpaid.json()) as { mpp_instruction: { reference: string; address: string } }).mpp_instruction;
-  times.httpUnpaid.push(performance.now() - started);
-  await confirm(instruction);
-  started = performance.now();
-  const paid = await fetch(`${server.url}/api/entities/generate`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'payment-authorization': `mpp; reference="${instruction.reference}"` },
-    body: JSON.stringify(request),
-  });
-  if (paid.status !== 200) throw new Error(`HTTP paid path answered ${paid.status}`);
-  await paid.arrayBuffer();
-  times.httpPaid.push(performance.now() - started);
+    check: (status: number, body: string) => status === 402 && body.includes('mpp_instruction'),
+  },
+  'MCP tools/call generate_entity (unpaid)': {
+    url: `${app.url}/mcp`,
+    // What an MCP client sends on a stateless Streamable HTTP server (no session id).
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'generate_entity', arguments: { request } },
+    }),
+    check: (status: number, body: string) =>
+      status === 200 && body.includes('mpp_instruction') && body.includes('"isError":true'),
+  },
+};
 
-  const standardRequest = body(n, 'standard');
-  started = performance.now();
-  const challenged = await post(standardRequest);
-  const challenge = Challenge.deserialize(challenged.headers.get('www-authenticate') ?? '');
-  const standardInstruction = ((await challenged.json()) as { mpp_instruction: { reference: string; address: string } })
-    .mpp_instruction;
-  times.standardUnpaid.push(performance.now() - started);
-  await confirm(standardInstruction);
-  const authorization = Credential.serialize({ challenge, payload: { reference: standardInstruction.reference } });
-  started = performance.now();
-  const standardPaid = await post(standardRequest, { authorization });
-  if (standardPaid.status !== 200) throw new Error(`standard paid path answered ${standardPaid.status}`);
-  await standardPaid.arrayBuffer();
-  times.standardPaid.push(performance.now() - started);
-
-  const mcpRequest = body(n, 'mcp');
-  started = performance.now();
-  const mcpUnpaid = await client.callTool({ name: 'generate_entity', arguments: { request: mcpRequest } });
-  times.mcpUnpaid.push(performance.now() - started);
-  const mcpInstruction = (mcpUnpaid.structuredContent as { mpp_instruction: { reference: string; address: string } })
-    .mpp_instruction;
-  await confirm(mcpInstruction);
-  started = performance.now();
-  const mcpPaid = await client.callTool({
-    name: 'generate_entity',
-    arguments: { request: mcpRequest, payment_reference: mcpInstruction.reference },
-  });
-  if (mcpPaid.isError) throw new Error('MCP paid call failed');
-  times.mcpPaid.push(performance.now() - started);
+// Each side answers what it should before it is timed (and its first-request costs are paid).
+for (const [name, side] of Object.entries(sides)) {
+  for (let i = 0; i < 20; i++) {
+    const res = await fetch(side.url, { method: 'POST', headers: side.headers, body: side.body });
+    const text = await res.text();
+    if (!side.check(res.status, text)) throw new Error(`${name} answered ${res.status}: ${text.slice(0, 300)}`);
+  }
 }
-await client.close();
-await server.close();
 
-const row = (label: string, values: number[], baseline: number[]) =>
-  console.log(`| ${label} | ${median(values).toFixed(1)} | ${(median(values) / median(baseline)).toFixed(2)} |`);
-console.log(`agent paid path, median of ${ROUNDS} (node ${process.version}, sandbox, SQLite)`);
-console.log('| call | ms | ratio to HTTP |\n|---|---|---|');
-row('HTTP unpaid 402', times.httpUnpaid, times.httpUnpaid);
-row('HTTP unpaid 402 (same call, read as an MPP challenge)', times.standardUnpaid, times.httpUnpaid);
-row('MCP generate_entity unpaid (instruction)', times.mcpUnpaid, times.httpUnpaid);
-row('HTTP paid 200, reference (publish: speech, MP3, rows)', times.httpPaid, times.httpPaid);
-row('HTTP paid 200, standard credential', times.standardPaid, times.httpPaid);
-row('MCP generate_entity paid (publish)', times.mcpPaid, times.httpPaid);
+type Round = Measurement & { cpuMsPerRequest: number; load: number };
+const rounds = new Map<string, Round[]>(Object.keys(sides).map((name) => [name, []]));
+try {
+  for (let round = 0; round < ROUNDS; round++) {
+    // Interleaved, and the order flips each round, so a load spike on the machine falls on both sides.
+    const order = round % 2 === 0 ? Object.entries(sides) : Object.entries(sides).reverse();
+    for (const [name, side] of order) {
+      const cpuBefore = cpuMsOf(app.serverPid);
+      const result = await measure(name, {
+        url: side.url,
+        method: 'POST',
+        headers: side.headers,
+        body: side.body,
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+      });
+      const requests = result.rps * SECONDS;
+      rounds
+        .get(name)
+        ?.push({ ...result, cpuMsPerRequest: (cpuMsOf(app.serverPid) - cpuBefore) / requests, load: loadAverage() });
+    }
+  }
+} finally {
+  await app.close();
+}
+
+const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(10);
+console.log(
+  `\nMCP unpaid call vs HTTP 402: medians of ${ROUNDS} interleaved rounds of ${SECONDS} s, ${CONNECTIONS} connections ` +
+    `(built server, SQLite, sandbox; node ${process.version})` +
+    (process.env.BENCH_APP_ROOT ? `; server from ${process.env.BENCH_APP_ROOT}` : ''),
+);
+console.log(
+  `${'call'.padEnd(44)}${'req/s'.padStart(10)}${'p50 ms'.padStart(10)}${'p99 ms'.padStart(10)}${'cpu ms/req'.padStart(12)}${'load'.padStart(10)}  errors`,
+);
+const summary = [...rounds].map(([name, list]) => {
+  const row = {
+    name,
+    rps: median(list.map((r) => r.rps)),
+    p50: median(list.map((r) => r.p50)),
+    p99: median(list.map((r) => r.p99)),
+    cpu: median(list.map((r) => r.cpuMsPerRequest)),
+    load: median(list.map((r) => r.load)),
+    // The 402 is the answer wanted, so non-2xx statuses are not errors here (the checks above read the bodies).
+    errors: list.reduce((sum, r) => sum + r.errors, 0),
+  };
+  console.log(
+    `${name.padEnd(44)}${fmt(row.rps)}${fmt(row.p50, 1)}${fmt(row.p99, 1)}${fmt(row.cpu, 2).padStart(12)}${fmt(row.load, 2)}  ${row.errors}`,
+  );
+  return row;
+});
+const [http, mcp] = summary as [(typeof summary)[0], (typeof summary)[0]];
+console.log(
+  `MCP / HTTP: ${(http.rps / mcp.rps).toFixed(2)}x the time per request (req/s), ${(mcp.cpu / http.cpu).toFixed(2)}x the server CPU per request`,
+);

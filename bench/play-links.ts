@@ -20,7 +20,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const TOKENS = Number(process.env.BENCH_TOKENS ?? 100_000);
 
-type Sample = Measurement & { cpuUsPerRequest: number; load: string };
+type Sample = Measurement & { cpuUsPerRequest: number; load: number };
 
 const pick = <T>(list: T[]): T => list[Math.floor(Math.random() * list.length)] as T;
 const randomMp3 = (tokens: string[]): autocannon.Request[] => [
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     ];
     console.log(
       `.mp3 vs its floor on SQLite: ${ROUNDS} interleaved rounds of ${SECONDS} s, ${CONNECTIONS} connections, ` +
-        `Node ${process.version}, load average ${loadAverage()} at start`,
+        `Node ${process.version}, load average ${loadAverage().toFixed(2)} at start`,
     );
     await playEachOnce(app.url, tokens);
     const samples = new Map<string, { app: Sample[]; floor: Sample[] }>(scenarios.map((s) => [s.name, { app: [], floor: [] }]));
@@ -124,7 +124,7 @@ async function main(): Promise<void> {
           `${of(appRuns, 'cpuUsPerRequest').toFixed(1).padStart(8)}` +
           `${(of(floorRuns, 'cpuUsPerRequest') / of(appRuns, 'cpuUsPerRequest')).toFixed(2).padStart(11)}` +
           `${of(appRuns, 'p50').toFixed(1).padStart(8)}${of(appRuns, 'p99').toFixed(1).padStart(8)}  ${String(bad).padStart(6)}  ` +
-          `${median(appRuns.map((run) => Number(run.load))).toFixed(2)}`,
+          `${median(appRuns.map((run) => run.load)).toFixed(2)}`,
       );
     }
     console.log(
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
         },
       ],
     });
-    console.log(`batch-100 p99 at 10 connections: ${batch.p99} ms (target <= 10 ms), load ${loadAverage()}`);
+    console.log(`batch-100 p99 at 10 connections: ${batch.p99} ms (target <= 10 ms), load ${loadAverage().toFixed(2)}`);
   } finally {
     await floor.close();
     await app.close();

@@ -7,7 +7,7 @@ import http from 'node:http';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import type { Deps } from './deps.js';
+import { type Deps, warmUpDeps } from './deps.js';
 import { AppError } from './errors.js';
 import { collectionsRoutes } from './features/collections/routes.js';
 import { dashboardRoutes } from './features/dashboard/routes.js';
@@ -95,6 +95,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.decorateRequest('auth', null);
   registerAuditLog(app, deps);
   app.addHook('onReady', () => deps.rateLimits.ready());
+  // After listen, not before: a restarted process answers at once, and warms up meanwhile.
+  if (deps.config.warmUp) app.addHook('onListen', () => void warmUpDeps(deps));
 
   // Before every page route: pages set their security headers through it (applyPageSecurity).
   await registerPageSecurity(app);

@@ -190,6 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: read(() => webhookConfig(env)),
     paymentProvider: read(() => paymentProvider(env, nodeEnv)),
     speechEngine: read(() => speechEngine(env)),
+    warmUp: read(() => bool(env, 'WARM_UP', optional(env, 'STRIPE_SECRET_KEY') !== null)),
     stripeSecretKey: optional(env, 'STRIPE_SECRET_KEY'),
     stripePublishableKey: optional(env, 'STRIPE_PUBLISHABLE_KEY'),
     stripeNetworkId: optional(env, 'STRIPE_NETWORK_ID') ?? 'internal',

@@ -3,12 +3,12 @@
  * database was down) must flush in linear time without stalling the event loop, and a failed
  * flush must lose and double-count nothing.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deps } from '../src/deps.js';
 import { flushPlayCounts, PLAY_COUNT_BATCH } from '../src/features/play-links/service.js';
 import { randomToken } from '../src/lib/ids.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
+import { measureStalls } from './helpers/loop-stalls.js';
 import { addUser, createCollection } from './helpers/play-link-fixtures.js';
 
 const LINKS = 100_000;
@@ -48,18 +48,13 @@ const totalStored = async () =>
     ).n,
   );
 
-/** Runs `work` while sampling the event loop; returns its result and the longest stall seen. */
+/**
+ * Runs `work` while sampling the event loop: its result and the longest stall the main thread
+ * spent running (tests/helpers/loop-stalls.ts), so a busy shared machine does not count.
+ */
 async function withLoopDelay<T>(work: () => Promise<T>): Promise<{ result: T; maxStallMs: number }> {
-  // The setup's garbage (100,000 rows inserted) is not the flush's doing: collect it first.
-  (globalThis as { gc?: () => void }).gc?.();
-  const histogram = monitorEventLoopDelay({ resolution: 5 });
-  histogram.enable();
-  try {
-    const result = await work();
-    return { result, maxStallMs: histogram.max / 1e6 };
-  } finally {
-    histogram.disable();
-  }
+  const { result, maxBusyStallMs } = await measureStalls(work);
+  return { result, maxStallMs: maxBusyStallMs };
 }
 
 /** The same deps, with a database whose UPDATEs fail from the `failFrom`-th one on. */

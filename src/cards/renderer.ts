@@ -10,7 +10,7 @@
  * requests for a picture being rendered share that render.
  */
 import { WorkerClient } from '../lib/worker-client.js';
-import { DEFAULT_FAMILY } from './fonts.js';
+import { DEFAULT_FAMILY, fontFile } from './fonts.js';
 
 /** What a template hands to the renderer: the content key, and how to build the SVG if needed. */
 export interface Picture {
@@ -24,6 +24,8 @@ export interface Picture {
 
 export interface ImageRenderer {
   png(picture: Picture): Promise<Buffer>;
+  /** Loads the renderer and draws a small picture, so the first real one is drawn at warm speed; resolves when done (never rejects). */
+  warm?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -100,6 +102,17 @@ export class WorkerImageRenderer implements ImageRenderer {
     const answer = await this.client.request({ svg, fonts, defaultFontFamily: DEFAULT_FAMILY, zoom: picture.zoom });
     this.options.onRender?.(answer.ms);
     return Buffer.from(answer.png.buffer, answer.png.byteOffset, answer.png.byteLength);
+  }
+
+  warm(): Promise<void> {
+    return this.client.warm([
+      {
+        svg: `<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40"><text x="4" y="28" font-size="20">voicename</text></svg>`,
+        fonts: [fontFile(0, 400)],
+        defaultFontFamily: DEFAULT_FAMILY,
+        zoom: 1,
+      },
+    ]);
   }
 
   close(): Promise<void> {

@@ -24,6 +24,8 @@ export class WorkerClient<Request extends object, Result extends object> {
   private readonly pending = new Map<number, Pending<Result>>();
   private nextId = 1;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** The worker `warm` last warmed up (a replaced worker is cold again). */
+  private warmed: Worker | null = null;
 
   /** `name` words the errors ("speech synthesis failed: …"). */
   constructor(
@@ -46,9 +48,21 @@ export class WorkerClient<Request extends object, Result extends object> {
     });
   }
 
-  /** Starts the worker ahead of its first request (errors are left to that request). */
-  warm(): void {
-    this.start().catch(() => undefined);
+  /**
+   * Starts the worker ahead of its first request (errors are left to that request) and, once per
+   * started worker, sends it `warmUp`, one request after another: a fresh WebAssembly engine is
+   * slower for its first calls (compilation tiers, data loaded on first use), so these pay that
+   * instead of the first real request. Answers resolve when the warm-up is done (never rejects).
+   */
+  async warm(warmUp: Request[] = []): Promise<void> {
+    try {
+      const worker = await this.start();
+      if (warmUp.length === 0 || this.warmed === worker) return;
+      this.warmed = worker;
+      for (const request of warmUp) await this.request(request);
+    } catch {
+      // A failed warm-up is what the first real request would have met: it reports it.
+    }
   }
 
   async close(): Promise<void> {

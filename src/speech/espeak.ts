@@ -19,6 +19,12 @@ const WORKER_URL = new URL('./espeak-worker.mjs', import.meta.url);
  * so a burst of paid profiles does not keep it for good (a cold start is slower; docs/performance.md).
  */
 const IDLE_MS = 10 * 60_000;
+/**
+ * What a warm-up speaks: eSpeak NG and lamejs are several times slower for their first calls
+ * (WebAssembly and JIT tiers, voice data read on first use) than from about the fifth on
+ * (bench/entities.ts, "Speech synthesis per name").
+ */
+const WARM_UP_NAMES = ['Ada', 'Grace Hopper', 'Zoë Concierge', 'Professor Bartholomew Quackenbush', 'Meeting Agent'];
 
 /** Each neutral style as an eSpeak NG voice variant, pitch (0-99) and speaking rate (words per minute). */
 export const ESPEAK_STYLES = {
@@ -129,7 +135,14 @@ export class EspeakSynthesizer implements SpeechEngine {
   }
 
   prepare(): void {
-    this.client.warm();
+    // Only the start: a paying retry that follows at once should not queue behind warm-up names.
+    void this.client.warm();
+  }
+
+  /** Loads the engine and speaks a few names in the default style, so the first paid name is spoken at warm speed. */
+  warmUp(): Promise<void> {
+    const style = ESPEAK_STYLES.neutral;
+    return this.client.warm(WARM_UP_NAMES.map((text) => ({ kind: 'synthesize' as const, text, ...style, language: null })));
   }
 
   close(): Promise<void> {

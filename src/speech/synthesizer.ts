@@ -72,8 +72,10 @@ export interface SpeechResult {
 
 export interface SpeechSynthesizer {
   synthesize(request: SpeechRequest): Promise<SpeechResult>;
-  /** Loads the engine ahead of its first use, if it has anything to load. */
+  /** Loads the engine ahead of its first use, if it has anything to load (in the background). */
   prepare?(): void;
+  /** Loads the engine and runs it until it is as fast as it gets; resolves when done (never rejects). */
+  warmUp?(): Promise<void>;
   /** Frees the engine (stops its worker thread). */
   close(): Promise<void>;
 }

@@ -23,6 +23,11 @@ export type MppMethod = 'sandbox' | 'stripe';
  */
 let library: Promise<typeof import('mppx')> | undefined;
 const mppx = () => (library ??= import('mppx'));
+
+/** Loads `mppx` ahead of the first 402 (WARM_UP): that request would otherwise wait for it. */
+export async function loadMpp(): Promise<void> {
+  await mppx();
+}
 const INTENT = 'charge';
 const SHARED_PAYMENT_TOKEN = /^spt_[A-Za-z0-9_]{4,250}$/;
 

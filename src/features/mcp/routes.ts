@@ -6,13 +6,27 @@
  * answer 405. The server card is at `/.well-known/mcp/server-card.json`.
  */
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { MCP_PATH, serverCard } from './card.js';
 
 /** The MCP SDK and zod load with the first `/mcp` request, not at boot (ARCHITECTURE.md, "Start and stop"). */
-const loadServer = () => Promise.all([import('./service.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]);
+const loadServer = () =>
+  Promise.all([import('./service.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]);
+
+/**
+ * The request as the SDK's web-standard transport reads it: its headers, with the body Fastify
+ * has already parsed passed beside it. The SDK's Node transport instead rebuilds the whole
+ * request and response as web streams (through @hono/node-server), which cost more than the
+ * tool call itself (bench/mcp.ts).
+ */
+function webRequest(request: FastifyRequest, baseUrl: string): Request {
+  const headers = new Headers();
+  const raw = request.raw.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  return new Request(new URL(request.url, baseUrl), { method: request.method, headers });
+}
 
 export const mcpRoutes = (deps: Deps) => async (app: FastifyInstance) => {
   await app.register(rateLimit, {
@@ -26,16 +40,20 @@ export const mcpRoutes = (deps: Deps) => async (app: FastifyInstance) => {
   });
 
   app.post(MCP_PATH, { schema: { hide: true }, bodyLimit: 65_536 }, async (request, reply) => {
-    const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadServer();
+    const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadServer();
     const server = createMcpServer(deps, { address: request.ip });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    reply.hijack();
-    reply.raw.on('close', () => {
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    try {
+      await server.connect(transport);
+      // JSON answers (no stream): the response is complete when the transport hands it over.
+      const response = await transport.handleRequest(webRequest(request, deps.config.baseUrl), { parsedBody: request.body });
+      reply.code(response.status);
+      response.headers.forEach((value, name) => void reply.header(name, value));
+      return reply.send(response.body === null ? undefined : await response.text());
+    } finally {
       void transport.close();
       void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    }
   });
 
   for (const method of ['GET', 'DELETE'] as const) {

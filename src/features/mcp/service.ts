@@ -12,6 +12,7 @@
  * This module (with the SDK and zod) is loaded by the first `/mcp` request, not at boot.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
@@ -68,6 +69,22 @@ export interface McpClientInfo {
   address: string;
 }
 
+/**
+ * What every call's fresh server shares, built once per process: each server would otherwise
+ * build its own Ajv instance (the SDK's default, used only for elicitation, which these tools
+ * never ask for) and its tools' zod objects, which made an unpaid call cost twice the HTTP 402
+ * it stands for (bench/mcp.ts).
+ */
+const shared = {
+  jsonSchemaValidator: new AjvJsonSchemaValidator(),
+  getEntity: z.object({ slug: z.string().min(1).max(300).describe('The part after /e/ in the profile URL') }),
+  hearPlayLink: z.object({ url: z.string().url().max(2048).describe('A play link, e.g. https://voicename.example/p/abc123') }),
+  generateEntity: z.object({
+    request: z.record(z.string(), z.unknown()).describe('The generation request body (see the JSON Schema resource)'),
+    payment_reference: z.string().max(200).optional().describe('mpp_instruction.reference of the paid intent'),
+  }),
+};
+
 export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
   const admitUnpaid = () => deps.agentApi.admitUnpaidFrom(client.address);
   /** A read tool's budget check: the 429 as the tool's error result, or null to go on. */
@@ -82,7 +99,10 @@ export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
   };
   const server = new McpServer(
     { name: 'voicename', title: 'voicename: how names are said', version: VERSION },
-    { instructions: `Publish and look up how names are said. Agent guide: ${deps.config.siteUrl}/llms.txt` },
+    {
+      instructions: `Publish and look up how names are said. Agent guide: ${deps.config.siteUrl}/llms.txt`,
+      jsonSchemaValidator: shared.jsonSchemaValidator,
+    },
   );
 
   server.registerTool(
@@ -90,7 +110,7 @@ export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
     {
       title: 'Get an agent profile',
       description: 'The machine-readable profile of a published agent (name, type, operator, claim, audio URL), by its slug.',
-      inputSchema: { slug: z.string().min(1).max(300).describe('The part after /e/ in the profile URL') },
+      inputSchema: shared.getEntity,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ slug }) => {
@@ -110,7 +130,7 @@ export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
       description:
         'Resolves a public voicename play link (…/p/<token>) to the name it says: display name, phonetic spelling, ' +
         'pronouns and the URL of its MP3.',
-      inputSchema: { url: z.string().url().max(2048).describe('A play link, e.g. https://voicename.example/p/abc123') },
+      inputSchema: shared.hearPlayLink,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ url }) => {
@@ -133,10 +153,7 @@ export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
         'MPP clients, the payment challenges in _meta["org.paymentauth/payment-required"]. Pay, then call again with ' +
         'the same arguments and either payment_reference = mpp_instruction.reference or an MPP credential in ' +
         `_meta["org.paymentauth/credential"]. Fields and limits: ${agentApiUrls(deps).schema}.`,
-      inputSchema: {
-        request: z.record(z.string(), z.unknown()).describe('The generation request body (see the JSON Schema resource)'),
-        payment_reference: z.string().max(200).optional().describe('mpp_instruction.reference of the paid intent'),
-      },
+      inputSchema: shared.generateEntity,
       annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
     },
     async ({ request, payment_reference }, extra) => {
