@@ -4,9 +4,12 @@ import { type Kysely, SqliteAdapter, sql } from 'kysely';
  * Indexes for the dashboard's people search (a substring of the display name or the e-mail), so
  * a search reads the people who match instead of every person of the collection.
  *
- * SQLite: an FTS5 table with the trigram tokenizer (case folded, diacritics kept), contentless so
- * the text is not stored twice, with `secure-delete` so a deleted person's trigrams are removed
- * from the index's pages rather than merely marked (erasure). Its rowids come from
+ * SQLite: an FTS5 table with the trigram tokenizer (case folded, diacritics kept) and
+ * `secure-delete`, so a deleted person's trigrams are removed from the index's pages rather than
+ * merely marked deleted (erasure). It keeps its own copy of the text: FTS5 needs the old text to
+ * remove a row's trigrams (a contentless table only records that the row is gone, and keeps the
+ * trigrams until its segments happen to merge); that copy is an ordinary table, zeroed on delete
+ * like every other (`secure_delete` in src/db/index.ts). Its rowids come from
  * `users_search_keys`, whose INTEGER PRIMARY KEY survives VACUUM (a `users` rowid need not), and
  * triggers keep both in step with `users`, whatever writes it.
  *
@@ -18,8 +21,7 @@ import { type Kysely, SqliteAdapter, sql } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   if (db.getExecutor().adapter instanceof SqliteAdapter) {
     await sql`create table users_search_keys (rowid integer primary key, user_id text not null unique)`.execute(db);
-    await sql`create virtual table users_search using fts5(
-      display_name, email, tokenize = 'trigram', content = '', contentless_delete = 1)`.execute(db);
+    await sql`create virtual table users_search using fts5(display_name, email, tokenize = 'trigram')`.execute(db);
     await sql`insert into users_search (users_search, rank) values ('secure-delete', 1)`.execute(db);
     await sql`create trigger users_search_insert after insert on users begin
       insert into users_search_keys (user_id) values (new.id);

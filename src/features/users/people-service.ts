@@ -170,9 +170,7 @@ async function findPeople(
   if (search === undefined)
     return { rows: await listPeoplePage(kysely, collectionId, filters, order, after, limit), lastScanned: null };
   const candidates =
-    [...search].length >= MIN_INDEXED_SEARCH
-      ? await findSearchCandidates(kysely, dialect, collectionId, search, SEARCH_CANDIDATES_CAP)
-      : null;
+    [...search].length >= MIN_INDEXED_SEARCH ? await findSearchCandidates(kysely, dialect, search, SEARCH_CANDIDATES_CAP) : null;
   if (candidates) {
     return {
       rows: await listPeopleAmong(kysely, dialect, collectionId, candidates, filters, order, after, limit),

@@ -211,6 +211,28 @@ const containsSearch = (table: 'users' | 'window', search: string) => {
     or ${sql.ref(`${table}.email_normalized`)} like ${pattern} escape '!')`;
 };
 
+/** A search's candidates (`findSearchCandidates`), in each dialect's list parameter. */
+interface Among {
+  dialect: Dialect;
+  ids: string[];
+}
+
+/**
+ * The users table, or only its rows among the candidates, looked up by primary key. The
+ * candidates are a subquery with a LIMIT named `users`: neither database folds it into the outer
+ * query, so neither can choose to read the collection's whole range in order instead.
+ */
+function fromPeople(db: Kysely<Database>, among: Among | undefined) {
+  if (among === undefined) return db.selectFrom('users');
+  const list =
+    among.dialect === 'sqlite'
+      ? sql<SqlBool>`${sql.ref('users.id')} in (select value from json_each(${JSON.stringify(among.ids)}))`
+      : sql<SqlBool>`${sql.ref('users.id')} = any(${among.ids})`;
+  const candidates = db.selectFrom('users').selectAll().where(list).limit(among.ids.length);
+  // The same columns under the same name: the outer query reads it as it reads the table.
+  return db.selectFrom(candidates.as('users')) as unknown as ReturnType<typeof db.selectFrom<'users'>>;
+}
+
 /** The people of `collectionId` in `order` after `after`, filtered by status and, if given, by the search. */
 function peopleInOrder(
   db: Kysely<Database>,
@@ -218,9 +240,10 @@ function peopleInOrder(
   filters: PeopleFilters,
   order: PeopleOrder,
   after: PeopleKey | null,
+  among?: Among,
 ) {
   const { column, direction } = ORDERS[order];
-  let query = db.selectFrom('users').selectAll().where('users.collection_id', '=', collectionId);
+  let query = fromPeople(db, among).selectAll().where('users.collection_id', '=', collectionId);
   const statuses = filters.statuses;
   if (statuses !== undefined) {
     query =
@@ -259,13 +282,12 @@ export function listPeoplePage(
  * The ids of the people whose display name or e-mail may contain `search` (3 characters or more),
  * read from the search index: every person the search matches is among them. Null when there
  * are more than `cap`: a search that common is cheaper read in order (`scanPeopleWindow`).
- * SQLite's index spans every collection (its trigrams know no collection); PostgreSQL's bitmap
- * of the two trigram indexes is narrowed to the collection.
+ * The indexes span every collection (`listPeopleAmong` keeps the collection's): on PostgreSQL a
+ * condition on the collection would tempt the planner to read the collection's index instead.
  */
 export async function findSearchCandidates(
   db: Kysely<Database>,
   dialect: Dialect,
-  collectionId: string,
   search: string,
   cap: number,
 ): Promise<string[] | null> {
@@ -274,8 +296,9 @@ export async function findSearchCandidates(
       ? await sql<{ id: string }>`select k.user_id as id from users_search
           join users_search_keys k on k.rowid = users_search.rowid
           where users_search match ${`"${search.replace(/"/g, '""')}"`} limit ${cap + 1}`.execute(db)
-      : await sql<{ id: string }>`select users.id from users
-          where users.collection_id = ${collectionId} and ${containsSearch('users', search)} limit ${cap + 1}`.execute(db);
+      : await sql<{ id: string }>`select users.id from users where ${containsSearch('users', search)} limit ${cap + 1}`.execute(
+          db,
+        );
   return rows.length > cap ? null : rows.map((row) => row.id);
 }
 
@@ -291,11 +314,7 @@ export function listPeopleAmong(
   limit: number,
 ): Promise<UserRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  const among =
-    dialect === 'sqlite'
-      ? sql<SqlBool>`${sql.ref('users.id')} in (select value from json_each(${JSON.stringify(ids)}))`
-      : sql<SqlBool>`${sql.ref('users.id')} = any(${ids})`;
-  return peopleInOrder(db, collectionId, filters, order, after).where(among).limit(limit).execute();
+  return peopleInOrder(db, collectionId, filters, order, after, { dialect, ids }).limit(limit).execute();
 }
 
 /**
