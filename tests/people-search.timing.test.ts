@@ -1,5 +1,5 @@
 /**
- * A people search in a collection of 100,000 holds the event loop no longer than 50 ms, whatever
+ * A people search in a collection of 100,000 holds the event loop no longer than 25 ms, whatever
  * the search: a rare name (the trigram index), one or two characters and a very common text
  * (read 5,000 people per page), in date and name order. Before the index, a search that matched
  * nobody read all 100,000 rows in one synchronous SQLite statement. A timing test: it runs last
@@ -13,7 +13,11 @@ import { usingPostgres } from './helpers/database.js';
 import { measureStalls } from './helpers/loop-stalls.js';
 import { seedPeople } from './helpers/seed-people.js';
 
-const MAX_STALL_MS = 50;
+/**
+ * Tighter than the service-wide 50 ms: on the development machine a search that read all
+ * 100,000 rows held the loop 34-44 ms (0.45-1 s on slower disks and CPUs), an indexed one 3-8 ms.
+ */
+const MAX_STALL_MS = 25;
 const PEOPLE = 100_000;
 const OWNER = 'timing-search@example.com';
 
