@@ -35,6 +35,7 @@ import {
   listPeople,
   PEOPLE_ORDERS,
   PEOPLE_PAGE_SIZE,
+  SEARCH_WINDOW,
   PEOPLE_STATUS_FILTERS,
   type PeopleOrder,
   type PeopleStatusFilter,
@@ -245,6 +246,7 @@ export function collectionRoutes(deps: Deps, options: { styleUrl: string }) {
           page: cursor && Number.isInteger(pageNumber) && pageNumber > 1 ? Math.min(pageNumber, MAX_PAGE_NUMBER) : 1,
           pageSize: PEOPLE_PAGE_SIZE,
           nextCursor: page.next_cursor,
+          searchedWindow: page.partial ? SEARCH_WINDOW : 0,
           notice: noticeOf(request),
         }),
       );

@@ -8,7 +8,16 @@ import { unsafeTextReason } from '../../lib/text.js';
 import type { Collection, CustomField } from '../collections/schemas.js';
 import { countedStatuses, getCollection } from '../collections/service.js';
 import type { RecordingStatus } from '../collections/schemas.js';
-import { listPeoplePage, type PeopleKey, type PeopleOrder, type UserRow } from './repo.js';
+import {
+  findSearchCandidates,
+  listPeopleAmong,
+  listPeoplePage,
+  type PeopleFilters,
+  type PeopleKey,
+  type PeopleOrder,
+  scanPeopleWindow,
+  type UserRow,
+} from './repo.js';
 import type { User } from './schemas.js';
 import { toUser, type UsersDeps } from './service.js';
 
@@ -17,6 +26,15 @@ export type { PeopleOrder } from './repo.js';
 export const PEOPLE_ORDERS: readonly PeopleOrder[] = ['newest', 'oldest', 'name'];
 export const PEOPLE_PAGE_SIZE = 100;
 export const MAX_PEOPLE_SEARCH = 100;
+/**
+ * The search index holds trigrams: a search of fewer characters cannot be looked up in it, and is
+ * read in order, SEARCH_WINDOW people per page.
+ */
+export const MIN_INDEXED_SEARCH = 3;
+/** A search with more candidates than this is common: reading in order finds a page of matches sooner. */
+const SEARCH_CANDIDATES_CAP = 2000;
+/** How many people one page of a search read in order looks at, at most (a few milliseconds). */
+export const SEARCH_WINDOW = 5000;
 /** The reader loads every recording into the page; beyond this a browser would hold too much audio. */
 export const READER_MAX_PEOPLE = 5000;
 
@@ -55,6 +73,11 @@ export interface PeoplePage {
   collection: Collection;
   data: User[];
   next_cursor: string | null;
+  /**
+   * True when the search was read in order and stopped after SEARCH_WINDOW people without
+   * filling the page: `next_cursor` goes on from the last person looked at.
+   */
+  partial: boolean;
 }
 
 const badCursor = () =>
@@ -111,24 +134,51 @@ export async function listPeople(
   const order = query.order ?? 'newest';
   const search = checkSearch(query.search);
   const after = query.cursor === undefined || query.cursor === '' ? null : decodePeopleCursor(query.cursor, order);
-  const rows = await listPeoplePage(
-    deps.db.kysely,
-    collection.id,
-    {
-      ...(search === undefined ? {} : { search }),
-      ...(query.status === undefined ? {} : { statuses: statusesOf(query.status, collection.review_required) }),
-    },
-    order,
-    after,
-    PEOPLE_PAGE_SIZE + 1,
-  );
-  const page = rows.slice(0, PEOPLE_PAGE_SIZE);
+  const filters: PeopleFilters = {
+    ...(search === undefined ? {} : { search }),
+    ...(query.status === undefined ? {} : { statuses: statusesOf(query.status, collection.review_required) }),
+  };
+  const found = await findPeople(deps, collection.id, filters, order, after);
+  const page = found.rows.slice(0, PEOPLE_PAGE_SIZE);
   const last = page.at(-1);
+  const full = found.rows.length > PEOPLE_PAGE_SIZE && last;
+  const next = full ? keyOf(order, last) : found.lastScanned;
   return {
     collection,
     data: page.map((row) => userOf(deps.config.baseUrl, row)),
-    next_cursor: rows.length > PEOPLE_PAGE_SIZE && last ? encodePeopleCursor(order, keyOf(order, last)) : null,
+    next_cursor: next ? encodePeopleCursor(order, next) : null,
+    partial: !full && found.lastScanned !== null,
   };
+}
+
+/**
+ * A page and one more: without a search, the order's index range; with one, the people among
+ * the search index's candidates, or, for a search too short for the index or too common to be
+ * worth it, a window of SEARCH_WINDOW people read in order (so no request reads the whole
+ * collection, which on SQLite would hold every other request).
+ */
+async function findPeople(
+  deps: UsersDeps,
+  collectionId: string,
+  filters: PeopleFilters,
+  order: PeopleOrder,
+  after: PeopleKey | null,
+): Promise<{ rows: UserRow[]; lastScanned: PeopleKey | null }> {
+  const { kysely, dialect } = deps.db;
+  const limit = PEOPLE_PAGE_SIZE + 1;
+  const search = filters.search;
+  if (search === undefined)
+    return { rows: await listPeoplePage(kysely, collectionId, filters, order, after, limit), lastScanned: null };
+  const candidates =
+    [...search].length >= MIN_INDEXED_SEARCH ? await findSearchCandidates(kysely, dialect, search, SEARCH_CANDIDATES_CAP) : null;
+  if (candidates) {
+    return {
+      rows: await listPeopleAmong(kysely, dialect, collectionId, candidates, filters, order, after, limit),
+      lastScanned: null,
+    };
+  }
+  const scanned = await scanPeopleWindow(kysely, collectionId, { ...filters, search }, order, after, limit, SEARCH_WINDOW);
+  return { rows: scanned.rows, lastScanned: scanned.rows.length > PEOPLE_PAGE_SIZE ? null : scanned.lastScanned };
 }
 
 /** How the reader orders a collection: as imported, by last name, or by a custom field's value. */

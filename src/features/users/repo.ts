@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Kysely, type SqlBool, sql } from 'kysely';
+import type { Dialect } from '../../db/index.js';
 import type { Database, RecordingStatus, UsersTable } from '../../db/schema.js';
 import { olderThanCursor } from '../../db/keyset.js';
 import type { PageCursor } from '../../lib/pagination.js';
@@ -203,12 +204,68 @@ const ORDERS: Record<PeopleOrder, { column: 'users.created_at' | 'users.display_
 /** `%`, `_` and the escape character itself match literally inside a LIKE pattern. */
 const likeContaining = (text: string) => `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
 
+/** The search's own test: the display name as shown, lower-cased, or the e-mail contains the text. */
+const containsSearch = (table: 'users' | 'window', search: string) => {
+  const pattern = likeContaining(search);
+  return sql<SqlBool>`(lower(${sql.ref(`${table}.display_name`)}) like ${pattern} escape '!'
+    or ${sql.ref(`${table}.email_normalized`)} like ${pattern} escape '!')`;
+};
+
+/** A search's candidates (`findSearchCandidates`), in each dialect's list parameter. */
+interface Among {
+  dialect: Dialect;
+  ids: string[];
+}
+
+/**
+ * The users table, or only its rows among the candidates, looked up by primary key. The
+ * candidates are a subquery with a LIMIT named `users`: neither database folds it into the outer
+ * query, so neither can choose to read the collection's whole range in order instead.
+ */
+function fromPeople(db: Kysely<Database>, among: Among | undefined) {
+  if (among === undefined) return db.selectFrom('users');
+  const list =
+    among.dialect === 'sqlite'
+      ? sql<SqlBool>`${sql.ref('users.id')} in (select value from json_each(${JSON.stringify(among.ids)}))`
+      : sql<SqlBool>`${sql.ref('users.id')} = any(${among.ids})`;
+  const candidates = db.selectFrom('users').selectAll().where(list).limit(among.ids.length);
+  // The same columns under the same name: the outer query reads it as it reads the table.
+  return db.selectFrom(candidates.as('users')) as unknown as ReturnType<typeof db.selectFrom<'users'>>;
+}
+
+/** The people of `collectionId` in `order` after `after`, filtered by status and, if given, by the search. */
+function peopleInOrder(
+  db: Kysely<Database>,
+  collectionId: string,
+  filters: PeopleFilters,
+  order: PeopleOrder,
+  after: PeopleKey | null,
+  among?: Among,
+) {
+  const { column, direction } = ORDERS[order];
+  let query = fromPeople(db, among).selectAll().where('users.collection_id', '=', collectionId);
+  const statuses = filters.statuses;
+  if (statuses !== undefined) {
+    query =
+      statuses.length === 1
+        ? query.where('users.recording_status', '=', statuses[0] as RecordingStatus)
+        : query.where('users.recording_status', 'in', statuses);
+  }
+  if (filters.search !== undefined && filters.search !== '') query = query.where(containsSearch('users', filters.search));
+  if (after) {
+    const comparison = sql.raw(direction === 'desc' ? '<' : '>');
+    query = query.where(sql<SqlBool>`(${sql.ref(column)}, ${sql.ref('users.id')}) ${comparison} (${after.value}, ${after.id})`);
+  }
+  return query.orderBy(column, direction).orderBy('users.id', direction);
+}
+
 /**
  * One page of a collection's people in `order`, after `after`. The keyset condition is a row
  * value on an index of the order (`users_collection_page` or, filtered by one status,
  * `users_collection_status_page` for dates; `users_collection_name` for names), so page 500
- * costs what page 1 costs; the search, and a status filter the index does not lead with, are
- * checked on the rows the range yields.
+ * costs what page 1 costs; a status filter the index does not lead with, and a search, are
+ * checked on the rows the range yields (a search is only sent here for a window of rows:
+ * `scanPeopleWindow`, or among its index's candidates: `listPeopleAmong`).
  */
 export function listPeoplePage(
   db: Kysely<Database>,
@@ -218,26 +275,81 @@ export function listPeoplePage(
   after: PeopleKey | null,
   limit: number,
 ): Promise<UserRow[]> {
+  return peopleInOrder(db, collectionId, filters, order, after).limit(limit).execute();
+}
+
+/**
+ * The ids of the people whose display name or e-mail may contain `search` (3 characters or more),
+ * read from the search index: every person the search matches is among them. Null when there
+ * are more than `cap`: a search that common is cheaper read in order (`scanPeopleWindow`).
+ * The indexes span every collection (`listPeopleAmong` keeps the collection's): on PostgreSQL a
+ * condition on the collection would tempt the planner to read the collection's index instead.
+ */
+export async function findSearchCandidates(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  search: string,
+  cap: number,
+): Promise<string[] | null> {
+  const { rows } =
+    dialect === 'sqlite'
+      ? await sql<{ id: string }>`select k.user_id as id from users_search
+          join users_search_keys k on k.rowid = users_search.rowid
+          where users_search match ${`"${search.replace(/"/g, '""')}"`} limit ${cap + 1}`.execute(db)
+      : await sql<{ id: string }>`select users.id from users where ${containsSearch('users', search)} limit ${cap + 1}`.execute(
+          db,
+        );
+  return rows.length > cap ? null : rows.map((row) => row.id);
+}
+
+/** `listPeoplePage` among `ids` (a search's candidates): each is looked up by its key, and only the matches are ordered. */
+export function listPeopleAmong(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  collectionId: string,
+  ids: string[],
+  filters: PeopleFilters,
+  order: PeopleOrder,
+  after: PeopleKey | null,
+  limit: number,
+): Promise<UserRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return peopleInOrder(db, collectionId, filters, order, after, { dialect, ids }).limit(limit).execute();
+}
+
+/**
+ * A search read in order over the next `window` people of the range (after `after`, with the
+ * status filter): at most `limit` of them that match, and the key of the window's last person
+ * when the range goes on beyond it (null when the window reached the end).
+ */
+export async function scanPeopleWindow(
+  db: Kysely<Database>,
+  collectionId: string,
+  filters: PeopleFilters & { search: string },
+  order: PeopleOrder,
+  after: PeopleKey | null,
+  limit: number,
+  window: number,
+): Promise<{ rows: UserRow[]; lastScanned: PeopleKey | null }> {
   const { column, direction } = ORDERS[order];
-  let query = db.selectFrom('users').selectAll().where('users.collection_id', '=', collectionId);
-  const statuses = filters.statuses;
-  if (statuses !== undefined) {
-    query =
-      statuses.length === 1
-        ? query.where('users.recording_status', '=', statuses[0] as RecordingStatus)
-        : query.where('users.recording_status', 'in', statuses);
-  }
-  if (filters.search !== undefined && filters.search !== '') {
-    const pattern = likeContaining(filters.search);
-    query = query.where(
-      (eb) =>
-        sql<SqlBool>`(lower(${eb.ref('users.display_name')}) like ${pattern} escape '!'
-          or ${eb.ref('users.email_normalized')} like ${pattern} escape '!')`,
-    );
-  }
-  if (after) {
-    const comparison = sql.raw(direction === 'desc' ? '<' : '>');
-    query = query.where(sql<SqlBool>`(${sql.ref(column)}, ${sql.ref('users.id')}) ${comparison} (${after.value}, ${after.id})`);
-  }
-  return query.orderBy(column, direction).orderBy('users.id', direction).limit(limit).execute();
+  const range = peopleInOrder(db, collectionId, { ...filters, search: '' }, order, after);
+  const field = column === 'users.created_at' ? 'created_at' : 'display_name';
+  const rows = await db
+    .selectFrom(range.limit(window).as('window'))
+    .selectAll()
+    .where(containsSearch('window', filters.search))
+    .orderBy(`window.${field}`, direction)
+    .orderBy('window.id', direction)
+    .limit(limit)
+    .execute();
+  const last = await range
+    .clearSelect()
+    .select([column, 'users.id'])
+    .offset(window - 1)
+    .limit(1)
+    .executeTakeFirst();
+  return {
+    rows,
+    lastScanned: last ? { value: field === 'created_at' ? last.created_at : last.display_name, id: last.id } : null,
+  };
 }

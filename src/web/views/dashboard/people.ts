@@ -119,6 +119,13 @@ function filterForm(collectionId: string, filters: PeopleFilters, reviewRequired
 </form>`;
 }
 
+/**
+ * A search of one or two characters (the index holds trigrams), or one that matches very many
+ * people, is read in order, a window of people per page: this page stopped at the window's end.
+ */
+const searchNote = (window: number) =>
+  html`<p class="muted" id="search-partial">Short or very common searches look through ${window.toLocaleString('en')} people at a time. Those shown are the matches so far; keep searching for more.</p>`;
+
 /** Invites everyone still to record (people invited in the last 24 hours are skipped unless "again" is ticked). */
 function inviteForm(base: string, csrfToken: string): SafeHtml {
   return html`<form method="post" action="${base}/invitations" class="row" id="invite-form">
@@ -139,6 +146,8 @@ export function collectionPage(data: {
   page: number;
   pageSize: number;
   nextCursor: string | null;
+  /** People looked at by a search read in order that stopped before filling the page (see `searchNote`); 0 otherwise. */
+  searchedWindow: number;
   notice?: string | null;
 }): SafeHtml {
   const { collection, filters } = data;
@@ -173,8 +182,9 @@ ${admin ? html`<p class="row"><a href="${base}/edit">Edit collection and fields<
 <h2>People</h2>
 ${admin && collection.member_count > 0 ? inviteForm(base, data.viewer.csrfToken) : ''}
 ${filterForm(collection.id, filters, review)}
+${data.searchedWindow > 0 ? searchNote(data.searchedWindow) : ''}
 ${
-  data.people.length === 0
+  data.people.length === 0 && data.searchedWindow === 0
     ? html`<p class="empty" id="no-people">${
         filtered || data.page > 1
           ? 'Nobody here matches.'
@@ -182,9 +192,11 @@ ${
             ? html`Nobody in this collection yet. <a href="${base}/people/new">Add a person</a> or <a href="${base}/import">import a CSV file</a>.`
             : 'Nobody in this collection yet.'
       }</p>`
-    : html`<p class="muted" id="people-range">${filtered ? 'Matches' : 'People'} ${first}–${first + data.people.length - 1}${
-        filtered ? '' : html` of ${collection.member_count}`
-      }</p>
+    : data.people.length === 0
+      ? ''
+      : html`<p class="muted" id="people-range">${filtered ? 'Matches' : 'People'} ${first}–${first + data.people.length - 1}${
+          filtered ? '' : html` of ${collection.member_count}`
+        }</p>
 <table class="list people" id="people">
 <thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Status</th><th scope="col">Invitation</th><th scope="col">Added</th></tr></thead>
 <tbody>${rows}</tbody>
@@ -192,7 +204,13 @@ ${
 }
 <nav class="pager row" aria-label="Pages">
 ${data.page > 1 ? html`<a class="button" href="${base}${peopleQuery(filters)}">← First page</a>` : ''}
-${data.nextCursor ? html`<a class="button" rel="next" href="${base}${peopleQuery(filters, { cursor: data.nextCursor, page: String(data.page + 1) })}">Next ${data.pageSize} →</a>` : ''}
+${
+  data.nextCursor
+    ? html`<a class="button" rel="next" href="${base}${peopleQuery(filters, { cursor: data.nextCursor, page: String(data.page + 1) })}">${
+        data.searchedWindow > 0 ? 'Keep searching →' : `Next ${data.pageSize} →`
+      }</a>`
+    : ''
+}
 </nav>`,
   });
 }
