@@ -284,3 +284,21 @@ export async function benchAccount(deps: Deps, email: string): Promise<{ key: st
   if (!account) throw new Error(`account ${created.account} was not created`);
   return { key: created.key, accountId: account.id };
 }
+
+/** CPU time (user + system, seconds) a process has used so far, from /proc/<pid>/stat (Linux only). */
+export function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after `pid (comm)`: state is the 3rd field, utime the 14th and stime the 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** The machine's 1-minute load average, printed beside every figure: the cores are shared. */
+export const loadAverage = (): string => os.loadavg()[0]!.toFixed(2);
