@@ -11,7 +11,19 @@ const scripts = fs
   .filter(
     (f) =>
       f.endsWith('.ts') &&
-      !['run.ts', 'lib.ts', 'seed.ts', 'bare-server.ts', 'bare-json-server.ts', 'blob-stream-server.ts', 'soak.ts'].includes(f),
+      ![
+        'run.ts',
+        'lib.ts',
+        'seed.ts',
+        'bare-server.ts',
+        'bare-json-server.ts',
+        'bare-redirect-server.ts',
+        'blob-stream-server.ts',
+        'soak.ts',
+        'webhook-receivers.ts',
+        'webhook-sender.ts',
+        'webhook-data.ts',
+      ].includes(f),
   )
   .filter((f) => only.length === 0 || only.some((name) => f.startsWith(name)))
   .sort();

@@ -134,6 +134,11 @@ export interface WebhookConfig {
   pollMs: number;
   /** Deliveries one worker sends at the same time. */
   concurrency: number;
+  /**
+   * Deliveries of one webhook in flight at once, across all workers: a receiver that answers
+   * slowly holds at most this many send slots, whatever its backlog.
+   */
+  maxInFlightPerWebhook: number;
   /** Webhooks one account may register. */
   maxPerAccount: number;
 }

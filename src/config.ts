@@ -279,7 +279,8 @@ function webhookConfig(env: Env): WebhookConfig {
     timeoutMs,
     claimLeaseMs,
     pollMs: int(env, 'WEBHOOK_POLL_MS', 500, 10, 60_000),
-    concurrency: int(env, 'WEBHOOK_CONCURRENCY', 10, 1, 200),
+    concurrency: int(env, 'WEBHOOK_CONCURRENCY', 32, 1, 200),
+    maxInFlightPerWebhook: int(env, 'WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK', 8, 1, 200),
     maxPerAccount: int(env, 'WEBHOOK_MAX_PER_ACCOUNT', 20, 1, 1000),
   };
 }

@@ -43,7 +43,7 @@ async function createHook(events: string[] = ['recording.completed'], path = '/h
   return res.json<{ id: string; secret: string }>();
 }
 
-/** Delivery passes until none finds work (a webhook sends at most 2 at a time); returns how many were sent. */
+/** Delivery passes until none finds work (a webhook sends a few at a time); returns how many were sent. */
 async function deliverAll(): Promise<number> {
   let total = 0;
   for (let n = await deliverDue(t.deps); n > 0; n = await deliverDue(t.deps)) total += n;
@@ -230,8 +230,9 @@ describe('retries and auto-disable (injected clock)', () => {
     for (let sent = receiver.requests.length; (await deliverDue(t.deps)) > 0; sent = receiver.requests.length) {
       passes.push(receiver.requests.slice(sent).map((r) => String(r.headers['webhook-id'])));
     }
-    // Two at a time (the per-webhook cap), in the order the events happened.
-    expect(passes.map((p) => p.length)).toEqual([2, 2, 2, 2, 2]);
+    // The per-webhook cap at a time (WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK, 8 by default), in the order the events happened.
+    const cap = t.deps.config.webhooks.maxInFlightPerWebhook;
+    expect(passes.map((p) => p.length)).toEqual([cap, 10 - cap]);
     expect(passes.flatMap((p) => [...p].sort((a, b) => order.indexOf(a) - order.indexOf(b)))).toEqual(order);
     expect((await deliveriesOf(hook.id)).every((d) => d.status === 'succeeded')).toBe(true);
     await deleteHook(hook.id);
@@ -298,6 +299,7 @@ describe('retries and auto-disable (injected clock)', () => {
       leaseUntil: new Date(now.getTime() + 5000).toISOString(),
       limit: 10,
       maxPerWebhook: 2,
+      maxPerAccount: 10,
     });
     expect(claimed).toHaveLength(1);
     expect(await deliverDue(t.deps)).toBe(0);

@@ -126,10 +126,13 @@ describe(`fair delivery (${usingPostgres() ? 'PostgreSQL' : 'SQLite'})`, () => {
     );
     expect(p99).toBeLessThan(1000);
 
-    // Never more than 2 sends to one webhook at once, across both workers.
+    // Never more than the per-webhook cap (the default) at once to one webhook, across both
+    // workers (the account's share is checked exactly in webhooks-concurrency.test.ts: here a
+    // timed-out send still looks open to the receiver for a moment after the worker let it go).
+    const perWebhook = t.deps.config.webhooks.maxInFlightPerWebhook;
     for (let i = 0; i < SLOW_HOOKS; i++) {
       const path = `/slow-${i}`;
-      expect(maxOverlap(receiver.requests.filter((r) => r.path === path)), path).toBeLessThanOrEqual(2);
+      expect(maxOverlap(receiver.requests.filter((r) => r.path === path)), path).toBeLessThanOrEqual(perWebhook);
     }
     expect(maxOverlap(slowRequests())).toBeGreaterThanOrEqual(2);
 

@@ -59,6 +59,11 @@ export interface FairShare {
   owner: RawBuilder<unknown>;
   maxPerKey: number;
   /**
+   * At most this many rows of one owner hold a lease at a time, counting every worker's leases
+   * (none when absent): an owner with many keys cannot take every slot either.
+   */
+  maxPerOwner?: number;
+  /**
    * Narrows the count of rows in flight to those that can hold a lease (e.g. sql`d.status =
    * 'pending'`), so the count reads the queue's index instead of its whole history.
    */
@@ -93,7 +98,8 @@ export async function claimWithLease<Row>(db: Kysely<Database>, dialect: Dialect
  *   with busy as (leased rows counted per key and owner),
  *        due as (due, free rows with their place in the queue and their rank within their key),
  *        eligible as (due rows whose key rank + the key's leases <= maxPerKey, ranked within
- *                     their owner, after the owner's leases)
+ *                     their owner, after the owner's leases),
+ *        within_owner_cap as (eligible rows whose owner rank <= maxPerOwner, if set)
  *   update <table> set locked_by = ?, locked_until = ?
  *   where id in (select <alias>.id from <table> <alias> [join …]
  *                where <alias>.id in (select id from eligible order by owner_rank, queue_pos limit n)
@@ -134,11 +140,14 @@ async function claimFairly<Row>(db: Kysely<Database>, dialect: Dialect, claim: L
           + coalesce((select sum(b.n) from busy b where b.fair_owner = due.fair_owner), 0) as owner_rank
       from due left join busy on busy.fair_key = due.fair_key
       where due.key_rank + coalesce(busy.n, 0) <= ${fair.maxPerKey}
+    ),
+    within_owner_cap as (
+      select id, queue_pos, owner_rank from eligible ${fair.maxPerOwner === undefined ? sql`` : sql`where owner_rank <= ${fair.maxPerOwner}`}
     )
     update ${table} set locked_by = ${claim.workerId}, locked_until = ${claim.leaseUntil}${alsoSet}
     where id in (
       select ${sql.ref(`${claim.alias}.id`)} from ${table} ${alias} ${join}
-      where ${sql.ref(`${claim.alias}.id`)} in (select id from eligible order by owner_rank, queue_pos limit ${claim.limit})
+      where ${sql.ref(`${claim.alias}.id`)} in (select id from within_owner_cap order by owner_rank, queue_pos limit ${claim.limit})
         and ${claim.due} and ${free}
       ${dialect === 'postgres' ? sql`for update of ${alias} skip locked` : sql``}
     )

@@ -57,11 +57,14 @@ export const RETRY_DELAYS_MS = [
 export const MAX_AUTOMATIC_ATTEMPTS = RETRY_DELAYS_MS.length;
 /** Spec §3: the 10th consecutive failed attempt disables the webhook. */
 export const DISABLE_AFTER_CONSECUTIVE_FAILURES = 10;
+
 /**
- * Deliveries of one webhook in flight at once, across all workers: a receiver that answers
- * slowly holds at most this many send slots, whatever its backlog.
+ * Deliveries of one account in flight at once, across all workers: half a worker's send slots
+ * (at least one webhook's share), so an account whose receivers all answer slowly leaves the
+ * other half to everyone else however many webhooks it has.
  */
-export const MAX_IN_FLIGHT_PER_WEBHOOK = 2;
+export const maxInFlightPerAccount = (webhooks: Pick<WebhookConfig, 'concurrency' | 'maxInFlightPerWebhook'>): number =>
+  Math.max(webhooks.maxInFlightPerWebhook, Math.ceil(webhooks.concurrency / 2));
 
 export type AttemptTrigger = 'automatic' | 'manual' | 'test';
 
@@ -202,7 +205,8 @@ async function claimDue(deps: WebhookDeps, workerId: string, limit: number): Pro
     now: now.toISOString(),
     leaseUntil: new Date(now.getTime() + deps.config.webhooks.claimLeaseMs).toISOString(),
     limit,
-    maxPerWebhook: MAX_IN_FLIGHT_PER_WEBHOOK,
+    maxPerWebhook: deps.config.webhooks.maxInFlightPerWebhook,
+    maxPerAccount: maxInFlightPerAccount(deps.config.webhooks),
   });
   if (claimed.length === 0) return [];
   const webhooks = new Map(

@@ -86,14 +86,14 @@ export const insertDeliveries = (db: Db, rows: DeliveryRow[]) =>
 /**
  * Claims up to `limit` due deliveries of enabled webhooks until `leaseUntil` (the shared lease
  * claim of src/db/lease-claim.ts). A delivery whose lease ran out (its worker died) is due again.
- * The claim is fair: at most `maxPerWebhook` deliveries of one webhook are in flight across all
- * workers, and accounts take turns, so one account's slow receiver cannot hold up the others.
+ * The claim is fair: at most `maxPerWebhook` deliveries of one webhook and `maxPerAccount` of one
+ * account are in flight across all workers, and accounts take turns, so one account's slow receiver cannot hold up the others.
  * Within a webhook deliveries go oldest first (by when they are due, then when they were created).
  */
 export const claimDueDeliveries = (
   db: Db,
   dialect: Dialect,
-  input: { workerId: string; now: string; leaseUntil: string; limit: number; maxPerWebhook: number },
+  input: { workerId: string; now: string; leaseUntil: string; limit: number; maxPerWebhook: number; maxPerAccount: number },
 ): Promise<DeliveryRow[]> =>
   claimWithLease<DeliveryRow>(db, dialect, {
     table: 'webhook_deliveries',
@@ -105,6 +105,7 @@ export const claimDueDeliveries = (
       keyColumn: 'webhook_id',
       owner: sql`w.account_id`,
       maxPerKey: input.maxPerWebhook,
+      maxPerOwner: input.maxPerAccount,
       inFlightScope: sql`d.status = 'pending'`,
     },
     workerId: input.workerId,

@@ -129,7 +129,7 @@ export async function createWebhook(deps: WebhookDeps, accountId: string, input:
   const events = checkEvents(input.events);
   const url = await checkUrl(deps, input.url);
   const description = checkDescription(input.description) ?? null;
-  // Each webhook may hold MAX_IN_FLIGHT_PER_WEBHOOK send slots, so the cap bounds one account's share.
+  // Each webhook may hold WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK send slots, so the cap bounds one account's share.
   const max = deps.config.webhooks.maxPerAccount;
   if ((await countAccountWebhooks(deps.db.kysely, accountId)) >= max) {
     throw new AppError('webhook_limit_reached', `This account already has the maximum of ${max} webhooks; delete one first.`);
