@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -389,6 +390,34 @@ describe('the .mp3 fast path (cached tokens, before routing)', () => {
       expect(await unknown.text()).toBe('Not found');
       // Three GETs are plays; HEAD is not.
       expect(server.deps.playLinks.counter.pendingFor(token)).toBe(3);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("keeps a client X-Request-Id and tells a play start from a seek by Range, whatever the header names' case", async () => {
+    const server = await startTestServer();
+    try {
+      const { key: k } = await server.newAccount();
+      const { token } = await addRecordedUser(server, await createCollection(server, k));
+      // node:http sends header names as given (fetch would lower-case them).
+      const mp3 = (headers: http.OutgoingHttpHeaders) =>
+        new Promise<http.IncomingMessage>((resolve, reject) => {
+          http.get(`${server.url}/p/${token}.mp3`, { headers }, (res) => resolve(res.resume())).on('error', reject);
+        });
+      await mp3({}); // loads the token: the requests below are cache hits
+      const plays = () => server.deps.playLinks.counter.pendingFor(token);
+      const before = plays();
+      expect((await mp3({ 'X-Request-Id': 'client-abc-123' })).headers['x-request-id']).toBe('client-abc-123');
+      expect((await mp3({ 'x-request-id': 'bad id!' })).headers['x-request-id']).toMatch(/^req_/);
+      // Sent twice, the id is not one well-formed value: the server makes its own.
+      expect((await mp3({ 'X-REQUEST-ID': ['first-id-1', 'second-id-2'] })).headers['x-request-id']).toMatch(/^req_/);
+      expect(plays()).toBe(before + 3);
+      const seek = await mp3({ RANGE: 'bytes=5000-' });
+      expect(seek.statusCode).toBe(302);
+      expect(plays()).toBe(before + 3); // a seek is not a play
+      await mp3({ Range: 'bytes=0-' }); // a browser starting playback
+      expect(plays()).toBe(before + 4);
     } finally {
       await server.close();
     }

@@ -10,7 +10,11 @@ let counter = 0;
 
 /** Keeps a well-formed `X-Request-Id` from a proxy or client; otherwise makes one. */
 export function requestIdFor(req: IncomingMessage): string {
-  const incoming = req.headers['x-request-id'];
+  return requestIdOf(req.headers['x-request-id']);
+}
+
+/** `requestIdFor` given the request's `X-Request-Id` value (for callers that read it from the raw headers). */
+export function requestIdOf(incoming: string | string[] | undefined): string {
   if (typeof incoming === 'string' && CLIENT_ID.test(incoming)) return incoming;
   counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
   return `${PROCESS_PREFIX}${counter.toString(36)}`;

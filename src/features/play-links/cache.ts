@@ -4,8 +4,10 @@
  *
  * Consistency: an entry lives until it is invalidated, in this process at once
  * (`invalidateToken`/`invalidateUser`) and in the others when the invalidation message arrives
- * (invalidation.ts); `ttlMs` is only the safety net for a lost message. The maps are LRUs of
- * `maxEntries` each, so memory stays bounded however many tokens are played, and a link whose
+ * (invalidation.ts); `ttlMs` is only the safety net for a lost message. The maps hold at most
+ * `maxEntries` each, so memory stays bounded however many tokens are played: eviction is
+ * second-chance (CLOCK), which approximates least-recently-used while a hit only sets a flag (moving
+ * the hit entry to the end of a 100,000-entry Map on every request cost more than the lookup itself), and a link whose
  * redirect holds a presigned URL is reloaded (re-signed) at `audioLocationRefreshAt`, before the
  * URL expires. A load that started before an invalidation never stores its (possibly stale) result: every
  * invalidation bumps `generation`, and a load only stores when the generation is unchanged.
@@ -42,11 +44,18 @@ export interface ResolvedPlayLink {
   audioLocation: string;
   /** When a presigned `audioLocation` must be signed again (epoch ms, half its lifetime); null when it never expires. */
   audioLocationRefreshAt: number | null;
+  /**
+   * The `.mp3` redirect's headers, built by fast-path.ts on the link's first redirect and kept with
+   * it: a reload (invalidation, re-signing) brings a new object, so they never outlive the link.
+   */
+  redirectHeaders?: string[];
 }
 
 interface Entry {
   value: ResolvedPlayLink | null;
   expiresAt: number;
+  /** Hit since the eviction sweep last passed it: it gets a second chance (see `evictOne`). */
+  used: boolean;
 }
 
 /** What a batch lookup needs of one user: their collection, name and active link (if recorded). */
@@ -91,11 +100,7 @@ export class PlayLinkCache {
       this.drop(token);
       return undefined;
     }
-    if (found) {
-      // Least recently used goes first: a hit moves the entry to the end of the map's order.
-      this.positive.delete(token);
-      this.positive.set(token, entry);
-    }
+    entry.used = true;
     return entry.value;
   }
 
@@ -152,16 +157,29 @@ export class PlayLinkCache {
 
   private store(token: string, value: ResolvedPlayLink | null): void {
     const map = value ? this.positive : this.negative;
-    if (map.size >= this.options.maxEntries) {
-      // Least recently used first: a Map iterates in insertion order and hits re-insert (peek).
-      const oldest = map.keys().next().value;
-      if (oldest !== undefined) this.drop(oldest);
-    }
-    map.set(token, { value, expiresAt: this.now() + this.options.ttlMs });
+    if (map.size >= this.options.maxEntries) this.evictOne(map);
+    map.set(token, { value, expiresAt: this.now() + this.options.ttlMs, used: false });
     if (value) {
       const tokens = this.tokensByUser.get(value.userId) ?? new Set<string>();
       tokens.add(token);
       this.tokensByUser.set(value.userId, tokens);
+    }
+  }
+
+  /**
+   * Second chance: the map iterates oldest first; an entry hit since the sweep last passed it has
+   * its flag cleared and goes to the end, and the first entry not hit is dropped. Every move clears
+   * a flag that only a hit sets again, so this costs at most one move per hit, amortised.
+   */
+  private evictOne(map: Map<string, Entry>): void {
+    for (const [token, entry] of map) {
+      if (!entry.used) {
+        this.drop(token);
+        return;
+      }
+      entry.used = false;
+      map.delete(token);
+      map.set(token, entry);
     }
   }
 

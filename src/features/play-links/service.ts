@@ -301,6 +301,7 @@ async function toResolved(deps: Deps, row: ResolvedLinkRow): Promise<ResolvedPla
   };
 }
 
+type Resolution = Promise<ResolvedPlayLink | null> | ResolvedPlayLink | null;
 const batchers = new WeakMap<Deps['playLinks'], KeyBatcher<ResolvedPlayLink>>();
 
 /** Cache misses of one event-loop turn share one query (see KeyBatcher). */
@@ -319,10 +320,11 @@ function missLoader(deps: Deps): KeyBatcher<ResolvedPlayLink> {
 
 /**
  * What a public token stands for, or null: unknown, retired (rotated), recording or user deleted,
- * collection archived all look the same. Served from the per-process cache (see cache.ts).
+ * collection archived all look the same. Served from the per-process cache (see cache.ts). `shapeChecked`:
+ * the caller has already tested the token against TOKEN_SHAPE (the `.mp3` fast path), so it is not tested twice.
  */
-export function resolvePlayLink(deps: Deps, token: string): Promise<ResolvedPlayLink | null> | ResolvedPlayLink | null {
-  if (!TOKEN_SHAPE.test(token)) return null;
+export function resolvePlayLink(deps: Deps, token: string, shapeChecked = false): Resolution {
+  if (!shapeChecked && !TOKEN_SHAPE.test(token)) return null;
   const { cache } = deps.playLinks;
   const cached = cache.peek(token);
   if (cached !== undefined) {
