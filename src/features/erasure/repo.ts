@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
 import type { Database, ErasuresTable } from '../../db/schema.js';
 import { olderThanCursor } from '../../db/keyset.js';
@@ -51,6 +52,7 @@ export const tokensOfCollection = (db: Db, collectionId: string) =>
 
 export async function insertTombstones(db: Db, hashes: string[], at: string): Promise<void> {
   for (let i = 0; i < hashes.length; i += 500) {
+    if (i > 0) await nextTurn();
     const rows = hashes.slice(i, i + 500).map((token_hash) => ({ token_hash, erased_at: at }));
     await db
       .insertInto('erased_play_links')
@@ -102,6 +104,23 @@ export const tokensOfUser = (db: Db, userId: string) =>
 /** Events, deliveries and stored answers that name one person (by their id, a UUID). */
 export const deleteEventsOfPerson = (db: Db, accountId: string, userId: string) =>
   deleteEventsOfCollection(db, accountId, userId);
+
+/**
+ * Deletes these people, 25 per statement with a turn of the event loop between statements.
+ * Each person's row takes its recordings, play links and messages with it (foreign keys) and
+ * its trigrams out of the search index (a trigger): about a quarter of a millisecond each on
+ * SQLite, where a statement runs synchronously, so one statement for a collection of 10,000
+ * held every other request for seconds.
+ */
+export async function deleteUsers(db: Db, userIds: string[]): Promise<void> {
+  for (let i = 0; i < userIds.length; i += 25) {
+    if (i > 0) await nextTurn();
+    await db
+      .deleteFrom('users')
+      .where('id', 'in', userIds.slice(i, i + 25))
+      .execute();
+  }
+}
 
 /** Deletes the collection; users, recordings, play links and settings go with it (foreign keys). */
 export const deleteCollectionRow = (db: Db, id: string) => db.deleteFrom('collections').where('id', '=', id).execute();

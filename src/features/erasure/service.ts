@@ -23,6 +23,7 @@ import {
   deleteCollectionRow,
   deleteEventsOfCollection,
   deleteEventsOfPerson,
+  deleteUsers,
   expiredArchivedCollections,
   insertErasure,
   insertTombstones,
@@ -85,6 +86,8 @@ export async function eraseCollection(
       at,
     );
     const removed = await deleteEventsOfCollection(trx, collection.account_id, collectionId);
+    // Its people first, in slices; what is left of the collection then goes in one statement.
+    await deleteUsers(trx, userIds);
     await deleteCollectionRow(trx, collectionId);
     const row = {
       id: `era_${newId().replace(/-/g, '')}`,
