@@ -107,7 +107,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     if (deps.lifecycle.draining) return reply.code(503).send({ status: 'shutting down' });
     const ready = await deps.db.ping();
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'database unavailable' });
+    // `warm`: whether the background warm-up (WARM_UP) has finished; readiness never waits for it.
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'database unavailable', warm: deps.lifecycle.warm });
   });
 
   // With METRICS_PORT the metrics have their own server (main.ts); the API port never shows them.

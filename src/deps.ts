@@ -34,8 +34,12 @@ import { type Assets, loadAssets } from './web/assets.js';
 export interface Deps {
   /** OpenTelemetry, when OTEL_EXPORTER_OTLP_ENDPOINT is set (started before the deps: src/tracing.ts). */
   tracing: Tracing | null;
-  /** Set when the process is shutting down: `/readyz` answers 503 so load balancers stop sending work. */
-  lifecycle: { draining: boolean };
+  /**
+   * `draining` is set when the process is shutting down: `/readyz` answers 503 so load balancers
+   * stop sending work. `warm` is set when the background warm-up (WARM_UP) has finished: `/readyz`
+   * says so, so a deploy or a benchmark can wait for it (it never holds readiness back).
+   */
+  lifecycle: { draining: boolean; warm: boolean };
   /** Tells the workers (this process's, and others' through the database) that jobs were just committed. */
   jobsWakeup: JobsWakeup;
   /** Messages to the other processes sharing the database (LISTEN/NOTIFY on PostgreSQL). */
@@ -111,7 +115,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const adapters = {
     metrics,
     config,
-    lifecycle: { draining: false },
+    lifecycle: { draining: false, warm: false },
     tracing: overrides.tracing ?? null,
     jobsWakeup: new JobsWakeup(notifications),
     notifications,
@@ -147,11 +151,12 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
  * profile and its first preview card would otherwise wait for. The engines stop again after
  * their idle time when nothing uses them.
  */
-export async function warmUpDeps(deps: Pick<Deps, 'speech' | 'cards' | 'logger'>): Promise<void> {
+export async function warmUpDeps(deps: Pick<Deps, 'speech' | 'cards' | 'logger' | 'lifecycle'>): Promise<void> {
   const started = performance.now();
   await loadMpp();
   await deps.speech.warmUp?.();
   await deps.cards.renderer.warm?.();
+  deps.lifecycle.warm = true;
   deps.logger.info({ ms: Math.round(performance.now() - started) }, 'speech engine and card renderer warmed up');
 }
 

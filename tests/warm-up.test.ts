@@ -54,9 +54,20 @@ describe('WARM_UP', () => {
     expect(speech.warmUps).toBe(1);
   });
 
+  it('/readyz says when the warm-up has finished, and is ready before it', async () => {
+    const { speech, server } = await serverWith({ WARM_UP: 'true' });
+    await within(5_000, async () => speech.warmUps === 1);
+    const during = await fetch(`${server.url}/readyz`);
+    expect(during.status).toBe(200);
+    expect(await during.json()).toEqual({ status: 'ready', warm: false });
+    speech.finish();
+    await within(5_000, async () => (await (await fetch(`${server.url}/readyz`)).json()).warm === true);
+  });
+
   it('leaves both engines alone when off', async () => {
     const { speech, renderer, server } = await serverWith({ WARM_UP: 'false' });
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`${server.url}/readyz`)).json()).toEqual({ status: 'ready', warm: false });
     // Fastify runs its onListen hooks as listening starts: any warm-up would have begun by now.
     await new Promise((resolve) => setImmediate(resolve));
     expect(speech.warmUps).toBe(0);

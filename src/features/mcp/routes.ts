@@ -13,7 +13,11 @@ import { MCP_PATH, serverCard } from './card.js';
 
 /** The MCP SDK and zod load with the first `/mcp` request, not at boot (ARCHITECTURE.md, "Start and stop"). */
 const loadServer = () =>
-  Promise.all([import('./service.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]);
+  Promise.all([
+    import('./service.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('./direct-call.js'),
+  ]);
 
 /**
  * The request as the SDK's web-standard transport reads it: its headers, with the body Fastify
@@ -40,8 +44,12 @@ export const mcpRoutes = (deps: Deps) => async (app: FastifyInstance) => {
   });
 
   app.post(MCP_PATH, { schema: { hide: true }, bodyLimit: 65_536 }, async (request, reply) => {
-    const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadServer();
-    const server = createMcpServer(deps, { address: request.ip });
+    const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }, { answerToolCallDirectly }] = await loadServer();
+    const client = { address: request.ip };
+    // A single plain tool call is answered without the SDK's per-request server (direct-call.ts).
+    const direct = await answerToolCallDirectly(deps, client, request.headers, request.body);
+    if (direct !== null) return reply.header('content-type', 'application/json').send(direct);
+    const server = createMcpServer(deps, client);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);

@@ -13,6 +13,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
@@ -85,18 +86,84 @@ const shared = {
   }),
 };
 
+/** What a tool's handler is given besides its arguments: the call's `_meta` (an MPP credential rides there). */
+export interface ToolCallExtra {
+  _meta?: Record<string, unknown> | undefined;
+}
+type ToolResult = CallToolResult;
+
+/** A read tool's budget check: the 429 as the tool's error result, or null to go on. */
+async function overBudget(deps: Deps, client: McpClientInfo): Promise<ToolResult | null> {
+  try {
+    await deps.agentApi.admitUnpaidFrom(client.address);
+    return null;
+  } catch (error) {
+    if (!isAgentError(error)) throw error;
+    return refused(agentBody(error));
+  }
+}
+
+async function getEntityTool(deps: Deps, client: McpClientInfo, { slug }: z.infer<typeof shared.getEntity>): Promise<ToolResult> {
+  const refusal = await overBudget(deps, client);
+  if (refusal) return refusal;
+  const found = await findProfile(deps, decodeURIComponent(slug));
+  if (found.kind === 'not_found') return refused({ status: 'not_found', message: 'No entity has this slug.' });
+  if (found.kind === 'gone') return refused({ status: 'gone', message: 'This entity was deleted.' });
+  return ok(machineReadableProfile(deps, found.entity));
+}
+
+async function hearPlayLinkTool(
+  deps: Deps,
+  client: McpClientInfo,
+  { url }: z.infer<typeof shared.hearPlayLink>,
+): Promise<ToolResult> {
+  const refusal = await overBudget(deps, client);
+  if (refusal) return refusal;
+  const token = tokenFromPlayLinkUrl(deps.config.baseUrl, url);
+  const link = token ? await resolvePlayLink(deps, token) : null;
+  if (!link) return refused({ status: 'not_found', message: 'That is not a live play link of this service.' });
+  return ok(metaOf(deps, link));
+}
+
+async function generateEntityTool(
+  deps: Deps,
+  client: McpClientInfo,
+  { request, payment_reference }: z.infer<typeof shared.generateEntity>,
+  extra: ToolCallExtra,
+): Promise<ToolResult> {
+  try {
+    const published = await generateEntity(deps, {
+      body: request,
+      credential: await toolCredential(payment_reference, extra._meta?.[Mcp.credentialMetaKey]),
+      admitUnpaid: () => deps.agentApi.admitUnpaidFrom(client.address),
+    });
+    return {
+      ...ok(published.body as unknown as Json),
+      _meta: { [Mcp.receiptMetaKey]: receiptObject(published.receipt) },
+    };
+  } catch (error) {
+    if (!isAgentError(error)) throw error;
+    const { challenges, ...body } = agentBody(error);
+    // MPP's payment-required result: the challenges in _meta, the spec's instruction as the content.
+    const paymentRequired = Array.isArray(challenges) && challenges.length > 0;
+    return {
+      ...refused(body),
+      ...(paymentRequired ? { _meta: { [Mcp.paymentRequiredMetaKey]: { httpStatus: 402, challenges } } } : {}),
+    };
+  }
+}
+
+/**
+ * The tools by name: their input schemas and handlers, the same for the SDK's server and the
+ * direct answer to a single call (direct-call.ts).
+ */
+export const TOOLS = {
+  get_entity: { inputSchema: shared.getEntity, run: getEntityTool },
+  hear_play_link: { inputSchema: shared.hearPlayLink, run: hearPlayLinkTool },
+  generate_entity: { inputSchema: shared.generateEntity, run: generateEntityTool },
+} as const;
+
 export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
-  const admitUnpaid = () => deps.agentApi.admitUnpaidFrom(client.address);
-  /** A read tool's budget check: the 429 as the tool's error result, or null to go on. */
-  const overBudget = async () => {
-    try {
-      await admitUnpaid();
-      return null;
-    } catch (error) {
-      if (!isAgentError(error)) throw error;
-      return refused(agentBody(error));
-    }
-  };
   const server = new McpServer(
     { name: 'voicename', title: 'voicename: how names are said', version: VERSION },
     {
@@ -110,17 +177,10 @@ export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
     {
       title: 'Get an agent profile',
       description: 'The machine-readable profile of a published agent (name, type, operator, claim, audio URL), by its slug.',
-      inputSchema: shared.getEntity,
+      inputSchema: TOOLS.get_entity.inputSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ slug }) => {
-      const refusal = await overBudget();
-      if (refusal) return refusal;
-      const found = await findProfile(deps, decodeURIComponent(slug));
-      if (found.kind === 'not_found') return refused({ status: 'not_found', message: 'No entity has this slug.' });
-      if (found.kind === 'gone') return refused({ status: 'gone', message: 'This entity was deleted.' });
-      return ok(machineReadableProfile(deps, found.entity));
-    },
+    async (args) => getEntityTool(deps, client, args),
   );
 
   server.registerTool(
@@ -130,17 +190,10 @@ export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
       description:
         'Resolves a public voicename play link (…/p/<token>) to the name it says: display name, phonetic spelling, ' +
         'pronouns and the URL of its MP3.',
-      inputSchema: shared.hearPlayLink,
+      inputSchema: TOOLS.hear_play_link.inputSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ url }) => {
-      const refusal = await overBudget();
-      if (refusal) return refusal;
-      const token = tokenFromPlayLinkUrl(deps.config.baseUrl, url);
-      const link = token ? await resolvePlayLink(deps, token) : null;
-      if (!link) return refused({ status: 'not_found', message: 'That is not a live play link of this service.' });
-      return ok(metaOf(deps, link));
-    },
+    async (args) => hearPlayLinkTool(deps, client, args),
   );
 
   server.registerTool(
@@ -153,31 +206,10 @@ export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
         'MPP clients, the payment challenges in _meta["org.paymentauth/payment-required"]. Pay, then call again with ' +
         'the same arguments and either payment_reference = mpp_instruction.reference or an MPP credential in ' +
         `_meta["org.paymentauth/credential"]. Fields and limits: ${agentApiUrls(deps).schema}.`,
-      inputSchema: shared.generateEntity,
+      inputSchema: TOOLS.generate_entity.inputSchema,
       annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
     },
-    async ({ request, payment_reference }, extra) => {
-      try {
-        const published = await generateEntity(deps, {
-          body: request,
-          credential: await toolCredential(payment_reference, extra._meta?.[Mcp.credentialMetaKey]),
-          admitUnpaid,
-        });
-        return {
-          ...ok(published.body as unknown as Json),
-          _meta: { [Mcp.receiptMetaKey]: receiptObject(published.receipt) },
-        };
-      } catch (error) {
-        if (!isAgentError(error)) throw error;
-        const { challenges, ...body } = agentBody(error);
-        // MPP's payment-required result: the challenges in _meta, the spec's instruction as the content.
-        const paymentRequired = Array.isArray(challenges) && challenges.length > 0;
-        return {
-          ...refused(body),
-          ...(paymentRequired ? { _meta: { [Mcp.paymentRequiredMetaKey]: { httpStatus: 402, challenges } } } : {}),
-        };
-      }
-    },
+    async (args, extra) => generateEntityTool(deps, client, args, extra),
   );
 
   server.registerResource(
