@@ -259,17 +259,22 @@ export async function deliverDueWebhooks(deps: WebhookDeps, input: { workerId: s
  * other sends are still under way, not when a whole batch has ended: otherwise one receiver
  * that answers after 14 s would hold every other delivery of the batch's successors for 14 s.
  * `kick()` claims work for every free slot; it is called by the periodic task, after an event
- * fan-out and when this process commits new work. A send that ends kicks only once a quarter of
- * the slots are free (or none is busy): the fair claim ranks every due row, so claiming one row
- * after each send cost more CPU than the send itself, and a batch fills several slots at once.
+ * fan-out and when this process commits new work. Sends that end kick only in groups: once a
+ * quarter of the slots, or half of the sends the last claim left under way (one busy webhook
+ * never fills a quarter), have ended since, or none is busy. The fair claim ranks every due row,
+ * so claiming after each send cost more CPU than the send itself; a batch fills several at once.
  */
-/** Free slots that make a finished send claim again: a quarter of them, at least one. */
-const refillBatch = (slots: number) => Math.max(1, Math.floor(slots / 4));
+/** Sends that end before the runner claims again, given the slots and how many the last claim left under way. */
+const refillAfter = (slots: number, leftSending: number) =>
+  Math.max(1, Math.min(Math.floor(slots / 4), Math.ceil(leftSending / 2)));
 
 export class DeliveryRunner {
   private inFlight = 0;
   private filling: Promise<void> | null = null;
   private again = false;
+  /** Sends under way when the last claim ended, and sends ended since: when to claim again. */
+  private leftSending = 0;
+  private endedSinceClaim = 0;
 
   constructor(
     private readonly deps: WebhookDeps,
@@ -299,8 +304,10 @@ export class DeliveryRunner {
       try {
         while (this.inFlight < slots) {
           const free = slots - this.inFlight;
+          this.endedSinceClaim = 0;
           const claimed = await claimDue(this.deps, this.workerId, free);
           for (const one of claimed) this.start(one);
+          this.leftSending = this.inFlight;
           // Fewer than asked: the rest is not due, or waits for its webhook's or account's turn.
           if (claimed.length < free) break;
         }
@@ -314,8 +321,9 @@ export class DeliveryRunner {
     this.inFlight += 1;
     void sendClaimed(this.deps, one, this.workerId).finally(() => {
       this.inFlight -= 1;
-      const slots = this.deps.config.webhooks.concurrency;
-      if (this.inFlight === 0 || slots - this.inFlight >= refillBatch(slots)) void this.kick();
+      this.endedSinceClaim += 1;
+      const due = refillAfter(this.deps.config.webhooks.concurrency, this.leftSending);
+      if (this.inFlight === 0 || this.endedSinceClaim >= due) void this.kick();
     });
   }
 }
