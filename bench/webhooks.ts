@@ -8,6 +8,7 @@
  * - the baseline (bench/webhook-sender.ts): a bare signed sender, keep-alive, no database, with
  *   the worker's concurrency (WEBHOOK_CONCURRENCY overall, WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK per
  *   receiver; the bench sets both, from BENCH_CONCURRENCY and BENCH_PER_WEBHOOK).
+ * BENCH_WORKER_PROFILE_DIR writes a V8 CPU profile of every worker round there.
  * Rounds alternate which side goes first. Per side: median deliveries/s (first to last arrival at
  * the receivers), the ratio, the sender process's CPU time per delivery over the same span, and
  * the 1-minute load average.
@@ -33,6 +34,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 3000);
 const CONCURRENCY = process.env.BENCH_CONCURRENCY ?? '32';
 const PER_WEBHOOK = process.env.BENCH_PER_WEBHOOK ?? '8';
+/** A directory for a V8 CPU profile of each worker round (`node --cpu-prof`), to see where a delivery's time goes. */
+const PROFILE_DIR = process.env.BENCH_WORKER_PROFILE_DIR;
 
 interface Round {
   perS: number;
@@ -120,6 +123,8 @@ async function baselineRound(receivers: Receivers): Promise<Round> {
   return round;
 }
 
+const profileFlags = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : [];
+
 async function appRound(receivers: Receivers): Promise<Round> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-bench-hooks-'));
   const settings: Record<string, string> = {
@@ -152,7 +157,7 @@ async function appRound(receivers: Receivers): Promise<Round> {
   await deps.db.close();
   await receivers.control('reset');
   const worker = track(
-    spawn(process.execPath, [path.join(APP_ROOT, 'scripts', 'start.mjs'), 'worker'], {
+    spawn(process.execPath, [...profileFlags, path.join(APP_ROOT, 'scripts', 'start.mjs'), 'worker'], {
       env: { ...process.env, ...settings },
       stdio: ['ignore', 'ignore', 'inherit'],
     }),

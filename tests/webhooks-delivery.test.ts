@@ -258,6 +258,31 @@ describe('retries and auto-disable (injected clock)', () => {
     await deleteHook(hook.id);
   });
 
+  it('numbers the attempts of deliveries claimed together, in the header and the log, manual ones included', async () => {
+    let status = 500;
+    receiver.respond = () => ({ status });
+    const hook = await createHook();
+    for (let i = 0; i < 3; i++) await recordTestEvent(t, accountId, 'recording.completed', recordingData(i));
+    await dispatchDue(t);
+    await deliverDue(t.deps);
+    clock.advance(30e3);
+    await deliverDue(t.deps); // the three retries, claimed in one batch
+    status = 200;
+    const [first] = await deliveriesOf(hook.id);
+    const redelivered = await t.request({
+      method: 'POST',
+      url: `/v1/webhooks/${hook.id}/deliveries/${first!.id}/redeliver`,
+      key,
+    });
+    expect(redelivered.statusCode).toBe(200);
+    const attemptsOf = (id: string) =>
+      receiver.requests.filter((r) => r.headers['webhook-id'] === id).map((r) => r.headers['x-service-delivery-attempt']);
+    for (const delivery of await deliveriesOf(hook.id))
+      expect(attemptsOf(delivery.id)).toEqual(delivery.id === first!.id ? ['1', '2', '3'] : ['1', '2']);
+    expect(redelivered.json().attempts.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3]);
+    await deleteHook(hook.id);
+  });
+
   it('counts a redirect as a failure and never follows it', async () => {
     receiver.respond = (r) =>
       r.path === '/moved' ? { status: 308, headers: { location: `${receiver.url}/target` } } : { status: 200 };

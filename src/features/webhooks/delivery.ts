@@ -20,6 +20,7 @@ import {
   finishDelivery,
   insertAttempt,
   nextAttemptNumber,
+  nextAttemptNumbers,
   resetFailures,
   type WebhookRow,
 } from './repo.js';
@@ -146,11 +147,18 @@ function deliveryChanges(delivery: DeliveryRow, trigger: AttemptTrigger, success
  */
 export async function attemptDelivery(
   deps: WebhookDeps,
-  input: { webhook: WebhookRow; delivery: DeliveryRow; trigger: AttemptTrigger; workerId: string },
+  input: {
+    webhook: WebhookRow;
+    delivery: DeliveryRow;
+    trigger: AttemptTrigger;
+    workerId: string;
+    /** Known when the delivery was claimed in a batch (one query for all); read here otherwise. */
+    attemptNumber?: number;
+  },
 ): Promise<AttemptRow> {
   const { webhook, delivery, trigger, workerId } = input;
   const db = deps.db.kysely;
-  const number = await nextAttemptNumber(db, delivery.id);
+  const number = input.attemptNumber ?? (await nextAttemptNumber(db, delivery.id));
   const attemptedAt = deps.clock.now();
   const outcome = await send(deps, webhook, delivery, number);
   const finishedAt = deps.clock.now();
@@ -195,6 +203,7 @@ export async function attemptDelivery(
 interface Claimed {
   delivery: DeliveryRow;
   webhook: WebhookRow;
+  attemptNumber: number;
 }
 
 /** Claims up to `limit` due deliveries (fairly, see `claimDueDeliveries`) with their webhooks. */
@@ -209,20 +218,25 @@ async function claimDue(deps: WebhookDeps, workerId: string, limit: number): Pro
     maxPerAccount: maxInFlightPerAccount(deps.config.webhooks),
   });
   if (claimed.length === 0) return [];
-  const webhooks = new Map(
-    (await findWebhooksByIds(deps.db.kysely, [...new Set(claimed.map((d) => d.webhook_id))])).map((w) => [w.id, w]),
-  );
+  const [webhookRows, attemptNumbers] = await Promise.all([
+    findWebhooksByIds(deps.db.kysely, [...new Set(claimed.map((d) => d.webhook_id))]),
+    nextAttemptNumbers(
+      deps.db.kysely,
+      claimed.map((d) => d.id),
+    ),
+  ]);
+  const webhooks = new Map(webhookRows.map((w) => [w.id, w]));
   return claimed.flatMap((delivery) => {
     const webhook = webhooks.get(delivery.webhook_id);
     // Deleted meanwhile: its deliveries went with it.
-    return webhook ? [{ delivery, webhook }] : [];
+    return webhook ? [{ delivery, webhook, attemptNumber: attemptNumbers.get(delivery.id) ?? 1 }] : [];
   });
 }
 
 /** Sends one claimed delivery; never throws, so one failure cannot stop the others. */
-async function sendClaimed(deps: WebhookDeps, { delivery, webhook }: Claimed, workerId: string): Promise<void> {
+async function sendClaimed(deps: WebhookDeps, { delivery, webhook, attemptNumber }: Claimed, workerId: string): Promise<void> {
   try {
-    await attemptDelivery(deps, { webhook, delivery, trigger: 'automatic', workerId });
+    await attemptDelivery(deps, { webhook, delivery, trigger: 'automatic', workerId, attemptNumber });
   } catch (err) {
     // The claim lapses and another pass retries the delivery.
     deps.logger.error({ err, delivery: delivery.id }, 'recording a webhook attempt failed');
@@ -241,16 +255,26 @@ export async function deliverDueWebhooks(deps: WebhookDeps, input: { workerId: s
 }
 
 /**
- * Sends deliveries for one worker with `WEBHOOK_CONCURRENCY` slots. A slot is refilled as soon
- * as its send ends, not when a whole batch has ended: otherwise one receiver that answers after
- * 14 s would hold every other delivery of the batch's successors for 14 s. `kick()` claims work
- * for the free slots; it is called by the periodic task, after an event fan-out, when this
- * process commits new work, and whenever a send ends.
+ * Sends deliveries for one worker with `WEBHOOK_CONCURRENCY` slots. Slots are refilled while
+ * other sends are still under way, not when a whole batch has ended: otherwise one receiver
+ * that answers after 14 s would hold every other delivery of the batch's successors for 14 s.
+ * `kick()` claims work for every free slot; it is called by the periodic task, after an event
+ * fan-out and when this process commits new work. Sends that end kick only in groups: once a
+ * quarter of the slots, or half of the sends the last claim left under way (one busy webhook
+ * never fills a quarter), have ended since, or none is busy. The fair claim ranks every due row,
+ * so claiming after each send cost more CPU than the send itself; a batch fills several at once.
  */
+/** Sends that end before the runner claims again, given the slots and how many the last claim left under way. */
+const refillAfter = (slots: number, leftSending: number) =>
+  Math.max(1, Math.min(Math.floor(slots / 4), Math.ceil(leftSending / 2)));
+
 export class DeliveryRunner {
   private inFlight = 0;
   private filling: Promise<void> | null = null;
   private again = false;
+  /** Sends under way when the last claim ended, and sends ended since: when to claim again. */
+  private leftSending = 0;
+  private endedSinceClaim = 0;
 
   constructor(
     private readonly deps: WebhookDeps,
@@ -280,8 +304,10 @@ export class DeliveryRunner {
       try {
         while (this.inFlight < slots) {
           const free = slots - this.inFlight;
+          this.endedSinceClaim = 0;
           const claimed = await claimDue(this.deps, this.workerId, free);
           for (const one of claimed) this.start(one);
+          this.leftSending = this.inFlight;
           // Fewer than asked: the rest is not due, or waits for its webhook's or account's turn.
           if (claimed.length < free) break;
         }
@@ -295,7 +321,9 @@ export class DeliveryRunner {
     this.inFlight += 1;
     void sendClaimed(this.deps, one, this.workerId).finally(() => {
       this.inFlight -= 1;
-      void this.kick();
+      this.endedSinceClaim += 1;
+      const due = refillAfter(this.deps.config.webhooks.concurrency, this.leftSending);
+      if (this.inFlight === 0 || this.endedSinceClaim >= due) void this.kick();
     });
   }
 }

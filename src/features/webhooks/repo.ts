@@ -182,6 +182,20 @@ export const nextAttemptNumber = async (db: Db, deliveryId: string): Promise<num
   return Number(row?.n ?? 0) + 1;
 };
 
+/** The next attempt's number of each delivery in `deliveryIds` (1 for one never attempted): one query for a claimed batch. */
+export async function nextAttemptNumbers(db: Db, deliveryIds: string[]): Promise<Map<string, number>> {
+  const numbers = new Map(deliveryIds.map((id) => [id, 1]));
+  if (deliveryIds.length === 0) return numbers;
+  const rows = await db
+    .selectFrom('webhook_attempts')
+    .select(['delivery_id', (eb) => eb.fn.max('number').as('n')])
+    .where('delivery_id', 'in', deliveryIds)
+    .groupBy('delivery_id')
+    .execute();
+  for (const row of rows) numbers.set(row.delivery_id, Number(row.n) + 1);
+  return numbers;
+}
+
 export const listAttempts = (db: Db, deliveryIds: string[]): Promise<AttemptRow[]> =>
   deliveryIds.length === 0
     ? Promise.resolve([])

@@ -5,7 +5,7 @@
  * - Standard Webhooks (`webhook-signature: v1,<base64>`): HMAC-SHA256 over `id.timestamp.body`,
  *   keyed with the base64-decoded part of the secret after `whsec_`.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 
 const SECRET_PREFIX = 'whsec_';
 const SECRET_BYTES = 32;
@@ -18,12 +18,29 @@ export function standardKey(secret: string): Buffer {
   return Buffer.from(encoded, 'base64');
 }
 
+/**
+ * Both HMAC keys of a secret, made once: every delivery to a webhook signs with the same secret,
+ * and decoding it and building the key objects cost more than the HMAC of a small body. At most
+ * `KEY_CACHE_SIZE` secrets are kept, the oldest dropped first.
+ */
+const KEY_CACHE_SIZE = 1000;
+const keys = new Map<string, { service: KeyObject; standard: KeyObject }>();
+function keysOf(secret: string) {
+  let found = keys.get(secret);
+  if (!found) {
+    if (keys.size >= KEY_CACHE_SIZE) keys.delete(keys.keys().next().value as string);
+    found = { service: createSecretKey(Buffer.from(secret, 'utf8')), standard: createSecretKey(standardKey(secret)) };
+    keys.set(secret, found);
+  }
+  return found;
+}
+
 export const serviceSignature = (secret: string, body: string): string =>
-  createHmac('sha256', Buffer.from(secret, 'utf8')).update(body, 'utf8').digest('hex');
+  createHmac('sha256', keysOf(secret).service).update(body, 'utf8').digest('hex');
 
 /** One `v1,<base64>` entry for `webhook-signature`. */
 export const standardSignature = (secret: string, id: string, timestampSeconds: number, body: string): string =>
-  `v1,${createHmac('sha256', standardKey(secret)).update(`${id}.${timestampSeconds}.${body}`, 'utf8').digest('base64')}`;
+  `v1,${createHmac('sha256', keysOf(secret).standard).update(`${id}.${timestampSeconds}.${body}`, 'utf8').digest('base64')}`;
 
 export interface SigningSecrets {
   current: string;
