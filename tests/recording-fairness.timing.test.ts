@@ -111,7 +111,9 @@ describe('fair sharing of the audio slots', () => {
     // The burst has one of the two slots (the other account keeps the other), so its 50 runs go
     // one after another: waiting in the line adds nothing beyond that. On an idle 2-core machine
     // one upload takes about 0.2 s, so the burst ends in about 10 s, within REQUEST_TIMEOUT_MS (30 s).
-    expect(slowestMs).toBeLessThan(50 * median(alone) * 2);
+    // One run's cost is taken both alone (before) and beside the burst (the other account's runs),
+    // the larger of the two: a shared machine whose load rises during the burst slows the bound too.
+    expect(slowestMs).toBeLessThan(50 * Math.max(median(alone), median(normalTimes)) * 2);
     // The other account never waits behind the burst: one run of its own at a time, each about
     // one upload's time (a burst of 50 queued ahead of it would take seconds).
     expect(median(normalTimes)).toBeLessThan(slowestMs / 10);
