@@ -66,10 +66,11 @@ export interface Config {
   /** The text-to-speech engine (`SPEECH_ENGINE`), one of `SPEECH_ENGINES` in src/speech/index.ts. */
   speechEngine: string;
   /**
-   * `WARM_UP`: warm the speech engine and card renderer up in the background once the server
-   * listens, so the first paid profile after a restart costs what a later one does. They hold
-   * ~75 MB and more until their 10-minute idle stop, so the default is on only where profiles are
-   * sold (Stripe payments), not on the sandbox a team server or a development machine runs.
+   * `WARM_UP`: warm the agent API's request checks and 402 challenges (writing nothing), the speech
+   * engine and the card renderer up in the background once the server listens, so the first paid
+   * profile after a restart costs what a later one does. The engines hold ~75 MB and more until
+   * their 10-minute idle stop, so the default is on only where profiles are sold (Stripe
+   * payments), not on the sandbox a team server or a development machine runs.
    */
   warmUp: boolean;
   stripeSecretKey: string | null;

@@ -19,7 +19,7 @@ import { type ChannelChoice, createChannelRegistry, type MessageChannels } from 
 import { locateFfmpeg, locatePrlimit } from './audio/ffmpeg.js';
 import { createPaymentProvider, type PaymentProvider } from './integrations/payments/index.js';
 import { type AgentApiSetup, createAgentApiSetup } from './features/agent-api/setup.js';
-import { loadMpp } from './features/agent-api/mpp.js';
+import { warmUpAgentApi } from './features/agent-api/warm-up.js';
 import { createPlayLinkRuntime, type PlayLinkRuntime } from './features/play-links/cache.js';
 import { applyPlayLinkChange, type PlayLinkChange } from './features/play-links/invalidation.js';
 import { createNotifications, type Notifications } from './db/notifications.js';
@@ -146,18 +146,19 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
 }
 
 /**
- * Loads the MPP library, then warms the speech engine and the card renderer, in the background
- * (one after the other: each takes a core while it loads): what the first 402, the first paid
- * profile and its first preview card would otherwise wait for. The engines stop again after
- * their idle time when nothing uses them.
+ * Warms the agent API's own steps (the MPP library, the request checks, the 402's challenges),
+ * then the speech engine and the card renderer, in the background (one after the other: each
+ * takes a core while it loads): what the first 402, the first paid profile and its first preview
+ * card would otherwise wait for. The engines stop again after their idle time when nothing uses them.
  */
-export async function warmUpDeps(deps: Pick<Deps, 'speech' | 'cards' | 'logger' | 'lifecycle'>): Promise<void> {
+export async function warmUpDeps(deps: Deps): Promise<void> {
   const started = performance.now();
-  await loadMpp();
+  // A failed step is what the first real request would have met: it reports it; the rest still warms.
+  await warmUpAgentApi(deps).catch((err: unknown) => deps.logger.warn({ err }, 'agent API warm-up failed'));
   await deps.speech.warmUp?.();
   await deps.cards.renderer.warm?.();
   deps.lifecycle.warm = true;
-  deps.logger.info({ ms: Math.round(performance.now() - started) }, 'speech engine and card renderer warmed up');
+  deps.logger.info({ ms: Math.round(performance.now() - started) }, 'agent API, speech engine and card renderer warmed up');
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {

@@ -2,10 +2,12 @@
  * WARM_UP: once the server listens, the speech engine and the card renderer warm up in the
  * background, so the first paid profile after a restart is spoken at warm speed (bench/entities.ts
  * measures it). On by default only where profiles are sold (Stripe); the sandbox keeps both
- * engines unloaded until used, for the idle memory goal (docs/performance.md).
+ * engines unloaded until used, for the idle memory goal (docs/performance.md). The agent API's own
+ * first-request work (request checks, the 402's challenges) is warmed first, and leaves nothing behind.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { warmUpDeps } from '../src/deps.js';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { FakeSpeech } from './helpers/fake-speech.js';
 import { within } from './helpers/within.js';
@@ -72,5 +74,43 @@ describe('WARM_UP', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(speech.warmUps).toBe(0);
     expect(renderer.warmUps).toBe(0);
+  });
+
+  it("runs the agent API's request checks before the engines and leaves no trace: no rows, no metric, the name still free", async () => {
+    const { speech, server } = await serverWith({ WARM_UP: 'false' });
+    const validate = server.deps.agentApi.validate;
+    const validated: unknown[] = [];
+    server.deps.agentApi.validate = (body) => {
+      validated.push(body);
+      return validate(body);
+    };
+    const warming = warmUpDeps(server.deps);
+    await within(5_000, async () => speech.warmUps === 1);
+    // The sample request and a refused one were checked before the speech engine began.
+    expect(validated.length).toBeGreaterThanOrEqual(2);
+    expect(validate(validated[0])).toBeNull();
+    speech.finish();
+    await warming;
+    expect(server.deps.lifecycle.warm).toBe(true);
+
+    const { kysely } = server.deps.db;
+    for (const table of ['entity_payment_requests', 'entities', 'sandbox_payment_intents'] as const) {
+      expect(await kysely.selectFrom(table).selectAll().execute()).toEqual([]);
+    }
+    const metrics = await server.deps.metrics.registry.metrics();
+    expect(metrics).not.toMatch(/outcome="instruction_issued"/);
+    // An agent may still buy the sample's name: the warm-up did not reserve it.
+    const unpaid = await fetch(`${server.url}/api/entities/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Warm-up Agent 7',
+        entity_type: 'ai_agent',
+        description: 'A real request after the warm-up.',
+        operator: 'Warm-up Operator',
+        visibility: 'unlisted',
+      }),
+    });
+    expect(unpaid.status).toBe(402);
   });
 });

@@ -22,9 +22,20 @@ const IDLE_MS = 10 * 60_000;
 /**
  * What a warm-up speaks: eSpeak NG and lamejs are several times slower for their first calls
  * (WebAssembly and JIT tiers, voice data read on first use) than from about the fifth on
- * (bench/entities.ts, "Speech synthesis per name").
+ * (bench/entities.ts, "Speech synthesis per name"). The names with numbers matter: agents are
+ * often numbered or versioned, numbers are read by code of their own, and after the five plain
+ * names alone the first numbered name still cost twice a warm one.
  */
-const WARM_UP_NAMES = ['Ada', 'Grace Hopper', 'Zoë Concierge', 'Professor Bartholomew Quackenbush', 'Meeting Agent'];
+const WARM_UP_NAMES = [
+  'Ada',
+  'Grace Hopper',
+  'Zoë Concierge',
+  'Professor Bartholomew Quackenbush',
+  'Meeting Agent',
+  'Support Agent 24/7',
+  'Model 3000 version 2.5',
+  'Research Assistant Number 1,234,567',
+];
 
 /** Each neutral style as an eSpeak NG voice variant, pitch (0-99) and speaking rate (words per minute). */
 export const ESPEAK_STYLES = {
