@@ -33,8 +33,10 @@ const childEnv = () => ({
   SITE_URL: 'http://localhost:3000',
   DATA_DIR: dataDir,
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-  WEBHOOK_TIMEOUT_MS: '2000',
-  WEBHOOK_CLAIM_LEASE_MS: '3000',
+  // Long enough that the first worker's held sends are still open when it is killed, even when a
+  // busy machine is slow to deliver the kill: a send that timed out first would wait 30 s to retry.
+  WEBHOOK_TIMEOUT_MS: '5000',
+  WEBHOOK_CLAIM_LEASE_MS: '6000',
   WEBHOOK_POLL_MS: '50',
   WEBHOOK_CONCURRENCY: '5',
 });
@@ -106,7 +108,7 @@ describe(`worker processes (${usingPostgres() ? 'PostgreSQL, SKIP LOCKED' : 'SQL
         const rows = await deliveries();
         return rows.length === EVENTS && rows.every((d) => d.status === 'succeeded');
       },
-      60_000,
+      90_000,
       'every delivery to succeed',
     );
 
@@ -129,7 +131,7 @@ describe(`worker processes (${usingPostgres() ? 'PostgreSQL, SKIP LOCKED' : 'SQL
     }
     // Duplicates only come from the killed worker's in-flight sends.
     expect(receiver.requests.length).toBeLessThanOrEqual(EVENTS + inFlight.length);
-  }, 120_000);
+  }, 150_000);
 });
 
 describe('CLI', () => {
