@@ -316,7 +316,7 @@ export class DeliveryRunner {
     do {
       this.again = false;
       try {
-        while (this.inFlight < slots) {
+        while (this.inFlight < slots && !this.stopping) {
           const free = slots - this.inFlight;
           this.endedSinceClaim = 0;
           await this.outcomes.flush();
