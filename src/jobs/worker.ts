@@ -20,6 +20,8 @@ export interface PeriodicTask {
   /** Also run when this process commits new work (e.g. deliveries made due by re-enabling a webhook). */
   onWakeup?: boolean;
   run(): Promise<void>;
+  /** Called by `stop()` once the last run has ended: work the task left under way ends here (e.g. unrecorded sends). */
+  stop?(): Promise<void>;
 }
 
 export interface WorkerOptions {
@@ -91,6 +93,7 @@ export class JobWorker {
     // A delivery pass that sent a request must record its outcome before the process exits,
     // or the receiver gets the same delivery again from the next worker.
     await Promise.allSettled([...this.tasksInFlight]);
+    await Promise.allSettled((this.options.periodic ?? []).map((task) => task.stop?.()));
   }
 
   /** Runs every due job once; returns how many ran. Tests call this directly with a manual clock. */

@@ -12,18 +12,14 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import {
   type AttemptRow,
-  addFailure,
   claimDueDeliveries,
   type DeliveryRow,
-  disableEnabledWebhook,
   findWebhooksByIds,
-  finishDelivery,
-  insertAttempt,
   nextAttemptNumber,
   nextAttemptNumbers,
-  resetFailures,
   type WebhookRow,
 } from './repo.js';
+import { type FinishedAttempt, OutcomeBuffer, recordAttempts, warnDisabled } from './attempt-outcomes.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { signatureHeaders } from './signing.js';
 
@@ -56,8 +52,7 @@ export const RETRY_DELAYS_MS = [
   24 * HOUR,
 ];
 export const MAX_AUTOMATIC_ATTEMPTS = RETRY_DELAYS_MS.length;
-/** Spec §3: the 10th consecutive failed attempt disables the webhook. */
-export const DISABLE_AFTER_CONSECUTIVE_FAILURES = 10;
+export { DISABLE_AFTER_CONSECUTIVE_FAILURES } from './attempt-outcomes.js';
 
 /**
  * Deliveries of one account in flight at once, across all workers: half a worker's send slots
@@ -140,25 +135,19 @@ function deliveryChanges(delivery: DeliveryRow, trigger: AttemptTrigger, success
   };
 }
 
-/**
- * Sends one claimed delivery and records the attempt. Automatic attempts move the retry
- * schedule and the webhook's failure streak; any success resets the streak; manual and test
- * attempts never add to it. Returns the attempt row.
- */
-export async function attemptDelivery(
-  deps: WebhookDeps,
-  input: {
-    webhook: WebhookRow;
-    delivery: DeliveryRow;
-    trigger: AttemptTrigger;
-    workerId: string;
-    /** Known when the delivery was claimed in a batch (one query for all); read here otherwise. */
-    attemptNumber?: number;
-  },
-): Promise<AttemptRow> {
+type AttemptInput = {
+  webhook: WebhookRow;
+  delivery: DeliveryRow;
+  trigger: AttemptTrigger;
+  workerId: string;
+  /** Known when the delivery was claimed in a batch (one query for all); read here otherwise. */
+  attemptNumber?: number;
+};
+
+/** Sends one claimed delivery and returns the attempt, not yet recorded (`recordAttempts`). */
+async function sendAttempt(deps: WebhookDeps, input: AttemptInput): Promise<FinishedAttempt> {
   const { webhook, delivery, trigger, workerId } = input;
-  const db = deps.db.kysely;
-  const number = input.attemptNumber ?? (await nextAttemptNumber(db, delivery.id));
+  const number = input.attemptNumber ?? (await nextAttemptNumber(deps.db.kysely, delivery.id));
   const attemptedAt = deps.clock.now();
   const outcome = await send(deps, webhook, delivery, number);
   const finishedAt = deps.clock.now();
@@ -178,26 +167,26 @@ export async function attemptDelivery(
     error_message: outcome.errorMessage,
     response_body: outcome.response?.bodySnippet ?? '',
   };
-  let disabled = false;
-  await db.transaction().execute(async (trx) => {
-    await insertAttempt(trx, attempt);
-    await finishDelivery(trx, delivery.id, workerId, deliveryChanges(delivery, trigger, success, finishedAt));
-    if (success) {
-      await resetFailures(trx, webhook.id);
-    } else if (trigger === 'automatic') {
-      const streak = await addFailure(trx, webhook.id);
-      if (streak >= DISABLE_AFTER_CONSECUTIVE_FAILURES) {
-        disabled = await disableEnabledWebhook(trx, webhook.id, finishedAt.toISOString(), 'consecutive_failures');
-      }
-    }
-  });
-  if (disabled) {
-    deps.logger.warn(
-      { webhook: webhook.id, account: webhook.account_id },
-      `webhook disabled after ${DISABLE_AFTER_CONSECUTIVE_FAILURES} consecutive failed attempts`,
-    );
-  }
-  return attempt;
+  return {
+    attempt,
+    webhook,
+    workerId,
+    success,
+    countsAsFailure: !success && trigger === 'automatic',
+    changes: deliveryChanges(delivery, trigger, success, finishedAt),
+    finishedAt,
+  };
+}
+
+/**
+ * Sends one claimed delivery and records the attempt before returning it. Automatic attempts
+ * move the retry schedule and the webhook's failure streak; any success resets the streak;
+ * manual and test attempts never add to it.
+ */
+export async function attemptDelivery(deps: WebhookDeps, input: AttemptInput): Promise<AttemptRow> {
+  const finished = await sendAttempt(deps, input);
+  warnDisabled(deps.logger, [finished], await recordAttempts(deps.db, [finished]));
+  return finished.attempt;
 }
 
 interface Claimed {
@@ -233,15 +222,20 @@ async function claimDue(deps: WebhookDeps, workerId: string, limit: number): Pro
   });
 }
 
-/** Sends one claimed delivery; never throws, so one failure cannot stop the others. */
-async function sendClaimed(deps: WebhookDeps, { delivery, webhook, attemptNumber }: Claimed, workerId: string): Promise<void> {
+/** Sends one claimed delivery; never throws, so one failure cannot stop the others. Null when the send itself failed. */
+async function sendClaimed(deps: WebhookDeps, { delivery, webhook, attemptNumber }: Claimed, workerId: string) {
   try {
-    await attemptDelivery(deps, { webhook, delivery, trigger: 'automatic', workerId, attemptNumber });
+    return await sendAttempt(deps, { webhook, delivery, trigger: 'automatic', workerId, attemptNumber });
   } catch (err) {
     // The claim lapses and another pass retries the delivery.
-    deps.logger.error({ err, delivery: delivery.id }, 'recording a webhook attempt failed');
+    deps.logger.error({ err, delivery: delivery.id }, 'sending a webhook attempt failed');
+    return null;
   }
 }
+
+const recordingFailed = (deps: WebhookDeps) => (err: unknown) =>
+  // The claims lapse and another pass sends those deliveries again.
+  deps.logger.error({ err }, 'recording webhook attempts failed');
 
 /**
  * Claims due deliveries (at most `limit`) and sends them concurrently, waiting for every send.
@@ -250,7 +244,11 @@ async function sendClaimed(deps: WebhookDeps, { delivery, webhook, attemptNumber
  */
 export async function deliverDueWebhooks(deps: WebhookDeps, input: { workerId: string; limit?: number }): Promise<number> {
   const claimed = await claimDue(deps, input.workerId, input.limit ?? deps.config.webhooks.concurrency);
-  await Promise.all(claimed.map((one) => sendClaimed(deps, one, input.workerId)));
+  const sent = await Promise.all(claimed.map((one) => sendClaimed(deps, one, input.workerId)));
+  const finished = sent.filter((one) => one !== null);
+  await recordAttempts(deps.db, finished)
+    .then((disabled) => warnDisabled(deps.logger, finished, disabled))
+    .catch(recordingFailed(deps));
   return claimed.length;
 }
 
@@ -263,6 +261,8 @@ export async function deliverDueWebhooks(deps: WebhookDeps, input: { workerId: s
  * quarter of the slots, or half of the sends the last claim left under way (one busy webhook
  * never fills a quarter), have ended since, or none is busy. The fair claim ranks every due row,
  * so claiming after each send cost more CPU than the send itself; a batch fills several at once.
+ * Finished sends are recorded in groups (`OutcomeBuffer`), always before the next claim, so the
+ * claim counts only sends still under way; `drain()` (worker shutdown) records every send first.
  */
 /** Sends that end before the runner claims again, given the slots and how many the last claim left under way. */
 const refillAfter = (slots: number, leftSending: number) =>
@@ -275,18 +275,32 @@ export class DeliveryRunner {
   /** Sends under way when the last claim ended, and sends ended since: when to claim again. */
   private leftSending = 0;
   private endedSinceClaim = 0;
+  private readonly outcomes: OutcomeBuffer;
+  private stopping = false;
+  private idle: (() => void) | null = null;
 
   constructor(
     private readonly deps: WebhookDeps,
     readonly workerId: string,
-  ) {}
+  ) {
+    this.outcomes = new OutcomeBuffer(deps);
+  }
 
   /** Deliveries this runner is sending now. */
   get sending(): number {
     return this.inFlight;
   }
 
+  /** Stops claiming, waits for the sends under way and records them (worker shutdown). */
+  async drain(): Promise<void> {
+    this.stopping = true;
+    await this.filling;
+    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+    await this.outcomes.flush();
+  }
+
   kick(): Promise<void> {
+    if (this.stopping) return Promise.resolve();
     if (this.filling) {
       this.again = true;
       return this.filling;
@@ -302,9 +316,10 @@ export class DeliveryRunner {
     do {
       this.again = false;
       try {
-        while (this.inFlight < slots) {
+        while (this.inFlight < slots && !this.stopping) {
           const free = slots - this.inFlight;
           this.endedSinceClaim = 0;
+          await this.outcomes.flush();
           const claimed = await claimDue(this.deps, this.workerId, free);
           for (const one of claimed) this.start(one);
           this.leftSending = this.inFlight;
@@ -319,9 +334,11 @@ export class DeliveryRunner {
 
   private start(one: Claimed): void {
     this.inFlight += 1;
-    void sendClaimed(this.deps, one, this.workerId).finally(() => {
+    void sendClaimed(this.deps, one, this.workerId).then((finished) => {
+      if (finished) void this.outcomes.add(finished).catch(recordingFailed(this.deps));
       this.inFlight -= 1;
       this.endedSinceClaim += 1;
+      if (this.inFlight === 0) this.idle?.();
       const due = refillAfter(this.deps.config.webhooks.concurrency, this.leftSending);
       if (this.inFlight === 0 || this.endedSinceClaim >= due) void this.kick();
     });

@@ -28,6 +28,13 @@ export const webhookJobs = (deps: WebhookDeps, runner: DeliveryRunner): JobHandl
 
 export const webhookTasks = (deps: WebhookDeps, runner: DeliveryRunner): PeriodicTask[] => [
   // On wake-up too: a re-enabled webhook's deliveries are due the moment the change commits.
-  { name: 'webhooks.deliver', everyMs: deps.config.webhooks.pollMs, onWakeup: true, run: () => runner.kick() },
+  {
+    name: 'webhooks.deliver',
+    everyMs: deps.config.webhooks.pollMs,
+    onWakeup: true,
+    run: () => runner.kick(),
+    // Sends under way end and are recorded before the process exits.
+    stop: () => runner.drain(),
+  },
   { name: 'webhooks.purge-logs', everyMs: 60 * 60_000, run: async () => void (await purgeWebhookLogs(deps)) },
 ];

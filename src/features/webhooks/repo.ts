@@ -46,19 +46,16 @@ export const deleteWebhook = async (db: Db, accountId: string, id: string): Prom
   return Number(result.numDeletedRows) > 0;
 };
 
-/** Adds one failure to the streak and returns the new streak length. */
-export async function addFailure(db: Db, webhookId: string): Promise<number> {
+/** Adds `count` failures to the streak and returns the new streak length. */
+export async function addFailures(db: Db, webhookId: string, count: number): Promise<number> {
   const row = await db
     .updateTable('webhooks')
-    .set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1) }))
+    .set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', count) }))
     .where('id', '=', webhookId)
     .returning('consecutive_failures')
     .executeTakeFirst();
   return Number(row?.consecutive_failures ?? 0);
 }
-
-export const resetFailures = (db: Db, webhookId: string) =>
-  db.updateTable('webhooks').set({ consecutive_failures: 0 }).where('id', '=', webhookId).execute();
 
 /** Disables an enabled webhook; true when this call disabled it. */
 export async function disableEnabledWebhook(db: Db, webhookId: string, at: string, reason: string): Promise<boolean> {
@@ -171,7 +168,31 @@ export const listDeliveries = (db: Db, webhookId: string, cursor: PageCursor | n
     .limit(limit)
     .execute();
 
-export const insertAttempt = (db: Db, row: AttemptRow) => db.insertInto('webhook_attempts').values(row).execute();
+/** Rows per insert: 10 columns each stays far below either database's limit on parameters. */
+const ATTEMPTS_PER_INSERT = 100;
+
+/** Inserts attempt rows, many to a statement. */
+export async function insertAttempts(db: Db, rows: AttemptRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += ATTEMPTS_PER_INSERT) {
+    await db
+      .insertInto('webhook_attempts')
+      .values(rows.slice(i, i + ATTEMPTS_PER_INSERT))
+      .execute();
+  }
+}
+
+/** Marks deliveries succeeded and releases them, those that `workerId` still holds: one statement for a group. */
+export const finishSucceededDeliveries = (db: Db, ids: string[], workerId: string, at: string) =>
+  db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'succeeded', next_attempt_at: null, updated_at: at, locked_by: null, locked_until: null })
+    .where('id', 'in', ids)
+    .where('locked_by', '=', workerId)
+    .execute();
+
+/** Sets the failure streak of webhooks, e.g. to 0 after a success. */
+export const setFailures = (db: Db, webhookIds: string[], streak: number) =>
+  db.updateTable('webhooks').set({ consecutive_failures: streak }).where('id', 'in', webhookIds).execute();
 
 export const nextAttemptNumber = async (db: Db, deliveryId: string): Promise<number> => {
   const row = await db
