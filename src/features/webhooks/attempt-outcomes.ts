@@ -23,7 +23,7 @@ import {
 } from './repo.js';
 
 /** Spec §3: the 10th consecutive failed attempt disables the webhook. */
-export const DISABLE_AFTER_CONSECUTIVE_FAILURES = 10;
+const DISABLE_AFTER_CONSECUTIVE_FAILURES = 10;
 
 /** A send that has ended, and what it changes. */
 export interface FinishedAttempt {

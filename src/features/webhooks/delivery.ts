@@ -52,7 +52,6 @@ export const RETRY_DELAYS_MS = [
   24 * HOUR,
 ];
 export const MAX_AUTOMATIC_ATTEMPTS = RETRY_DELAYS_MS.length;
-export { DISABLE_AFTER_CONSECUTIVE_FAILURES } from './attempt-outcomes.js';
 
 /**
  * Deliveries of one account in flight at once, across all workers: half a worker's send slots
