@@ -147,7 +147,11 @@ async function main(): Promise<void> {
   console.log(`\n${header}\n${rows.join('\n')}`);
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+// Exits when done: a pool or thread the services opened must not keep a finished bench waiting.
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
