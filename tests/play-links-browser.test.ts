@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import jsQRModule from 'jsqr';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { flushPlayCounts } from '../src/features/play-links/service.js';
+import { flushPlayCounts } from '../src/features/play-links/play-counts.js';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { launchBrowser } from './helpers/browser.js';
 import { addRecordedUser, createCollection } from './helpers/play-link-fixtures.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskBlobStore } from '../src/blobs/disk.js';
 import { invalidatePlayLinksOfUser } from '../src/features/play-links/invalidation.js';
-import { flushPlayCounts } from '../src/features/play-links/service.js';
+import { flushPlayCounts } from '../src/features/play-links/play-counts.js';
 import { createTestApp, startTestServer, type TestApp } from './helpers/app.js';
 import { decodeAudio } from './helpers/audio.js';
 import { addRecordedUser, addRecording, addUser, createCollection, spokenMp3 } from './helpers/play-link-fixtures.js';

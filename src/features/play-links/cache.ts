@@ -199,12 +199,12 @@ export class PlayLinkCache {
    * count never goes backwards between a flush and the entry's expiry. Loads running during the
    * flush may have read the old count, so they are not stored.
    */
-  /** `plays` more plays of each of `tokens` are now in the database. */
-  noteFlushed(tokens: readonly string[], plays: number): void {
+  /** `plays` more plays of each of `tokens` (or `plays[i]` of `tokens[i]`) are now in the database. */
+  noteFlushed(tokens: readonly string[], plays: number | readonly number[]): void {
     this.generation++;
-    for (const token of tokens) {
+    for (const [index, token] of tokens.entries()) {
       const value = this.positive.get(token)?.value;
-      if (value) value.storedPlayCount += plays;
+      if (value) value.storedPlayCount += typeof plays === 'number' ? plays : (plays[index] ?? 0);
     }
   }
 

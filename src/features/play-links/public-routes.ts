@@ -17,7 +17,8 @@ import { playerPage, playLinkNotFoundPage } from '../../web/views/player.js';
 import { isPlayStart } from './audio-response.js';
 import type { ResolvedPlayLink } from './cache.js';
 import { REDIRECT_HEADERS } from './fast-path.js';
-import { appAudioPath, durationSeconds, flushPlayCounts, metaOf, recordPlay, resolvePlayLink } from './service.js';
+import { flushPlayCounts, recordPlay } from './play-counts.js';
+import { appAudioPath, durationSeconds, metaOf, resolvePlayLink } from './service.js';
 import { cardUrlOf, signatureHtmlOf } from './images.js';
 import { embedHtmlOf, oembedUrlFor, playLinkUrls, tokenFromPlayLinkUrl } from './urls.js';
 

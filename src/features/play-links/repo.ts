@@ -141,12 +141,50 @@ export async function retireActiveLink(db: Executor, userId: string, at: string)
   return row;
 }
 
-/** Adds `plays` to the count of every token in `tokens` (one statement). */
-export const addPlayCounts = (db: Executor, tokens: string[], plays: number) =>
+/**
+ * Adds `plays` to the count of every token in `tokens` (one statement, the tokens as one array
+ * parameter). PostgreSQL's index scan takes the array's tokens in sorted order, so two processes
+ * flushing overlapping links lock their rows in the same order and never deadlock.
+ */
+export const addPlayCounts = (db: Executor, dialect: Dialect, tokens: string[], plays: number) =>
   db
     .updateTable('play_links')
     .set((eb) => ({ play_count: eb('play_count', '+', plays) }))
-    .where('token', 'in', tokens)
+    .where(
+      dialect === 'postgres'
+        ? sql<boolean>`token = any(${tokens}::text[])`
+        : sql<boolean>`token in (select value from json_each(${JSON.stringify(tokens)}))`,
+    )
+    .execute();
+
+/** SQLite: the largest row id of `play_links` (0 when empty), to size the flush's row-id ranges. */
+export async function findMaxPlayLinkRowId(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('play_links')
+    .select(sql<number | null>`max(rowid)`.as('row_id'))
+    .executeTakeFirst();
+  return Number(row?.row_id ?? 0);
+}
+
+/** SQLite: where the rows of `tokens` are (their row ids); tokens without a row are absent. */
+export const findPlayLinkRowIds = (db: Executor, tokens: string[]) =>
+  db
+    .selectFrom('play_links')
+    .select([sql<number>`rowid`.as('row_id'), 'token'])
+    .where(sql<boolean>`token in (select value from json_each(${JSON.stringify(tokens)}))`)
+    .execute();
+
+/**
+ * SQLite: adds each entry's plays to its row, found by row id (the entries in row-id order touch
+ * neighbouring pages, so one statement writes each page once) and checked by token, so a row id
+ * reused by a link created since the row ids were read is never counted.
+ */
+export const addPlayCountsByRowId = (db: Executor, entries: { rowId: number; token: string; plays: number }[]) =>
+  db
+    .updateTable('play_links')
+    .from(sql`json_each(${JSON.stringify(entries.map((e) => [e.rowId, e.token, e.plays]))})`.as('j'))
+    .set({ play_count: sql`play_count + (j.value ->> 2)` })
+    .where(sql<boolean>`play_links.rowid = (j.value ->> 0) and play_links.token = (j.value ->> 1)`)
     .execute();
 
 export const findSettings = (db: Executor, collectionId: string) =>

@@ -1,4 +1,3 @@
-import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { withTransaction } from '../../db/transaction.js';
@@ -8,9 +7,8 @@ import { isoNow } from '../../lib/clock.js';
 import { isUuid, randomToken } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import { logoUrl, requireLiveCollection } from '../collections/service.js';
-import { batchPlayCounts, KeyBatcher, type ResolvedPlayLink, type UserLinkSummary } from './cache.js';
+import { KeyBatcher, type ResolvedPlayLink, type UserLinkSummary } from './cache.js';
 import {
-  addPlayCounts,
   findActiveLinkOfUser,
   findResolvableLinks,
   findSettings,
@@ -23,6 +21,7 @@ import {
 } from './repo.js';
 import { type BatchPlayLinkItem, MAX_BATCH_IDS, MAX_USER_ID_LENGTH, type PlayLink, type PlayLinkSettings } from './schemas.js';
 import { invalidateAllPlayLinks, invalidatePlayLinkToken } from './invalidation.js';
+import { playCountOf } from './play-counts.js';
 import { embedHtmlOf, oembedUrlFor, playLinkUrl, playLinkUrls } from './urls.js';
 import { isUniqueViolation } from '../../db/errors.js';
 
@@ -333,45 +332,6 @@ export function resolvePlayLink(deps: Deps, token: string, shapeChecked = false)
   }
   cache.lookups.misses++;
   return cache.get(token, () => missLoader(deps).load(token));
-}
-
-/** Tokens per UPDATE: small enough that one statement never holds the event loop for long (SQLite runs it synchronously). */
-export const PLAY_COUNT_BATCH = 250;
-
-/** Counts one play in memory (no database write; see `flushPlayCounts`). */
-export function recordPlay(deps: Deps, token: string): void {
-  deps.playLinks.counter.add(token);
-}
-
-/** Plays of a link: stored count plus this process's plays not yet flushed. */
-export const playCountOf = (deps: Deps, link: ResolvedPlayLink): number =>
-  link.storedPlayCount + deps.playLinks.counter.pendingFor(link.token);
-
-/**
- * Writes pending play counts, one UPDATE per batch of tokens with the same number of plays (see
- * `batchPlayCounts`). Each statement commits on its own and the event loop gets a turn between
- * statements, so a flush of 100,000 tokens never stalls requests (on SQLite a statement runs
- * synchronously). If a statement fails, its counts and those not yet written go back into memory
- * for the next flush: nothing is lost and nothing is counted twice. Returns the plays written.
- */
-export async function flushPlayCounts(deps: Deps): Promise<number> {
-  const pending = deps.playLinks.counter.take();
-  const batches = batchPlayCounts(pending, PLAY_COUNT_BATCH);
-  let written = 0;
-  for (const { plays, tokens } of batches) {
-    try {
-      await addPlayCounts(deps.db.kysely, tokens, plays);
-    } catch (err) {
-      // This batch and every count the generator has not handed out yet go back.
-      for (const token of tokens) deps.playLinks.counter.add(token, plays);
-      for (const rest of batches) for (const token of rest.tokens) deps.playLinks.counter.add(token, rest.plays);
-      throw err;
-    }
-    deps.playLinks.cache.noteFlushed(tokens, plays);
-    written += plays * tokens.length;
-    await setImmediatePromise();
-  }
-  return written;
 }
 
 /** The `/meta` document: the seven play-link fields and what integrations need besides. */
