@@ -101,7 +101,9 @@ describe('flushing play counts of 100,000 links', () => {
     for (const token of played) t.deps.playLinks.counter.add(token);
     const before = writtenBytes();
     expect(await flushPlayCounts(t.deps)).toBe(LINKS);
-    expect((writtenBytes() - before) / 2 ** 20).toBeLessThan(40);
+    // The log, its checkpoint into the database file and whatever else the process writes meanwhile
+    // come to 20-45 MB; the old order wrote about 450 MB.
+    expect((writtenBytes() - before) / 2 ** 20).toBeLessThan(100);
   });
 
   it(
