@@ -19,6 +19,7 @@ const scripts = fs
         'bare-json-server.ts',
         'bare-redirect-server.ts',
         'blob-stream-server.ts',
+        'smtp-receiver.ts',
         'soak.ts',
         'webhook-receivers.ts',
         'webhook-sender.ts',
