@@ -386,13 +386,16 @@ export async function measureWithCpu(
 }
 
 /**
- * CPU seconds this process has used so far, including the children it has waited for (cutime and
- * cstime of /proc/self/stat: ffmpeg runs, spawnSync'd tools), which `process.cpuUsage` leaves out.
+ * CPU seconds this process has used so far, including the children it has waited for (ffmpeg
+ * runs, spawnSync'd tools), which `process.cpuUsage` leaves out. Its own time comes from
+ * `process.cpuUsage` (microseconds): /proc's 10 ms ticks are too coarse for millisecond calls.
  */
 export function cpuSecondsWithChildren(): number {
   const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  // cutime and cstime: the 14th and 15th fields after `pid (comm) `.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+  const own = process.cpuUsage();
+  return (own.user + own.system) / 1e6 + (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
 }
 
 /**
