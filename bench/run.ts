@@ -18,6 +18,7 @@ const scripts = fs
         'bare-server.ts',
         'bare-json-server.ts',
         'bare-redirect-server.ts',
+        'bare-import-server.ts',
         'blob-stream-server.ts',
         'smtp-receiver.ts',
         'soak.ts',
