@@ -1,8 +1,12 @@
 /**
  * Deep pages: `GET /v1/collections/{id}/users?limit=100` on a collection of BENCH_USERS people
  * (default 1,000,000), page 1 against the middle and the last page (10,000), through the users service in
- * this process. The baseline in the same run is the first page; the old `created_at < ? OR
- * (created_at = ? AND id < ?)` condition is timed on the same pages for comparison.
+ * this process. Each page's baseline is the least the endpoint must do: the same page as one raw
+ * SQL query (row-value keyset condition, left join to recordings, no service, no mapping); the
+ * old `created_at < ? OR (created_at = ? AND id < ?)` condition is timed on the same pages for
+ * comparison. Cases are interleaved over BENCH_ROUNDS rounds (default 30; the old condition 5);
+ * each row gives the median, this process's CPU time per call (on PostgreSQL the database
+ * server's is not in it) and the 1-minute load average.
  * SQLite by default; PostgreSQL when DATABASE_URL is set.
  * Run: npm run bench -- deep-pages (BENCH_USERS=100000 for a quicker run)
  */
@@ -17,11 +21,11 @@ import { createDeps } from '../src/deps.js';
 import { createCollection } from '../src/features/collections/service.js';
 import { listUsers } from '../src/features/users/service.js';
 import { encodeCursor, type PageCursor } from '../src/lib/pagination.js';
-import { benchAccount } from './lib.js';
+import { benchAccount, benchRounds, loadAverage, median, timedWithCpu } from './lib.js';
 
 const PEOPLE = Number(process.env.BENCH_USERS ?? 1_000_000);
 const PAGE = 100;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
+const ROUNDS = benchRounds(30);
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-bench-'));
 const deps = createDeps(
@@ -110,28 +114,34 @@ const oldForm = (cursor: PageCursor) =>
     .limit(PAGE + 1)
     .execute();
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-async function time(run: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  await run();
-  return performance.now() - started;
-}
+/** The page as one raw query: what any implementation must at least run. */
+const rawPage = (cursor?: PageCursor) =>
+  sql`select u.*, r.user_id as recording_user_id, r.duration_ms, r.recorded_at from users u
+      left join recordings r on r.user_id = u.id
+      where u.collection_id = ${collection.id}
+      ${cursor ? sql`and (u.created_at, u.id) < (${cursor.createdAt}, ${cursor.id})` : sql``}
+      order by u.created_at desc, u.id desc limit ${PAGE + 1}`.execute(db);
 
 interface Case {
   name: string;
   run: () => Promise<unknown>;
   rounds?: number;
+  /** The index of this case's baseline in `cases`. */
+  baseline: number;
 }
 const cases: Case[] = [
-  { name: 'page 1', run: () => page() },
+  { name: 'page 1, raw SQL (baseline)', run: () => rawPage(), baseline: 0 },
+  { name: 'page 1', run: () => page(), baseline: 0 },
   ...(
     await Promise.all(
-      [middlePage, lastPage].map(async (n) => {
+      [middlePage, lastPage].map(async (n, i): Promise<Case[]> => {
         const cursor = await cursorBefore(n);
         if ((await page(cursor)).data.length === 0) throw new Error(`page ${n} is empty`);
+        const baseline = 2 + i * 3;
         return [
-          { name: `page ${n.toLocaleString('en')} (row-value cursor)`, run: () => page(cursor) },
-          { name: `page ${n.toLocaleString('en')} (old OR condition)`, run: () => oldForm(cursor), rounds: 5 },
+          { name: `page ${n.toLocaleString('en')}, raw SQL (baseline)`, run: () => rawPage(cursor), baseline },
+          { name: `page ${n.toLocaleString('en')} (row-value cursor)`, run: () => page(cursor), baseline },
+          { name: `page ${n.toLocaleString('en')} (old OR condition)`, run: () => oldForm(cursor), rounds: 5, baseline },
         ];
       }),
     )
@@ -139,19 +149,27 @@ const cases: Case[] = [
 ];
 // Interleaved, after a warm-up, so every case sees the same cache and machine load.
 for (const c of cases) await c.run();
-const samples = cases.map(() => [] as number[]);
+const samples = cases.map(() => [] as { ms: number; cpuMs: number; load: number }[]);
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [i, c] of cases.entries()) if (round < (c.rounds ?? ROUNDS)) samples[i]?.push(await time(c.run));
+  for (const [i, c] of cases.entries()) {
+    if (round < (c.rounds ?? ROUNDS)) samples[i]?.push({ ...(await timedWithCpu(c.run)), load: loadAverage() });
+  }
 }
 
-const p1 = median(samples[0] ?? []);
+const medianMs = (i: number) => median((samples[i] ?? []).map((run) => run.ms));
 console.log(
-  `\nUsers list, ${PAGE} per page, ${PEOPLE.toLocaleString('en')} people, ${deps.db.dialect} (node ${process.version})`,
+  `\nUsers list, ${PAGE} per page, ${PEOPLE.toLocaleString('en')} people, ${deps.db.dialect} (node ${process.version}, medians of ${ROUNDS} rounds)`,
 );
-console.log(`${'page'.padEnd(40)}${'median ms'.padStart(11)}${'vs page 1'.padStart(11)}`);
+console.log(
+  `${'page'.padEnd(40)}${'median ms'.padStart(11)}${'vs baseline'.padStart(13)}${'cpu ms'.padStart(9)}${'load 1m'.padStart(9)}`,
+);
 for (const [i, c] of cases.entries()) {
-  const m = median(samples[i] ?? []);
-  console.log(`${c.name.padEnd(40)}${m.toFixed(2).padStart(11)}${(m / p1).toFixed(2).padStart(10)}x`);
+  const m = medianMs(i);
+  const cpu = median((samples[i] ?? []).map((run) => run.cpuMs));
+  const load = median((samples[i] ?? []).map((run) => run.load));
+  console.log(
+    `${c.name.padEnd(40)}${m.toFixed(2).padStart(11)}${(m / medianMs(c.baseline)).toFixed(2).padStart(12)}x${cpu.toFixed(2).padStart(9)}${load.toFixed(2).padStart(9)}`,
+  );
 }
 
 await db.deleteFrom('collections').where('id', '=', collection.id).execute(); // people go with it

@@ -5,7 +5,9 @@
  * download, and the server's resident memory (RSS) idle before and at its peak during the
  * export, sampled from /proc every 10 ms. RSS that stays flat as the collection triples is the
  * point. Baseline in the same run: a bare node:http process streaming the same audio files
- * one after another in one response (no ZIP, no database).
+ * one after another in one response (no ZIP, no database). After a warm-up of each, BENCH_ROUNDS
+ * interleaved rounds (default 5): every figure is the median over them, with the serving
+ * process's CPU time per download (/proc/<pid>/stat) and the 1-minute load average.
  * Run: npm run bench -- export
  */
 import { randomBytes } from 'node:crypto';
@@ -16,8 +18,9 @@ import type { Insertable } from 'kysely';
 import type { PlayLinksTable, RecordingsTable, UsersTable } from '../src/db/schema.js';
 import { createCollection } from '../src/features/collections/service.js';
 import { newId, randomToken } from '../src/lib/ids.js';
-import { benchAccount, benchApp, blobStreamServer } from './lib.js';
+import { benchAccount, benchApp, benchRounds, blobStreamServer, cpuMsOf, loadAverage, median } from './lib.js';
 
+const ROUNDS = benchRounds();
 const SIZES = (process.env.BENCH_EXPORT_SIZES ?? '1000,3000').split(',').map(Number);
 /** About a 2 s name at 64 kbit/s, the size the recorder's MP3s have. */
 const MP3_BYTES = 16_000;
@@ -36,6 +39,7 @@ async function download(url: string, pid: number, headers: Record<string, string
   const sampler = setInterval(() => {
     peak = Math.max(peak, rssOf(pid));
   }, 10);
+  const cpuBefore = cpuMsOf(pid);
   const started = performance.now();
   const res = await fetch(url, { headers });
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
@@ -43,8 +47,22 @@ async function download(url: string, pid: number, headers: Record<string, string
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
   const ms = performance.now() - started;
   clearInterval(sampler);
-  return { ms, bytes, idle, peak: Math.max(peak, rssOf(pid)) };
+  return { ms, bytes, idle, peak: Math.max(peak, rssOf(pid)), cpuMs: cpuMsOf(pid) - cpuBefore, load: loadAverage() };
 }
+type Download = Awaited<ReturnType<typeof download>>;
+
+/** The median of every figure of a side's rounds. */
+const medianDownload = (runs: Download[]): Download => {
+  const of = (pick: (run: Download) => number) => median(runs.map(pick));
+  return {
+    ms: of((r) => r.ms),
+    bytes: of((r) => r.bytes),
+    idle: of((r) => r.idle),
+    peak: of((r) => r.peak),
+    cpuMs: of((r) => r.cpuMs),
+    load: of((r) => r.load),
+  };
+};
 
 interface Seeded {
   key: string;
@@ -106,13 +124,17 @@ async function seed(deps: Parameters<Parameters<typeof benchApp>[0]>[0], size: n
   out.collectionId = collection.id;
 }
 
-console.log(`voicename export benchmark  (node ${process.version}, ${os.cpus().length} cpus, ${MP3_BYTES / 1000} kB per MP3)`);
 console.log(
-  `${'what'.padEnd(40)}${'time'.padStart(10)}${'bytes'.padStart(10)}${'MB/s'.padStart(8)}${'RSS idle'.padStart(11)}${'RSS peak'.padStart(11)}${'ratio'.padStart(8)}`,
+  `voicename export benchmark  (node ${process.version}, ${os.cpus().length} cpus, ${MP3_BYTES / 1000} kB per MP3, medians of ${ROUNDS} rounds)`,
 );
-const line = (name: string, r: { ms: number; bytes: number; idle: number; peak: number }, ratio: number) =>
+console.log(
+  `${'what'.padEnd(40)}${'time'.padStart(10)}${'bytes'.padStart(10)}${'MB/s'.padStart(8)}${'RSS idle'.padStart(11)}${'RSS peak'.padStart(11)}` +
+    `${'ratio'.padStart(8)}${'cpu ms'.padStart(9)}${'load 1m'.padStart(9)}`,
+);
+const line = (name: string, r: Download, ratio: number) =>
   console.log(
-    `${name.padEnd(40)}${`${(r.ms / 1000).toFixed(2)} s`.padStart(10)}${mb(r.bytes).padStart(10)}${(r.bytes / 1024 / 1024 / (r.ms / 1000)).toFixed(1).padStart(8)}${mb(r.idle).padStart(11)}${mb(r.peak).padStart(11)}${ratio.toFixed(2).padStart(8)}`,
+    `${name.padEnd(40)}${`${(r.ms / 1000).toFixed(2)} s`.padStart(10)}${mb(r.bytes).padStart(10)}${(r.bytes / 1024 / 1024 / (r.ms / 1000)).toFixed(1).padStart(8)}${mb(r.idle).padStart(11)}${mb(r.peak).padStart(11)}` +
+      `${ratio.toFixed(2).padStart(8)}${r.cpuMs.toFixed(0).padStart(9)}${r.load.toFixed(2).padStart(9)}`,
   );
 
 for (const size of SIZES) {
@@ -126,9 +148,15 @@ for (const size of SIZES) {
     await download(baseline.url, baseline.pid as number);
     const exportUrl = `${app.url}/v1/collections/${seeded.collectionId}/export?format=zip`;
     const auth = { authorization: `Bearer ${seeded.key}` };
-    await download(exportUrl, app.pid, auth);
-    const bare = await download(baseline.url, baseline.pid as number);
-    const zip = await download(exportUrl, app.pid, auth);
+    await download(exportUrl, app.serverPid, auth);
+    const bareRuns: Download[] = [];
+    const zipRuns: Download[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      bareRuns.push(await download(baseline.url, baseline.pid as number));
+      zipRuns.push(await download(exportUrl, app.serverPid, auth));
+    }
+    const bare = medianDownload(bareRuns);
+    const zip = medianDownload(zipRuns);
     line(`stream ${size.toLocaleString('en')} MP3s, no ZIP (baseline)`, bare, 1);
     line(`ZIP export of ${size.toLocaleString('en')} recordings`, zip, zip.ms / bare.ms);
   } finally {
@@ -137,4 +165,6 @@ for (const size of SIZES) {
     fs.rmSync(listFile, { force: true });
   }
 }
-console.log('ratio = time / baseline time at the same size; RSS of the serving process, sampled every 10 ms');
+console.log(
+  'ratio = time / baseline time at the same size; RSS and cpu ms (per download) of the serving process, RSS sampled every 10 ms',
+);

@@ -265,7 +265,7 @@ export async function appInstance(app: { settings: Record<string, string> }) {
   const url = `http://127.0.0.1:${port}`;
   const script = path.join(BENCH_DIR, '..', 'scripts', 'start.mjs');
   const child = await startProcess([script], { ...app.settings, PORT: String(port) }, `${url}/healthz`, true);
-  return { url, close: () => stopProcess(child) };
+  return { url, pid: child.pid as number, close: () => stopProcess(child) };
 }
 
 /** The export benchmark's baseline (bench/blob-stream-server.ts): the files listed in `listFile`, streamed in one response. */
@@ -384,6 +384,41 @@ export async function measureWithCpu(
   const result = await measure(name, options);
   return { ...result, cpuUsPerRequest: ((cpuSeconds(pid) - before) * 1e6) / Math.max(1, result.requests) };
 }
+
+/**
+ * CPU seconds this process has used so far, including the children it has waited for (ffmpeg
+ * runs, spawnSync'd tools), which `process.cpuUsage` leaves out. Its own time comes from
+ * `process.cpuUsage` (microseconds): /proc's 10 ms ticks are too coarse for millisecond calls.
+ */
+export function cpuSecondsWithChildren(): number {
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  // cutime and cstime: the 14th and 15th fields after `pid (comm) `.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const own = process.cpuUsage();
+  return (own.user + own.system) / 1e6 + (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+}
+
+/**
+ * Runs `fn` once: its wall time and the CPU time (ms) spent meanwhile by process `pid`, or by this
+ * process and its waited-for children without one (for in-process work: `app.inject`, services).
+ */
+export async function timedWithCpu<T>(fn: () => Promise<T>, pid?: number): Promise<{ value: T; ms: number; cpuMs: number }> {
+  const cpu = () => (pid === undefined ? cpuSecondsWithChildren() : cpuSeconds(pid));
+  const cpuBefore = cpu();
+  const started = performance.now();
+  const value = await fn();
+  const ms = performance.now() - started;
+  return { value, ms, cpuMs: (cpu() - cpuBefore) * 1000 };
+}
+
+/** The `p`th percentile (nearest rank) of `values`; `percentile(values, 50)` is the median's lower neighbour. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+}
+
+/** Rounds of a bench (BENCH_ROUNDS, default `fallback`: 5, the fewest a median means something with). */
+export const benchRounds = (fallback = 5): number => Math.max(1, Number(process.env.BENCH_ROUNDS ?? fallback));
 
 /** The 1-minute load average, printed beside every figure: a busy machine explains a slow round. */
 export const loadAverage = (): number => os.loadavg()[0] ?? 0;

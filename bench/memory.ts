@@ -12,11 +12,14 @@
  * - peak of each server under `.mp3` redirect load over 10,000 play links (each token cached
  *   once, as a long tail of embeds does), next to a bare node:http server's under the same load.
  *
+ * Each figure is one measurement (the peak is what matters, not a typical round), printed with the
+ * 1-minute load average at the time it was taken.
+ *
  * Run: npm run bench -- memory (BENCH_SECONDS: load duration, default 10; BENCH_NODE_OPTIONS: extra
  * flags for the server processes instead of `--max-semi-space-size=4`, to compare knobs).
  */
 import autocannon from 'autocannon';
-import { bareServer, benchAccount, benchApp, processTree, rssMb, treeMemoryMb } from './lib.js';
+import { bareServer, benchAccount, benchApp, loadAverage, processTree, rssMb, treeMemoryMb } from './lib.js';
 import { seedPlayLinks } from './seed.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -43,13 +46,19 @@ async function peakUnderLoad(url: string, pid: number, paths: () => string) {
     requests: [{ setupRequest: (request) => ({ ...request, path: paths() }) }],
   });
   clearInterval(sampler);
-  return { peak, rps: result.requests.average, errors: result.errors + result.timeouts + result.non2xx - result['3xx'] };
+  return {
+    peak,
+    rps: result.requests.average,
+    errors: result.errors + result.timeouts + result.non2xx - result['3xx'],
+    load: loadAverage(),
+  };
 }
 
 // 1. `node scripts/start.mjs`: idle, then under load.
 const app = await benchApp(seed, env);
 await sleep(IDLE_SECONDS * 1000);
 const idle = rssMb(app.serverPid);
+const idleLoad = loadAverage();
 const pick = () => `/p/${tokens[Math.floor(Math.random() * tokens.length)]}.mp3`;
 const loaded = await peakUnderLoad(app.url, app.serverPid, pick);
 await app.close();
@@ -61,6 +70,7 @@ const tree = processTree(npm.pid);
 const treeIdle = treeMemoryMb(tree);
 const treeIdleRss = tree.reduce((sum, pid) => sum + rssMb(pid), 0);
 const npmServerIdle = rssMb(npm.serverPid);
+const npmIdleLoad = loadAverage();
 const npmLoaded = await peakUnderLoad(npm.url, npm.serverPid, pick);
 await npm.close();
 
@@ -75,19 +85,25 @@ console.log(
     env.NODE_OPTIONS ? `, NODE_OPTIONS=${env.NODE_OPTIONS}` : ''
   }; 10,000 play links; ${IDLE_SECONDS} s idle; ${SECONDS} s of .mp3 redirects at 50 connections)`,
 );
-console.log('| | RSS MB | goal MB | | requests/s |\n|---|---|---|---|---|');
-console.log(`| idle, node scripts/start.mjs | ${idle.toFixed(0)} | ${GOAL_IDLE_MB} | ${verdict(idle, GOAL_IDLE_MB)} | |`);
+console.log('| | RSS MB | goal MB | | requests/s | load 1m |\n|---|---|---|---|---|---|');
 console.log(
-  `| idle, npm start tree (${tree.length} processes, shared pages once) | ${treeIdle.toFixed(0)} | ${GOAL_IDLE_MB} | ${verdict(treeIdle, GOAL_IDLE_MB)} | |`,
+  `| idle, node scripts/start.mjs | ${idle.toFixed(0)} | ${GOAL_IDLE_MB} | ${verdict(idle, GOAL_IDLE_MB)} | | ${idleLoad.toFixed(2)} |`,
 );
-console.log(`| idle, npm start tree (RSS summed: shared pages counted per process) | ${treeIdleRss.toFixed(0)} | | | |`);
-console.log(`| idle, npm start: the server process alone | ${npmServerIdle.toFixed(0)} | | | |`);
+console.log(
+  `| idle, npm start tree (${tree.length} processes, shared pages once) | ${treeIdle.toFixed(0)} | ${GOAL_IDLE_MB} | ${verdict(treeIdle, GOAL_IDLE_MB)} | | ${npmIdleLoad.toFixed(2)} |`,
+);
+console.log(
+  `| idle, npm start tree (RSS summed: shared pages counted per process) | ${treeIdleRss.toFixed(0)} | | | | ${npmIdleLoad.toFixed(2)} |`,
+);
+console.log(`| idle, npm start: the server process alone | ${npmServerIdle.toFixed(0)} | | | | ${npmIdleLoad.toFixed(2)} |`);
 const loadRow = (name: string, run: typeof loaded) =>
   console.log(
     `| ${name} | ${run.peak.toFixed(0)} | ${GOAL_LOAD_MB} | ${verdict(run.peak, GOAL_LOAD_MB)} | ${run.rps.toFixed(0)}${
       run.errors > 0 ? ` (${run.errors} errors)` : ''
-    } |`,
+    } | ${run.load.toFixed(2)} |`,
   );
 loadRow('peak under redirect load, node scripts/start.mjs', loaded);
 loadRow('peak under redirect load, npm start', npmLoaded);
-console.log(`| bare node:http 302, peak under load | ${bareLoaded.peak.toFixed(0)} | | | ${bareLoaded.rps.toFixed(0)} |`);
+console.log(
+  `| bare node:http 302, peak under load | ${bareLoaded.peak.toFixed(0)} | | | ${bareLoaded.rps.toFixed(0)} | ${bareLoaded.load.toFixed(2)} |`,
+);

@@ -1,38 +1,43 @@
 /**
  * Outbound client benchmark (loopback only): `npm run bench -- outbound [N]`.
- * POSTs to one receiver at concurrency 8, interleaved rounds of:
- * - a new connection per request (a fresh undici Agent each time, what a client without a
- *   connection pool does; in production each would also be a TLS handshake),
+ * POSTs to one receiver (a bare node:http server in its own process) at concurrency 8,
+ * BENCH_ROUNDS interleaved rounds (default 5) of:
+ * - the baseline: a new connection per request (a fresh undici Agent each time, what a client
+ *   without a connection pool does; in production each would also be a TLS handshake),
  * - `sendOutbound`, which keeps connections alive per (origin, checked address).
- * Prints requests per second and the ratio.
+ * The client under test runs in this process: its CPU time per request is this process's
+ * (the receiver's is left out), beside the median requests per second, the ratio and the load.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { sendOutbound } from '../src/integrations/outbound-http.js';
+import { bareServer, benchRounds, cpuSecondsWithChildren, loadAverage, median } from './lib.js';
 
 const N = Number(process.argv[2] ?? 2000);
 const CONCURRENCY = 8;
-const ROUNDS = 3;
+const ROUNDS = benchRounds();
 
-const server = http.createServer((req, res) => {
-  req.resume();
-  req.on('end', () => res.writeHead(200).end('ok'));
-});
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+const receiver = await bareServer({ status: 200, headers: {}, body: 'ok' });
+const url = `${receiver.url}/hook`;
 const body = JSON.stringify({ type: 'recording.completed', data: { user_id: 'u', first_name: 'Ada' } });
 const headers = { 'content-type': 'application/json' };
 
-async function run(send: () => Promise<unknown>): Promise<number> {
+interface Round {
+  rps: number;
+  cpuMsPerRequest: number;
+  load: number;
+}
+
+async function run(send: () => Promise<unknown>): Promise<Round> {
   let next = 0;
+  const cpuBefore = cpuSecondsWithChildren();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next++ < N) await send();
     }),
   );
-  return N / ((performance.now() - started) / 1000);
+  const seconds = (performance.now() - started) / 1000;
+  return { rps: N / seconds, cpuMsPerRequest: ((cpuSecondsWithChildren() - cpuBefore) * 1000) / N, load: loadAverage() };
 }
 
 const freshConnection = async () => {
@@ -46,19 +51,28 @@ const freshConnection = async () => {
 };
 const pooled = () => sendOutbound({ url, headers, body, allowPrivate: true });
 
-const results = { fresh: [] as number[], pooled: [] as number[] };
-await run(pooled); // warm-up
-for (let round = 0; round < ROUNDS; round++) {
-  results.fresh.push(await run(freshConnection));
-  results.pooled.push(await run(pooled));
+const results = { fresh: [] as Round[], pooled: [] as Round[] };
+try {
+  await run(pooled); // warm-up
+  for (let round = 0; round < ROUNDS; round++) {
+    results.fresh.push(await run(freshConnection));
+    results.pooled.push(await run(pooled));
+  }
+} finally {
+  await receiver.close();
 }
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const fresh = median(results.fresh);
-const kept = median(results.pooled);
-console.log(`outbound POSTs to one receiver, ${N} per round, concurrency ${CONCURRENCY}, median of ${ROUNDS} interleaved rounds`);
+const of = (rounds: Round[], pick: (round: Round) => number) => median(rounds.map(pick));
+const fresh = of(results.fresh, (round) => round.rps);
 console.log(
-  `| client | req/s |\n|---|---|\n| new connection per request | ${fresh.toFixed(0)} |\n| sendOutbound (kept alive) | ${kept.toFixed(0)} |`,
+  `outbound POSTs to one receiver, ${N} per round, concurrency ${CONCURRENCY}, medians of ${ROUNDS} interleaved rounds (node ${process.version})`,
 );
-console.log(`ratio: ${(kept / fresh).toFixed(2)}x`);
-server.closeAllConnections();
-server.close();
+console.log('| client | req/s | ratio | client cpu ms/req | load 1m |\n|---|---|---|---|---|');
+for (const [name, rounds] of [
+  ['new connection per request (baseline)', results.fresh],
+  ['sendOutbound (kept alive)', results.pooled],
+] as const) {
+  const rps = of(rounds, (round) => round.rps);
+  console.log(
+    `| ${name} | ${rps.toFixed(0)} | ${(rps / fresh).toFixed(2)} | ${of(rounds, (round) => round.cpuMsPerRequest).toFixed(3)} | ${of(rounds, (round) => round.load).toFixed(2)} |`,
+  );
+}

@@ -2,13 +2,14 @@
  * `npm run soak`: the server under a steady mixed workload for SOAK_SECONDS (default 600) at
  * SOAK_LOAD (default 0.7) of the capacity measured first, on loopback only. Reports errors
  * (must be 0), p99 per route, and the server's RSS at start and end (must stay within 10 %);
- * exits non-zero when either is broken. Not part of CI (it runs for minutes).
+ * exits non-zero when either is broken; the 1-minute load average is printed beside the capacity
+ * and the soak's figures. Not part of CI (it runs for minutes).
  */
 import fs from 'node:fs';
 import autocannon from 'autocannon';
 import { createCollection } from '../src/features/collections/service.js';
 import { createUser } from '../src/features/users/create-service.js';
-import { benchAccount, benchApp } from './lib.js';
+import { benchAccount, benchApp, loadAverage } from './lib.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const LOAD = Number(process.env.SOAK_LOAD ?? 0.7);
@@ -103,12 +104,15 @@ function run(route: (typeof routes)[number], seconds: number, rate?: number): Pr
 const perRoute: number[] = [];
 for (const route of routes) perRoute.push((await run(route, 3)).requests.average); // one at a time
 const mixCapacity = 1 / routes.reduce((sum, route, i) => sum + route.share / (perRoute[i] as number), 0);
-console.log(`capacity of the mix: ${mixCapacity.toFixed(0)} req/s; soaking at ${(LOAD * 100).toFixed(0)} % for ${SECONDS} s`);
+console.log(
+  `capacity of the mix: ${mixCapacity.toFixed(0)} req/s (load ${loadAverage().toFixed(2)}); soaking at ${(LOAD * 100).toFixed(0)} % for ${SECONDS} s`,
+);
 
 await new Promise((resolve) => setTimeout(resolve, 2000));
 const rssStart = rssMb();
 const results = await Promise.all(routes.map((route) => run(route, SECONDS, mixCapacity * LOAD * route.share)));
 const rssEnd = rssMb();
+const soakLoad = loadAverage();
 
 let errors = 0;
 console.log(`\n${'route'.padEnd(36)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}  errors`);
@@ -122,7 +126,7 @@ for (const [i, route] of routes.entries()) {
 }
 const growth = (rssEnd - rssStart) / rssStart;
 console.log(
-  `\nRSS ${rssStart.toFixed(0)} MB at start, ${rssEnd.toFixed(0)} MB at end (${(growth * 100).toFixed(1)} %); errors ${errors}`,
+  `\nRSS ${rssStart.toFixed(0)} MB at start, ${rssEnd.toFixed(0)} MB at end (${(growth * 100).toFixed(1)} %); errors ${errors}; load ${soakLoad.toFixed(2)} at the end`,
 );
 await app.close();
 process.exit(errors === 0 && growth <= 0.1 ? 0 : 1);
