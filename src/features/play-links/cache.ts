@@ -15,6 +15,8 @@
  * drop them all at once: a token that starts resolving again (re-record) is never hidden.
  */
 
+import { EvictionQueue } from '../../lib/eviction-queue.js';
+
 export interface ResolvedPlayLink {
   token: string;
   userId: string;
@@ -52,6 +54,7 @@ export interface ResolvedPlayLink {
 }
 
 interface Entry {
+  token: string;
   value: ResolvedPlayLink | null;
   expiresAt: number;
   /** Hit since the eviction sweep last passed it: it gets a second chance (see `evictOne`). */
@@ -67,6 +70,11 @@ export interface UserLinkSummary {
   token: string | null;
 }
 
+interface UserEntry {
+  value: UserLinkSummary;
+  expiresAt: number;
+}
+
 export interface PlayLinkCacheOptions {
   ttlMs: number;
   maxEntries: number;
@@ -79,7 +87,11 @@ export class PlayLinkCache {
   private tokensByUser = new Map<string, Set<string>>();
   private inflight = new Map<string, Promise<ResolvedPlayLink | null>>();
   /** Batch lookups by user id (`undefined` = absent; entries hold summaries of existing users only). */
-  private users = new Map<string, { value: UserLinkSummary; expiresAt: number }>();
+  private users = new Map<string, UserEntry>();
+  /** Insertion order of each map, for eviction (see src/lib/eviction-queue.ts). */
+  private readonly positiveOrder: EvictionQueue<Entry>;
+  private readonly negativeOrder: EvictionQueue<Entry>;
+  private readonly userOrder: EvictionQueue<UserEntry>;
   private generation = 0;
   private readonly now: () => number;
   /** Lookups answered from the cache, and lookups that had to load (for the metrics). */
@@ -87,6 +99,10 @@ export class PlayLinkCache {
 
   constructor(private readonly options: PlayLinkCacheOptions) {
     this.now = options.now ?? Date.now;
+    const capacity = Math.max(1, options.maxEntries);
+    this.positiveOrder = new EvictionQueue((entry) => this.positive.get(entry.token) === entry, capacity);
+    this.negativeOrder = new EvictionQueue((entry) => this.negative.get(entry.token) === entry, capacity);
+    this.userOrder = new EvictionQueue((entry) => this.users.get(entry.value.userId) === entry, capacity);
   }
 
   /** The cached value (null = known unknown), or undefined when absent, expired or due for re-signing. */
@@ -147,18 +163,23 @@ export class PlayLinkCache {
     if (generation !== this.generation || this.options.ttlMs <= 0) return;
     const expiresAt = this.now() + this.options.ttlMs;
     for (const summary of summaries) {
-      if (this.users.size >= this.options.maxEntries) {
-        const oldest = this.users.keys().next().value;
-        if (oldest !== undefined) this.users.delete(oldest);
+      if (!this.users.has(summary.userId) && this.users.size >= this.options.maxEntries) {
+        const oldest = this.userOrder.shift();
+        if (oldest !== undefined) this.users.delete(oldest.value.userId);
       }
-      this.users.set(summary.userId, { value: summary, expiresAt });
+      const entry = { value: summary, expiresAt };
+      this.users.set(summary.userId, entry);
+      this.userOrder.push(entry);
     }
   }
 
   private store(token: string, value: ResolvedPlayLink | null): void {
     const map = value ? this.positive : this.negative;
-    if (map.size >= this.options.maxEntries) this.evictOne(map);
-    map.set(token, { value, expiresAt: this.now() + this.options.ttlMs, used: false });
+    const order = value ? this.positiveOrder : this.negativeOrder;
+    if (!map.has(token) && map.size >= this.options.maxEntries) this.evictOne(order);
+    const entry: Entry = { token, value, expiresAt: this.now() + this.options.ttlMs, used: false };
+    map.set(token, entry);
+    order.push(entry);
     if (value) {
       const tokens = this.tokensByUser.get(value.userId) ?? new Set<string>();
       tokens.add(token);
@@ -167,19 +188,18 @@ export class PlayLinkCache {
   }
 
   /**
-   * Second chance: the map iterates oldest first; an entry hit since the sweep last passed it has
-   * its flag cleared and goes to the end, and the first entry not hit is dropped. Every move clears
-   * a flag that only a hit sets again, so this costs at most one move per hit, amortised.
+   * Second chance: entries are visited oldest first; one hit since the sweep last passed it has its
+   * flag cleared and goes to the back of the queue, and the first one not hit is dropped. Every move
+   * clears a flag that only a hit sets again, so this costs at most one move per hit, amortised.
    */
-  private evictOne(map: Map<string, Entry>): void {
-    for (const [token, entry] of map) {
+  private evictOne(order: EvictionQueue<Entry>): void {
+    for (let entry = order.shift(); entry !== undefined; entry = order.shift()) {
       if (!entry.used) {
-        this.drop(token);
+        this.drop(entry.token);
         return;
       }
       entry.used = false;
-      map.delete(token);
-      map.set(token, entry);
+      order.push(entry);
     }
   }
 
@@ -215,7 +235,10 @@ export class PlayLinkCache {
     this.drop(token);
     // A retired token may sit in a user summary whose token entry already expired: drop them all.
     if (userId !== undefined) this.users.delete(userId);
-    else this.users = new Map();
+    else {
+      this.users = new Map();
+      this.userOrder.clear();
+    }
   }
 
   invalidateUser(userId: string): void {
@@ -227,6 +250,7 @@ export class PlayLinkCache {
     this.tokensByUser.delete(userId);
     this.users.delete(userId);
     this.negative = new Map();
+    this.negativeOrder.clear();
   }
 
   invalidateAll(): void {
@@ -236,6 +260,9 @@ export class PlayLinkCache {
     this.tokensByUser = new Map();
     this.inflight = new Map();
     this.users = new Map();
+    this.positiveOrder.clear();
+    this.negativeOrder.clear();
+    this.userOrder.clear();
   }
 
   get size(): number {
