@@ -86,6 +86,20 @@ describe('people search at size', () => {
     expect(rowIds((await get(t, owner, nextLink(byName.body) as string)).body)).toHaveLength(10);
   });
 
+  it('leaves the index alone when a change keeps the name and e-mail (a pronouns-only edit)', async () => {
+    const url = `/v1/collections/${collectionId}/users/${ids[10]}`;
+    const indexPages = async () =>
+      usingPostgres()
+        ? 0
+        : (await sql<{ n: number }>`select count(*) as n from users_search_data`.execute(t.deps.db.kysely)).rows[0]?.n;
+    const before = await indexPages();
+    const edited = await t.request({ method: 'PATCH', url, key, json: { pronouns: 'she/her', display_name: 'Ana 50%_off' } });
+    expect(edited.statusCode, edited.body).toBe(200);
+    // Rewriting the row's trigrams (with secure-delete, about 1 ms a person) writes a new segment.
+    expect(await indexPages()).toBe(before);
+    expect(rowIds((await peoplePage(`?search=${encodeURIComponent('50%_')}`)).body)).toEqual([ids[10]]);
+  });
+
   it('follows edits and deletions: old names are not found, new ones are, a deleted person is gone from the index', async () => {
     const url = `/v1/collections/${collectionId}/users/${ids[5990]}`;
     const renamed = await t.request({ method: 'PATCH', url, key, json: { display_name: 'Marguerite Vbnmölk' } });

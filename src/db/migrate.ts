@@ -21,6 +21,7 @@ import * as m0019 from './migrations/0019_field_sources.js';
 import * as m0020 from './migrations/0020_sign_in_mail_budget.js';
 import * as m0021 from './migrations/0021_message_channel.js';
 import * as m0022 from './migrations/0022_people_search.js';
+import * as m0023 from './migrations/0023_people_search_changes_only.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '0020_sign_in_mail_budget': m0020,
   '0021_message_channel': m0021,
   '0022_people_search': m0022,
+  '0023_people_search_changes_only': m0023,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
