@@ -28,7 +28,7 @@ import { createRateLimitStore, type RateLimitStore } from './http/rate-limit-sto
 import { createMetrics, type Metrics } from './lib/metrics.js';
 import { instrumentAudio, readJobQueueDepth } from './metrics-readers.js';
 import { createLogger } from './logger.js';
-import { createSpeechSynthesizer, type SpeechSynthesizer } from './speech/index.js';
+import { createSpeechSynthesizer, type SpeechEngine } from './speech/index.js';
 import { type Assets, loadAssets } from './web/assets.js';
 
 export interface Deps {
@@ -55,8 +55,8 @@ export interface Deps {
   audio: AudioProcessor;
   /** Payment processor of entity generation (sandbox by default, Stripe when configured). */
   payments: PaymentProvider;
-  /** Text-to-speech engine (eSpeak NG in a worker thread by default). */
-  speech: SpeechSynthesizer;
+  /** Text-to-speech and spelling-to-IPA engine (eSpeak NG in a worker thread by default). */
+  speech: SpeechEngine;
   /** Per-process cache of resolved play-link tokens and pending play counts. */
   playLinks: PlayLinkRuntime;
   /** The e-mail channel's adapter (log or SMTP); also read by the development mailbox. */
@@ -83,7 +83,7 @@ export interface DepsOverrides {
   logger?: Logger;
   audio?: AudioProcessor;
   payments?: PaymentProvider;
-  speech?: SpeechSynthesizer;
+  speech?: SpeechEngine;
   mailer?: Mailer;
   /** Channels beside e-mail, and which one a person's message goes through (default: e-mail for everyone). */
   channels?: { extra?: MessageChannel[]; choose?: ChannelChoice };

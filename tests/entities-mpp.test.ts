@@ -14,7 +14,7 @@ import { sweepPaymentRequests } from '../src/features/agent-api/sweep.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { createLogger } from '../src/logger.js';
 import { sandbox } from '../src/sdk/mpp-sandbox.js';
-import type { SpeechRequest, SpeechSynthesizer } from '../src/speech/synthesizer.js';
+import type { SpeechEngine, SpeechRequest } from '../src/speech/synthesizer.js';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { confirmSandbox, entityApps, generate, paymentHeader, validBody } from './helpers/entities.js';
 import { FakeSpeech } from './helpers/fake-speech.js';
@@ -46,12 +46,15 @@ async function paidCredential(t: TestApp, body: Record<string, unknown>, options
 const withCredential = (authorization: string) => ({ authorization });
 
 /** Fails the first `failures` calls, then answers like the fake engine. */
-class FlakySpeech implements SpeechSynthesizer {
+class FlakySpeech implements SpeechEngine {
   private readonly real = new FakeSpeech();
   constructor(private failures: number) {}
   async synthesize(request: SpeechRequest) {
     if (this.failures-- > 0) throw new Error('speech engine crashed');
     return this.real.synthesize(request);
+  }
+  phonemize(request: { text: string }) {
+    return this.real.phonemize(request);
   }
   async close() {}
 }

@@ -12,7 +12,7 @@ import { sweepPaymentRequests } from '../src/features/agent-api/sweep.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { sha256Hex } from '../src/lib/secrets.js';
 import { createLogger } from '../src/logger.js';
-import type { SpeechRequest, SpeechSynthesizer } from '../src/speech/synthesizer.js';
+import type { SpeechEngine, SpeechRequest } from '../src/speech/synthesizer.js';
 import type { TestApp } from './helpers/app.js';
 import { confirmSandbox, entityApps, generate, paymentHeader, publishEntity, validBody } from './helpers/entities.js';
 import { FakeSpeech } from './helpers/fake-speech.js';
@@ -57,10 +57,10 @@ async function paidInstruction(t: TestApp, body: Record<string, unknown>) {
 }
 
 /** Fails the first `failures` calls (or all, with Infinity), then speaks through `real`. */
-class FlakySpeech implements SpeechSynthesizer {
+class FlakySpeech implements SpeechEngine {
   calls = 0;
   constructor(
-    private readonly real: SpeechSynthesizer,
+    private readonly real: SpeechEngine,
     private failures: number,
   ) {}
   async synthesize(request: SpeechRequest) {
@@ -70,6 +70,9 @@ class FlakySpeech implements SpeechSynthesizer {
       throw new Error('speech engine crashed');
     }
     return this.real.synthesize(request);
+  }
+  phonemize(request: { text: string; language?: string }) {
+    return this.real.phonemize(request);
   }
   close() {
     return this.real.close();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepPaymentRequests } from '../src/features/agent-api/sweep.js';
 import { StripePaymentProvider } from '../src/integrations/payments/stripe.js';
 import { ManualClock } from '../src/lib/clock.js';
-import type { SpeechSynthesizer } from '../src/speech/synthesizer.js';
+import type { SpeechEngine } from '../src/speech/synthesizer.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { fakeSpeech } from './helpers/fake-speech.js';
 import { generate, paymentHeader, validBody } from './helpers/entities.js';
@@ -231,8 +231,11 @@ describe('paid flow with the stripe provider', () => {
   });
 
   it('P9 + P16 (stripe): a permanent failure is refunded exactly once, with the key refund:<pi>; creates carry pi_create keys', async () => {
-    const broken: SpeechSynthesizer = {
+    const broken: SpeechEngine = {
       synthesize: async () => {
+        throw new Error('engine down');
+      },
+      phonemize: async () => {
         throw new Error('engine down');
       },
       close: async () => undefined,
@@ -257,8 +260,11 @@ describe('paid flow with the stripe provider', () => {
   });
 
   it('P9 (stripe): a refund that failed at the processor is resumed by the sweeper, and still happens exactly once', async () => {
-    const broken: SpeechSynthesizer = {
+    const broken: SpeechEngine = {
       synthesize: async () => {
+        throw new Error('engine down');
+      },
+      phonemize: async () => {
         throw new Error('engine down');
       },
       close: async () => undefined,

@@ -5,7 +5,7 @@
  * proof that a second engine is one file: it implements the whole `SpeechEngine` interface, and
  * tests/speech-engine.test.ts has the config choose it.
  */
-import type { SpeechEngine, SpeechRequest, SpeechResult, SpeechSynthesizer } from '../../src/speech/synthesizer.js';
+import type { SpeechEngine, SpeechRequest, SpeechResult } from '../../src/speech/synthesizer.js';
 
 /** MPEG-1 Layer III, 64 kb/s, 44.1 kHz, mono, no CRC: 1152 samples (26.1 ms) in 208 bytes per frame. */
 const FRAME_HEADER = [0xff, 0xfb, 0x50, 0xc4];
@@ -50,4 +50,4 @@ export class FakeSpeech implements SpeechEngine {
 }
 
 /** `createTestApp({ overrides: fakeSpeech() })` for tests that publish entities without testing speech. */
-export const fakeSpeech = (): { speech: SpeechSynthesizer } => ({ speech: new FakeSpeech() });
+export const fakeSpeech = (): { speech: SpeechEngine } => ({ speech: new FakeSpeech() });
