@@ -27,6 +27,7 @@ import { mcpRoutes } from './features/mcp/routes.js';
 import { invitationsRoutes } from './features/invitations/routes.js';
 import { unsubscribeRoutes } from './features/invitations/public-routes.js';
 import { registerPlayLinkPublicRoutes } from './features/play-links/public-routes.js';
+import { registerPronunciationPublicRoutes } from './features/pronunciation/public-routes.js';
 import { playLinkImageRoutes } from './features/play-links/image-routes.js';
 import { playLinksRoutes } from './features/play-links/routes.js';
 import { siteRoutes } from './features/site/routes.js';
@@ -124,6 +125,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(mcpRoutes(deps));
   registerErasedTokenAnswers(app, deps);
   registerPlayLinkPublicRoutes(app, deps);
+  registerPronunciationPublicRoutes(app, deps);
   registerLogoRoutes(app, deps);
   await app.register(unsubscribeRoutes(deps));
   await app.register(playLinkImageRoutes(deps));

@@ -28,6 +28,12 @@ const kinds = {
   recording_missing: { status: 404, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
   conflict: { status: 409, type: 'invalid_request_error' },
+  /** A pronunciation guide the person wrote or approved: organisers replace it only when they say so. */
+  person_edited: { status: 409, type: 'invalid_request_error' },
+  /** A respelling with letters outside the respelling key, or IPA the speech engine has no sound for. */
+  pronunciation_invalid: { status: 400, type: 'invalid_request_error' },
+  /** Approving needs a guide to approve. */
+  guide_missing: { status: 409, type: 'invalid_request_error' },
   /** The account already has WEBHOOK_MAX_PER_ACCOUNT webhooks; deleting one makes room. */
   webhook_limit_reached: { status: 409, type: 'invalid_request_error' },
   /** A review decision for a person who has no recording. */

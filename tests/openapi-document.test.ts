@@ -130,6 +130,7 @@ describe('the API document generated clients are built from', () => {
         'recording.deleted',
         'user.deleted',
         'user.updated',
+        'pronunciation.updated',
         'webhook.test',
       ].sort(),
     );

@@ -76,7 +76,7 @@ describe('POST /v1/webhooks', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param: 'events[1]', type: 'invalid_request_error' });
     expect(res.json().error.message).toContain(
-      'recording.completed, recording.deleted, user.updated, user.deleted, collection.erased, invitation.sent, invitation.failed, *',
+      'recording.completed, recording.deleted, user.updated, pronunciation.updated, user.deleted, collection.erased, invitation.sent, invitation.failed, *',
     );
   });
 

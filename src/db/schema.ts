@@ -21,6 +21,7 @@ import type {
   MailMessagesTable,
   PlayLinkSettingsTable,
   PlayLinksTable,
+  PronunciationsTable,
   RecordingsTable,
   UsersTable,
 } from './schema/people.js';
@@ -51,6 +52,7 @@ export interface Database {
   mail_messages: MailMessagesTable;
   recordings: RecordingsTable;
   play_links: PlayLinksTable;
+  pronunciations: PronunciationsTable;
   play_link_settings: PlayLinkSettingsTable;
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;

@@ -13,6 +13,7 @@ import { agentApiJobs, agentApiTasks } from '../features/agent-api/jobs.js';
 import { erasureTasks } from '../features/erasure/jobs.js';
 import { idempotencyTasks } from '../features/idempotency/jobs.js';
 import { createMessageSender, invitationTasks } from '../features/invitations/jobs.js';
+import { pronunciationJobs, pronunciationTasks } from '../features/pronunciation/jobs.js';
 import { recordingsJobs, recordingsTasks } from '../features/recordings/jobs.js';
 import { createDeliveryRunner, webhookJobs, webhookTasks } from '../features/webhooks/jobs.js';
 import type { JobHandler } from './define.js';
@@ -21,10 +22,16 @@ import { JobWorker, type PeriodicTask } from './worker.js';
 export function createWorker(deps: Deps, options: { pollMs?: number } = {}): JobWorker {
   const deliveries = createDeliveryRunner(deps);
   const messages = createMessageSender(deps);
-  const jobs: JobHandler[] = [...webhookJobs(deps, deliveries), ...agentApiJobs(deps), ...recordingsJobs(deps)];
+  const jobs: JobHandler[] = [
+    ...webhookJobs(deps, deliveries),
+    ...agentApiJobs(deps),
+    ...recordingsJobs(deps),
+    ...pronunciationJobs(deps),
+  ];
   const periodic: PeriodicTask[] = [
     ...idempotencyTasks(deps),
     ...recordingsTasks(deps),
+    ...pronunciationTasks(deps),
     ...webhookTasks(deps, deliveries),
     ...agentApiTasks(deps),
     ...dashboardTasks(deps),

@@ -48,6 +48,9 @@ export async function seedPeople(
       mail_updated_at: null,
       invited_at: null,
       unsubscribed_at: null,
+      name_language: null,
+      given_name_language: null,
+      family_name_language: null,
     });
   }
   await deps.db.kysely.transaction().execute((trx) => insertUsers(trx, rows));

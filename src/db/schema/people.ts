@@ -81,6 +81,41 @@ export interface UsersTable {
    * (src/features/users/provenance.ts). Imports keep values whose last writer is the person.
    */
   field_sources: string;
+  /** The name's language (BCP 47, 0024); null: not given (a guide may suggest one from the script). */
+  name_language: string | null;
+  /** The given name's own language, when it differs from `name_language`. */
+  given_name_language: string | null;
+  /** The family name's own language, when it differs from `name_language`. */
+  family_name_language: string | null;
+}
+
+/** Who last wrote a pronunciation guide's text. */
+export type PronunciationSource = 'generated' | 'organiser' | 'person';
+
+/** One pronunciation guide per person (0024; src/features/pronunciation). */
+export interface PronunciationsTable {
+  user_id: string;
+  ipa: string;
+  respelling: string;
+  /** A common wrong way to say the name, shown to readers. */
+  not_like: string | null;
+  /** The language the guide was made for (BCP 47). */
+  language: string;
+  /** 1 when nobody set the language and it was suggested from the name's script. */
+  language_suggested: number;
+  source: PronunciationSource;
+  /** How the generated text was made: `dictionary`, `rules` or `mixed`; `edited` once written by someone. */
+  method: string;
+  /** The name and languages it was generated from (a changed name regenerates a generated guide). */
+  generated_from: string;
+  /** When the person approved the computer voice saying it; null: not approved. */
+  approved_at: string | null;
+  /** Capability token of the approved computer voice's audio (`/pronunciations/<token>.mp3`). */
+  audio_token: string | null;
+  audio_key: string | null;
+  audio_duration_ms: number | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export type MailStatus = 'queued' | 'sent' | 'failed';

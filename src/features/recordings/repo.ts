@@ -33,14 +33,23 @@ export const findActivePlayLink = (db: Kysely<Database>, userId: string) =>
     .orderBy('created_at', 'desc')
     .executeTakeFirst();
 
-/** Which of these blob keys a recording row still points at. */
+/** Which of these blob keys a recording row, or an approved computer voice (pronunciations), still points at. */
 export async function findReferencedBlobKeys(db: Kysely<Database>, keys: string[]): Promise<Set<string>> {
   const referenced = new Set<string>();
   for (let i = 0; i < keys.length; i += 500) {
+    const slice = keys.slice(i, i + 500);
     const rows = await db
       .selectFrom('recordings')
       .select('blob_key')
-      .where('blob_key', 'in', keys.slice(i, i + 500))
+      .where('blob_key', 'in', slice)
+      // An approved computer voice is stored beside the person's recordings (so erasing them erases it).
+      .union(
+        db
+          .selectFrom('pronunciations')
+          .select('audio_key as blob_key')
+          .where('audio_key', 'in', slice)
+          .$narrowType<{ blob_key: string }>(),
+      )
       .execute();
     for (const row of rows) referenced.add(row.blob_key);
   }

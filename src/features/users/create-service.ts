@@ -12,6 +12,7 @@ import { newId } from '../../lib/ids.js';
 import type { CustomField } from '../collections/schemas.js';
 import { adjustMemberCount, requireLiveCollection } from '../collections/service.js';
 import { findTakenIdentifiers, insertUsers, type UserRow, uniqueViolation } from './repo.js';
+import { queueGuides } from '../pronunciation/generate-job.js';
 import { newPersonSources } from './provenance.js';
 import type { CreateUserBody, User } from './schemas.js';
 import {
@@ -23,7 +24,16 @@ import {
   toUser,
   type UsersDeps,
 } from './service.js';
-import { checkCustomValues, type Issue, normalizeUserEmail, notBlank, shapeIssues } from './validate.js';
+import { canonicalLanguage } from '../../lib/languages.js';
+import {
+  checkCustomValues,
+  type Issue,
+  LANGUAGE_FIELDS,
+  languageIssue,
+  normalizeUserEmail,
+  notBlank,
+  shapeIssues,
+} from './validate.js';
 
 /** One create body → a row, or the list of everything wrong with it. */
 function prepareUser(
@@ -47,6 +57,10 @@ function prepareUser(
     const blank = value === undefined ? null : notBlank(value, field);
     if (blank) issues.push(blank);
   }
+  for (const field of LANGUAGE_FIELDS) {
+    const issue = languageIssue(body[field], field);
+    if (issue) issues.push(issue);
+  }
   const custom = checkCustomValues(definitions, {}, body.custom_fields);
   issues.push(...custom.issues);
   if (issues.length > 0 || 'issue' in email) return { issues };
@@ -63,6 +77,9 @@ function prepareUser(
       pronouns: optionalText(body.pronouns),
       external_id: body.external_id ?? null,
       phonetic_spelling: optionalText(body.phonetic_spelling),
+      name_language: canonicalLanguage(body.name_language),
+      given_name_language: canonicalLanguage(body.given_name_language),
+      family_name_language: canonicalLanguage(body.family_name_language),
       custom_fields: JSON.stringify(custom.values),
       record_token: newRecordToken(),
       recording_status: 'none',
@@ -121,9 +138,13 @@ export async function createUsers(
     throw new AppError('batch_invalid', `${bad} of ${inputs.length} users have errors; nothing was created.`, { errors });
   }
   try {
-    await withTransaction(deps, async ({ trx }) => {
-      await insertUsers(trx, rows);
-      await adjustMemberCount(trx, collection.id, rows.length);
+    await withTransaction(deps, async (tx) => {
+      await insertUsers(tx.trx, rows);
+      await adjustMemberCount(tx.trx, collection.id, rows.length);
+      await queueGuides(
+        tx,
+        rows.map((row) => row.id),
+      );
     });
   } catch (error) {
     // Another request took the same e-mail or external_id between our check and our insert.

@@ -16,6 +16,9 @@ export const STANDARD_FIELDS = [
   'pronouns',
   'external_id',
   'phonetic_spelling',
+  'name_language',
+  'given_name_language',
+  'family_name_language',
 ] as const;
 export type StandardField = (typeof STANDARD_FIELDS)[number];
 
@@ -29,6 +32,9 @@ export const COLUMN_ALIASES: Record<StandardField, string[]> = {
   pronouns: ['pronoun'],
   external_id: ['external id'],
   phonetic_spelling: ['phonetic', 'pronunciation'],
+  name_language: ['language', 'name language'],
+  given_name_language: ['given name language', 'first name language'],
+  family_name_language: ['family name language', 'surname language', 'last name language'],
 };
 
 /** Columns every file must have. */

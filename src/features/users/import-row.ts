@@ -11,6 +11,7 @@ import { type ColumnPlan, customCellValue, STANDARD_FIELDS, type StandardField }
 import type { FieldSource } from './provenance.js';
 import type { UserRow } from './repo.js';
 import { CreateUserBody } from './schemas.js';
+import { canonicalLanguage } from '../../lib/languages.js';
 import { defaultDisplayName, newRecordToken, optionalText } from './service.js';
 import { type CustomValues, checkCustomValues, normalizeUserEmail } from './validate.js';
 
@@ -123,6 +124,8 @@ export function buildUser(
   } else displayName = target.display_name;
   const optional = (field: 'preferred_name' | 'pronouns' | 'phonetic_spelling') =>
     has(field) ? optionalText(value(field)) : (target?.[field] ?? null);
+  const language = (field: 'name_language' | 'given_name_language' | 'family_name_language') =>
+    has(field) ? canonicalLanguage(value(field)) : (target?.[field] ?? null);
   return {
     id: target?.id ?? newId(),
     collection_id: context.collectionId,
@@ -135,6 +138,9 @@ export function buildUser(
     pronouns: optional('pronouns'),
     external_id: value('external_id') ?? target?.external_id ?? null,
     phonetic_spelling: optional('phonetic_spelling'),
+    name_language: language('name_language'),
+    given_name_language: language('given_name_language'),
+    family_name_language: language('family_name_language'),
     custom_fields: JSON.stringify(custom.values),
     record_token: target?.record_token ?? newRecordToken(),
     recording_status: target?.recording_status ?? 'none',

@@ -8,6 +8,7 @@
  * (`external_id` excepted: an empty cell keeps it); fields without a column keep their values.
  * A row whose values equal the stored ones is `unchanged` and not written.
  */
+import { queueGuides } from '../pronunciation/generate-job.js';
 import { AppError, type RowError } from '../../errors.js';
 import { unsafeTextReason } from '../../lib/text.js';
 import { mapInSlices, timeSlices } from '../../lib/time-slices.js';
@@ -165,6 +166,11 @@ export async function importUsersCsv(
     await withTransaction(deps, async (tx) => {
       await insertUsers(tx.trx, creates);
       await updateUserRows(tx.trx, updates);
+      // Guides of new and changed people (an unchanged name keeps its guide: the job compares).
+      await queueGuides(
+        tx,
+        [...creates, ...updates].map((user) => user.id),
+      );
       if (creates.length > 0) await adjustMemberCount(tx.trx, collection.id, creates.length);
       // Names, pronouns and phonetic spellings show on play-link pages.
       tx.afterCommit(() => {

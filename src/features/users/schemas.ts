@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox';
 import { Nullable, SafeText } from '../../http/schemas.js';
 import { PageQuery } from '../../lib/pagination.js';
 import { RecordingStatus } from '../collections/schemas.js';
+import { Pronunciation, PronunciationInput } from '../pronunciation/schemas.js';
 
 export const MAX_BATCH_USERS = 1000;
 
@@ -37,6 +38,12 @@ const ExternalId = SafeText({
 const Phonetic = SafeText({
   maxLength: 100,
   description: 'How to say the name in letters, e.g. "shiv-AWN nee VREE-in". At most 100 characters.',
+});
+/** A BCP 47 language tag (`en`, `ga`, `es-MX`, `zh-Hans`), stored in its canonical case. */
+const NameLanguage = Type.String({
+  pattern: '^([A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,4})?$',
+  maxLength: 35,
+  description: 'BCP 47 language tag, e.g. "en", "ga", "es-MX", "zh-Hans". null or "" removes it.',
 });
 const CustomFieldValue = Type.Union([SafeText({ multiline: true, maxLength: 1000 }), Type.Number(), Type.Boolean(), Type.Null()]);
 const CustomFieldValues = Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,62}$' }), CustomFieldValue, {
@@ -78,6 +85,15 @@ export const User = Type.Object(
     pronouns: Nullable(Type.String(), { description: 'null when not given.' }),
     external_id: Nullable(Type.String()),
     phonetic_spelling: Nullable(Type.String()),
+    name_language: Nullable(Type.String(), {
+      description: 'The language of the name (BCP 47), used to make its pronunciation guide; null: not given.',
+    }),
+    given_name_language: Nullable(Type.String(), {
+      description: "The given name's own language, when it differs; null otherwise.",
+    }),
+    family_name_language: Nullable(Type.String(), {
+      description: "The family name's own language, when it differs; null otherwise.",
+    }),
     custom_fields: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
     has_recording: Type.Boolean(),
     recording_status: RecordingStatus,
@@ -103,6 +119,7 @@ export const User = Type.Object(
       },
       { additionalProperties: false, description: 'E-mail to this person: see POST /v1/collections/{id}/invitations.' },
     ),
+    pronunciation: Pronunciation,
     field_sources: FieldSources,
     updated_by: Type.Unsafe<FieldSource | null>({
       type: ['string', 'null'],
@@ -126,6 +143,9 @@ export const CreateUserBody = Type.Object(
     pronouns: Type.Optional(Nullable(Pronouns)),
     external_id: Type.Optional(Nullable(ExternalId)),
     phonetic_spelling: Type.Optional(Nullable(Phonetic)),
+    name_language: Type.Optional(Nullable(NameLanguage)),
+    given_name_language: Type.Optional(Nullable(NameLanguage)),
+    family_name_language: Type.Optional(Nullable(NameLanguage)),
     custom_fields: Type.Optional(CustomFieldValues),
   },
   { additionalProperties: false, title: 'CreateUser' },
@@ -142,11 +162,15 @@ export const UpdateUserBody = Type.Object(
     pronouns: Type.Optional(Nullable(Pronouns, { description: 'null or "" removes them.' })),
     external_id: Type.Optional(Nullable(ExternalId)),
     phonetic_spelling: Type.Optional(Nullable(Phonetic)),
+    name_language: Type.Optional(Nullable(NameLanguage)),
+    given_name_language: Type.Optional(Nullable(NameLanguage)),
+    family_name_language: Type.Optional(Nullable(NameLanguage)),
     custom_fields: Type.Optional(
       Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,62}$' }), CustomFieldValue, {
         description: 'Merged into the current values; a null value removes that field.',
       }),
     ),
+    pronunciation: Type.Optional(PronunciationInput),
   },
   { title: 'UpdateUser', additionalProperties: false },
 );

@@ -34,9 +34,22 @@ import {
   uniqueViolation,
   updateUserRow,
 } from './repo.js';
+import { queueGuides } from '../pronunciation/generate-job.js';
+import { toPronunciation } from '../pronunciation/present.js';
+import type { GuideRow } from '../pronunciation/present.js';
+import { GUIDE_FIELDS, guidesOf, writeGuide } from '../pronunciation/service.js';
 import { changedFields, type FieldSource, latestWriter, parseSources, stampSources } from './provenance.js';
 import type { ListUsersQuery, UpdateUserBody, User } from './schemas.js';
-import { type CustomValues, checkCustomValues, type Issue, normalizeUserEmail, notBlank } from './validate.js';
+import { canonicalLanguage } from '../../lib/languages.js';
+import {
+  type CustomValues,
+  checkCustomValues,
+  type Issue,
+  LANGUAGE_FIELDS,
+  languageIssue,
+  normalizeUserEmail,
+  notBlank,
+} from './validate.js';
 
 export type UsersDeps = {
   db: Db;
@@ -46,12 +59,13 @@ export type UsersDeps = {
   config: { baseUrl: string; playLinks: { cacheTtlMs: number; audioPublicBaseUrl: string | null } };
   playLinks: Deps['playLinks'];
   jobsWakeup: Deps['jobsWakeup'];
+  speech: Deps['speech'];
 };
 
 export const recordUrl = (baseUrl: string, token: string) => `${baseUrl}/r/${token}`;
 export const newRecordToken = () => randomToken(24);
 
-export function toUser(baseUrl: string, row: UserRow, hasRecording: boolean): User {
+export function toUser(baseUrl: string, row: UserRow, hasRecording: boolean, guide: GuideRow | null = null): User {
   const sources = parseSources(row.field_sources);
   return {
     id: row.id,
@@ -64,6 +78,9 @@ export function toUser(baseUrl: string, row: UserRow, hasRecording: boolean): Us
     pronouns: row.pronouns,
     external_id: row.external_id,
     phonetic_spelling: row.phonetic_spelling,
+    name_language: row.name_language,
+    given_name_language: row.given_name_language,
+    family_name_language: row.family_name_language,
     custom_fields: JSON.parse(row.custom_fields) as CustomValues,
     has_recording: hasRecording,
     recording_status: row.recording_status,
@@ -76,6 +93,7 @@ export function toUser(baseUrl: string, row: UserRow, hasRecording: boolean): Us
       updated_at: row.mail_updated_at,
       unsubscribed_at: row.unsubscribed_at,
     },
+    pronunciation: toPronunciation(baseUrl, row.recording_status, guide),
     field_sources: sources,
     updated_by: latestWriter(sources),
     created_at: row.created_at,
@@ -83,7 +101,8 @@ export function toUser(baseUrl: string, row: UserRow, hasRecording: boolean): Us
   };
 }
 
-const withRecording = (baseUrl: string) => (row: UserWithRecording) => toUser(baseUrl, row, row.recording_user_id !== null);
+const withRecording = (baseUrl: string, guides: ReadonlyMap<string, GuideRow>) => (row: UserWithRecording) =>
+  toUser(baseUrl, row, row.recording_user_id !== null, guides.get(row.id));
 /** The collection's custom field definitions. */
 export const definitionsOf = (collection: CollectionRow) => JSON.parse(collection.custom_fields) as CustomField[];
 /** First + last name, or the first name alone for people with one name. */
@@ -110,7 +129,8 @@ async function requireUser(deps: UsersDeps, collectionId: string, userId: string
 /** The user, or 404 when the collection or user is unknown, archived or another account's. */
 export async function getUser(deps: UsersDeps, accountId: string, collectionId: string, userId: string): Promise<User> {
   const collection = await requireLiveCollection(deps, accountId, collectionId);
-  return withRecording(deps.config.baseUrl)(await requireUser(deps, collection.id, userId));
+  const row = await requireUser(deps, collection.id, userId);
+  return withRecording(deps.config.baseUrl, await guidesOf(deps, [row.id]))(row);
 }
 
 /** A page of the collection's users, newest first, optionally filtered. */
@@ -130,7 +150,11 @@ export async function listUsers(deps: UsersDeps, accountId: string, collectionId
     decodeCursor(query.cursor),
     limit + 1,
   );
-  return toPage(rows, limit, withRecording(deps.config.baseUrl));
+  const guides = await guidesOf(
+    deps,
+    rows.slice(0, limit).map((row) => row.id),
+  );
+  return toPage(rows, limit, withRecording(deps.config.baseUrl, guides));
 }
 
 /**
@@ -177,6 +201,12 @@ export async function updateUser(
   if (input.phonetic_spelling !== undefined) changes.phonetic_spelling = optionalText(input.phonetic_spelling);
   if (input.preferred_name !== undefined) changes.preferred_name = optionalText(input.preferred_name);
   if (input.pronouns !== undefined) changes.pronouns = optionalText(input.pronouns);
+  for (const field of LANGUAGE_FIELDS) {
+    if (input[field] === undefined) continue;
+    const issue = languageIssue(input[field], field);
+    if (issue) throw fail(issue);
+    changes[field] = canonicalLanguage(input[field]);
+  }
   if (input.custom_fields !== undefined) {
     const custom = checkCustomValues(definitionsOf(collection), JSON.parse(current.custom_fields), input.custom_fields);
     if (custom.issues[0]) throw fail(custom.issues[0]);
@@ -184,13 +214,26 @@ export async function updateUser(
   }
   changes.updated_at = laterThan(deps.clock, current.updated_at);
   const changed = changedFields(current, { ...current, ...changes });
-  if (changed.length === 0) return toUser(deps.config.baseUrl, current, current.recording_user_id !== null);
+  // The guide after the fields: a new language makes it in that language.
+  const withGuide = async (row: UserRow) => {
+    const guide = input.pronunciation
+      ? await writeGuide(
+          deps,
+          { ...row, account_id: collection.account_id },
+          input.pronunciation,
+          writer === 'person' ? 'person' : 'organiser',
+        )
+      : (await guidesOf(deps, [row.id])).get(row.id);
+    return toUser(deps.config.baseUrl, row, current.recording_user_id !== null, guide);
+  };
+  if (changed.length === 0) return withGuide(current);
   changes.field_sources = JSON.stringify(stampSources(parseSources(current.field_sources), changed, writer, changes.updated_at));
   try {
     const row = await withTransaction(deps, async (tx) => {
       // The player page shows the names, pronouns and phonetic spelling from the cached link.
       tx.afterCommit(() => invalidatePlayLinksOfUser(deps, current.id));
       const updated = await updateUserRow(tx.trx, current.id, changes);
+      if (changed.some((field) => (GUIDE_FIELDS as readonly string[]).includes(field))) await queueGuides(tx, [current.id]);
       await recordEvent(tx, {
         accountId: collection.account_id,
         type: 'user.updated',
@@ -206,7 +249,7 @@ export async function updateUser(
       });
       return updated;
     });
-    return toUser(deps.config.baseUrl, row, current.recording_user_id !== null);
+    return await withGuide(row);
   } catch (error) {
     const kind = uniqueViolation(error);
     if (kind) throw conflictError(kind, kind === 'email' ? (changes.email ?? null) : (changes.external_id ?? null));

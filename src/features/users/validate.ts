@@ -3,6 +3,7 @@
  * against the collection's definitions) and reports every problem as an item error, so the
  * batch import can list them all and the single create can throw the first.
  */
+import { canonicalLanguage } from '../../lib/languages.js';
 import type { ItemError } from '../../errors.js';
 import { validatorCompiler } from '../../http/validation.js';
 import { normalizeEmail } from '../accounts/service.js';
@@ -31,6 +32,18 @@ export function notBlank(value: string, field: string): Issue | null {
   return value.trim() === ''
     ? { field, code: 'parameter_invalid', message: `Invalid field "${field}": must not be blank.` }
     : null;
+}
+
+export const LANGUAGE_FIELDS = ['name_language', 'given_name_language', 'family_name_language'] as const;
+
+/** An issue when a language field holds something that is not a BCP 47 tag. */
+export function languageIssue(value: string | null | undefined, field: string): Issue | null {
+  if (!value?.trim() || canonicalLanguage(value) !== null) return null;
+  return {
+    field,
+    code: 'parameter_invalid',
+    message: `Invalid field "${field}": "${value}" is not a BCP 47 language tag (e.g. "en", "ga", "es-MX").`,
+  };
 }
 
 export function normalizeUserEmail(email: string): { ok: string } | { issue: Issue } {

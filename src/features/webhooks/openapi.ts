@@ -4,6 +4,7 @@
  */
 import { type TSchema, Type } from 'typebox';
 import { Nullable } from '../../http/schemas.js';
+import { Pronunciation } from '../pronunciation/schemas.js';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'When the event happened (ISO 8601, UTC).' });
 
@@ -70,6 +71,23 @@ export const WEBHOOK_EVENTS: Record<string, { summary: string; schema: TSchema }
         { additionalProperties: false },
       ),
       'UserUpdatedEvent',
+    ),
+  },
+  'pronunciation.updated': {
+    summary:
+      "A person's pronunciation guide was made, changed (by the organiser or the person), approved or unapproved by the person",
+    schema: envelope(
+      'pronunciation.updated',
+      Type.Object(
+        {
+          collection_id: Type.String(),
+          user_id: Type.String(),
+          external_id: Nullable(Type.String()),
+          pronunciation: Pronunciation,
+        },
+        { additionalProperties: false },
+      ),
+      'PronunciationUpdatedEvent',
     ),
   },
   'user.deleted': {

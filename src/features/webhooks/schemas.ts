@@ -7,6 +7,7 @@ export const EVENT_KINDS = [
   'recording.completed',
   'recording.deleted',
   'user.updated',
+  'pronunciation.updated',
   'user.deleted',
   'collection.erased',
   'invitation.sent',

@@ -22,6 +22,7 @@ const EVENT_HELP: Record<string, string> = {
   'recording.deleted': 'a recording was deleted',
   'user.updated': 'a person’s details changed (by you or by them)',
   'user.deleted': 'a person was deleted',
+  'pronunciation.updated': 'a pronunciation guide was made, changed or approved',
   'collection.erased': 'a collection was erased for good',
   'invitation.sent': 'an invitation, reminder or re-record e-mail was sent',
   'invitation.failed': 'an e-mail to a person could not be sent',

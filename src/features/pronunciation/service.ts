@@ -1,0 +1,314 @@
+/**
+ * Pronunciation guides: made for every person from their name (dictionary first, spelling rules
+ * second: src/pronunciation), written over by the organiser (a suggestion) or the person, and
+ * approved by the person alone, which stores the computer voice saying it.
+ *
+ * Who wrote a guide decides who may replace it: a `generated` guide follows the name (a changed
+ * name or language makes it again); an organiser's or the person's text is never replaced by a
+ * generated one; and a guide the person wrote or approved is replaced by an organiser only with
+ * `overwrite_person_edits` (409 `person_edited` without it), which withdraws the approval.
+ */
+import { randomBytes } from 'node:crypto';
+import type { RecordingStatus } from '../../db/schema.js';
+import { type TransactionScope, withTransaction } from '../../db/transaction.js';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { randomToken } from '../../lib/ids.js';
+import { generateGuide, suggestLanguage } from '../../pronunciation/guide.js';
+import { ipaToRespelling, RespellingError, respellingToIpa } from '../../pronunciation/respelling-key.js';
+import { normalizeIpa } from '../../speech/espeak-phonemes.js';
+import { UnknownPhonemesError } from '../../speech/synthesizer.js';
+import { recordEvent } from '../events/service.js';
+import { deleteAudioLater, recordingBlobPrefix } from '../recordings/service.js';
+import { toPronunciation } from './present.js';
+import { findGuide, findGuideByAudioToken, findGuides, findPeopleForGuides, type GuideRow, saveGuide } from './repo.js';
+import type { PronunciationInput } from './schemas.js';
+
+export type PronunciationDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'speech' | 'logger' | 'jobsWakeup'> & {
+  config: { baseUrl: string; playLinks: { cacheTtlMs: number; audioPublicBaseUrl: string | null } };
+};
+
+export type GuideWriter = 'organiser' | 'person';
+
+/** The person a guide belongs to, as the guide needs them. */
+export interface GuidePerson {
+  id: string;
+  collection_id: string;
+  account_id: string;
+  external_id: string | null;
+  first_name: string;
+  last_name: string;
+  display_name: string;
+  name_language: string | null;
+  given_name_language: string | null;
+  family_name_language: string | null;
+  recording_status: RecordingStatus;
+}
+
+/** The person's fields a generated guide is made from. */
+export const GUIDE_FIELDS = ['first_name', 'last_name', 'name_language', 'given_name_language', 'family_name_language'] as const;
+
+/** The guides of these people, by person id. */
+export async function guidesOf(deps: Pick<Deps, 'db'>, userIds: readonly string[]): Promise<Map<string, GuideRow>> {
+  return new Map((await findGuides(deps.db.kysely, userIds)).map((guide) => [guide.user_id, guide]));
+}
+
+/** What a generated guide is made from: when it changes, the guide is made again. */
+export const guideFingerprint = (person: GuidePerson) =>
+  JSON.stringify([
+    person.first_name,
+    person.last_name,
+    person.name_language,
+    person.given_name_language,
+    person.family_name_language,
+  ]);
+
+/** The language a guide is made in when a person writes one: theirs, else the guide's, else a suggestion. */
+function languageFor(person: GuidePerson, before: GuideRow | undefined): { language: string; suggested: boolean } {
+  if (person.name_language) return { language: person.name_language, suggested: false };
+  if (before) return { language: before.language, suggested: before.language_suggested === 1 };
+  const suggested = suggestLanguage(person.display_name);
+  return suggested ? { language: suggested, suggested: true } : { language: 'en', suggested: false };
+}
+
+async function recordGuideEvent(tx: TransactionScope, deps: PronunciationDeps, person: GuidePerson, guide: GuideRow) {
+  await recordEvent(tx, {
+    accountId: person.account_id,
+    type: 'pronunciation.updated',
+    data: {
+      collection_id: person.collection_id,
+      user_id: person.id,
+      external_id: person.external_id,
+      pronunciation: toPronunciation(deps.config.baseUrl, person.recording_status, guide),
+    },
+    at: tx.clock.now(),
+  });
+}
+
+/**
+ * Makes (or makes again) the generated guides of these people: one whose guide is missing, or
+ * generated from a name or language that has since changed. Guides someone wrote are left alone.
+ * Returns how many guides were written. Runs in the background (the `pronunciation.generate` job).
+ */
+export async function generateGuides(deps: PronunciationDeps, userIds: readonly string[]): Promise<number> {
+  const people = await findPeopleForGuides(deps.db.kysely, userIds);
+  const existing = new Map((await findGuides(deps.db.kysely, userIds)).map((guide) => [guide.user_id, guide]));
+  const made: Array<{ person: GuidePerson; guide: GuideRow }> = [];
+  for (const person of people) {
+    const before = existing.get(person.id);
+    const fingerprint = guideFingerprint(person);
+    if (before && (before.source !== 'generated' || before.generated_from === fingerprint)) continue;
+    const generated = await generateGuide(
+      deps.speech,
+      { given: person.first_name, family: person.last_name },
+      { name: person.name_language, given: person.given_name_language, family: person.family_name_language },
+    );
+    const methods = new Set(generated.parts.map((part) => part.method));
+    const now = deps.clock.now().toISOString();
+    made.push({
+      person,
+      guide: {
+        user_id: person.id,
+        ipa: generated.ipa,
+        respelling: generated.respelling,
+        not_like: before?.not_like ?? null,
+        language: generated.language,
+        language_suggested:
+          !person.name_language &&
+          !person.given_name_language &&
+          !person.family_name_language &&
+          suggestLanguage(person.display_name)
+            ? 1
+            : 0,
+        source: 'generated',
+        method: methods.size === 1 ? [...methods][0]! : 'mixed',
+        generated_from: fingerprint,
+        approved_at: null,
+        audio_token: null,
+        audio_key: null,
+        audio_duration_ms: null,
+        created_at: before?.created_at ?? now,
+        updated_at: now,
+      },
+    });
+  }
+  // One transaction per 50 guides: short write locks between the engine's work.
+  for (let i = 0; i < made.length; i += 50) {
+    await withTransaction(deps, async (tx) => {
+      for (const { person, guide } of made.slice(i, i + 50)) {
+        // Written meanwhile by someone: theirs stays.
+        const now = await findGuide(tx.trx, person.id);
+        if (now && now.source !== 'generated') continue;
+        await saveGuide(tx.trx, guide);
+        await recordGuideEvent(tx, deps, person, guide);
+      }
+    });
+  }
+  return made.length;
+}
+
+/** The IPA and respelling of what was written: either one, the other derived (400 when it cannot be). */
+function guideText(
+  input: PronunciationInput,
+  before: GuideRow | undefined,
+  language: string,
+): { ipa: string; respelling: string } | null {
+  try {
+    if (input.respelling !== undefined) {
+      const respelling = input.respelling.trim();
+      return { ipa: input.ipa !== undefined ? normalizeIpa(input.ipa) : respellingToIpa(respelling, language), respelling };
+    }
+    if (input.ipa !== undefined) {
+      const ipa = normalizeIpa(input.ipa);
+      return { ipa, respelling: ipaToRespelling(ipa, language) };
+    }
+  } catch (error) {
+    if (error instanceof RespellingError) {
+      throw new AppError('pronunciation_invalid', error.message, {
+        param: input.respelling !== undefined ? 'respelling' : 'ipa',
+      });
+    }
+    throw error;
+  }
+  return before ? { ipa: before.ipa, respelling: before.respelling } : null;
+}
+
+/**
+ * The organiser's or the person's guide: text (respelling or IPA) and "not like this". A changed
+ * text withdraws an approval (it approved other sounds). Records `pronunciation.updated`.
+ */
+export async function writeGuide(
+  deps: PronunciationDeps,
+  person: GuidePerson,
+  input: PronunciationInput,
+  writer: GuideWriter,
+): Promise<GuideRow | undefined> {
+  const before = await findGuide(deps.db.kysely, person.id);
+  const owned = before && (before.source === 'person' || before.approved_at !== null);
+  if (writer === 'organiser' && owned && input.overwrite_person_edits !== true) {
+    throw new AppError(
+      'person_edited',
+      'The person wrote or approved this pronunciation guide. Send "overwrite_person_edits": true to replace it (their approval is withdrawn), or ask them to change it.',
+      { param: 'pronunciation' },
+    );
+  }
+  const { language, suggested } = languageFor(person, before);
+  const text = guideText(input, before, language);
+  if (!text) {
+    throw new AppError('guide_missing', 'There is no guide yet: send a respelling or IPA.', { param: 'respelling' });
+  }
+  const notLike = input.not_like !== undefined ? input.not_like?.trim() || null : (before?.not_like ?? null);
+  const textChanged = !before || before.ipa !== text.ipa || before.respelling !== text.respelling;
+  if (!textChanged && notLike === (before?.not_like ?? null)) return before;
+  const withdraw = textChanged || writer === 'organiser';
+  const now = deps.clock.now().toISOString();
+  const guide: GuideRow = {
+    user_id: person.id,
+    ipa: text.ipa,
+    respelling: text.respelling,
+    not_like: notLike,
+    language,
+    language_suggested: suggested ? 1 : 0,
+    source: textChanged || !before ? writer : writer === 'organiser' ? 'organiser' : before.source,
+    method: textChanged ? 'edited' : (before?.method ?? 'edited'),
+    generated_from: before?.generated_from ?? guideFingerprint(person),
+    approved_at: withdraw ? null : (before?.approved_at ?? null),
+    audio_token: withdraw ? null : (before?.audio_token ?? null),
+    audio_key: withdraw ? null : (before?.audio_key ?? null),
+    audio_duration_ms: withdraw ? null : (before?.audio_duration_ms ?? null),
+    created_at: before?.created_at ?? now,
+    updated_at: now,
+  };
+  await withTransaction(deps, async (tx) => {
+    await saveGuide(tx.trx, guide);
+    if (withdraw && before?.audio_key) await deleteAudioLater(tx, deps, { key: before.audio_key });
+    await recordGuideEvent(tx, deps, person, guide);
+  });
+  return guide;
+}
+
+/** Speaks a guide (IPA as phonemes, never re-read as English text): 400 for sounds the voice lacks. */
+export async function speakGuide(
+  deps: Pick<Deps, 'speech'>,
+  guide: { ipa: string; language: string },
+  options: { sentence?: { before: string; after?: string } } = {},
+) {
+  try {
+    if (!options.sentence) return await deps.speech.synthesize({ phonemes: guide.ipa, language: guide.language });
+    // "Please welcome …": the words around the name in their own language's rules, the name as written.
+    const before = await deps.speech.phonemize({ text: options.sentence.before, language: 'en' });
+    const after = options.sentence.after ? await deps.speech.phonemize({ text: options.sentence.after, language: 'en' }) : null;
+    const phonemes = [before.ipa, guide.ipa, after?.ipa ?? ''].join(' ').trim();
+    return await deps.speech.synthesize({ phonemes, language: guide.language });
+  } catch (error) {
+    if (error instanceof UnknownPhonemesError) {
+      throw new AppError('pronunciation_invalid', `The voice cannot say ${error.symbols.join(' ')}: change the guide.`, {
+        param: 'ipa',
+      });
+    }
+    throw error;
+  }
+}
+
+/** A respelling or IPA being edited, as a guide to speak (before it is saved). */
+export function draftGuide(input: PronunciationInput, language: string): { ipa: string; language: string } {
+  const text = guideText(input, undefined, language);
+  if (!text) throw new AppError('parameter_missing', 'Send a respelling or IPA to hear.', { param: 'respelling' });
+  return { ipa: text.ipa, language };
+}
+
+/**
+ * The person approves the computer voice saying their current guide: it is spoken and stored
+ * (beside their recordings, so erasing them erases it), and the guide becomes theirs.
+ */
+export async function approveGuide(deps: PronunciationDeps, person: GuidePerson): Promise<GuideRow> {
+  const before = await findGuide(deps.db.kysely, person.id);
+  if (!before) throw new AppError('guide_missing', 'There is no guide to approve yet.', { param: 'pronunciation' });
+  const spoken = await speakGuide(deps, before);
+  const key = `${recordingBlobPrefix(person.id)}guide-${randomBytes(8).toString('hex')}.mp3`;
+  await deps.blobs.put(key, spoken.mp3, 'audio/mpeg');
+  const now = deps.clock.now().toISOString();
+  const guide: GuideRow = {
+    ...before,
+    source: 'person',
+    approved_at: now,
+    audio_token: randomToken(24),
+    audio_key: key,
+    audio_duration_ms: spoken.durationMs,
+    updated_at: now,
+  };
+  await withTransaction(deps, async (tx) => {
+    await saveGuide(tx.trx, guide);
+    if (before.audio_key) await deleteAudioLater(tx, deps, { key: before.audio_key });
+    await recordGuideEvent(tx, deps, person, guide);
+  });
+  return guide;
+}
+
+/** The person takes their approval back: the guide stays (theirs), the computer voice is not used. */
+export async function withdrawApproval(deps: PronunciationDeps, person: GuidePerson): Promise<GuideRow | undefined> {
+  const before = await findGuide(deps.db.kysely, person.id);
+  if (!before?.approved_at) return before;
+  const guide: GuideRow = {
+    ...before,
+    approved_at: null,
+    audio_token: null,
+    audio_key: null,
+    audio_duration_ms: null,
+    updated_at: deps.clock.now().toISOString(),
+  };
+  await withTransaction(deps, async (tx) => {
+    await saveGuide(tx.trx, guide);
+    if (before.audio_key) await deleteAudioLater(tx, deps, { key: before.audio_key });
+    await recordGuideEvent(tx, deps, person, guide);
+  });
+  return guide;
+}
+
+/** The approved computer voice of a guide, by its public token; null when there is none (404). */
+export async function openGuideAudio(deps: Pick<Deps, 'db' | 'blobs'>, token: string): Promise<Buffer | null> {
+  if (!/^[A-Za-z0-9_-]{16,64}$/.test(token)) return null;
+  const row = await findGuideByAudioToken(deps.db.kysely, token);
+  if (!row?.approved_at || !row.audio_key) return null;
+  return deps.blobs.get(row.audio_key);
+}
