@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import { EspeakSynthesizer } from './espeak.js';
 import type { SpeechEngine } from './synthesizer.js';
 
-export type { SpeechEngine, SpeechSynthesizer } from './synthesizer.js';
+export type { SpeechEngine } from './synthesizer.js';
 
 /**
  * The engines `SPEECH_ENGINE` may name. A second engine is one file implementing `SpeechEngine`
