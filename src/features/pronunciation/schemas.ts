@@ -82,3 +82,13 @@ export const PronunciationInput = Type.Object(
   { title: 'PronunciationInput', additionalProperties: false },
 );
 export type PronunciationInput = Static<typeof PronunciationInput>;
+
+/** The record page's "Hear it": the respelling being edited, alone or in a sentence. */
+export const HearDraftBody = Type.Object(
+  {
+    respelling: Respelling,
+    sentence: Type.Optional(Type.Boolean({ description: 'Say it inside "Please welcome …", in the page\'s language.' })),
+  },
+  { additionalProperties: false },
+);
+export type HearDraftBody = Static<typeof HearDraftBody>;

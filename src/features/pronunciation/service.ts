@@ -227,19 +227,31 @@ export async function writeGuide(
   return guide;
 }
 
-/** Speaks a guide (IPA as phonemes, never re-read as English text): 400 for sounds the voice lacks. */
+/**
+ * Speaks a guide (IPA as phonemes, never re-read as English text): 400 for sounds the voice lacks.
+ * In a sentence ("Please welcome …"), the words are spoken as text by their own language's voice
+ * (English unless the caller says: the record page's words are in the page's language) and the
+ * name by the guide's: one voice cannot say both (the Korean voice has no French "œ"). The
+ * engine's MP3s share one encoding (sample rate, channels, bit rate), so the pieces are joined
+ * frame to frame into one stream.
+ */
 export async function speakGuide(
   deps: Pick<Deps, 'speech'>,
   guide: { ipa: string; language: string },
-  options: { sentence?: { before: string; after?: string } } = {},
+  options: { sentence?: { before: string; after?: string; language?: string } } = {},
 ) {
   try {
-    if (!options.sentence) return await deps.speech.synthesize({ phonemes: guide.ipa, language: guide.language });
-    // "Please welcome …": the words around the name in their own language's rules, the name as written.
-    const before = await deps.speech.phonemize({ text: options.sentence.before, language: 'en' });
-    const after = options.sentence.after ? await deps.speech.phonemize({ text: options.sentence.after, language: 'en' }) : null;
-    const phonemes = [before.ipa, guide.ipa, after?.ipa ?? ''].join(' ').trim();
-    return await deps.speech.synthesize({ phonemes, language: guide.language });
+    const name = await deps.speech.synthesize({ phonemes: guide.ipa, language: guide.language });
+    if (!options.sentence) return name;
+    const language = options.sentence.language ?? 'en';
+    const before = await deps.speech.synthesize({ text: options.sentence.before, language });
+    const after = options.sentence.after ? await deps.speech.synthesize({ text: options.sentence.after, language }) : null;
+    const pieces = [before, name, ...(after ? [after] : [])];
+    return {
+      ...name,
+      mp3: Buffer.concat(pieces.map((piece) => piece.mp3)),
+      durationMs: pieces.reduce((total, piece) => total + piece.durationMs, 0),
+    };
   } catch (error) {
     if (error instanceof UnknownPhonemesError) {
       throw new AppError('pronunciation_invalid', `The voice cannot say ${error.symbols.join(' ')}: change the guide.`, {
@@ -255,6 +267,20 @@ export function draftGuide(input: PronunciationInput, language: string): { ipa: 
   const text = guideText(input, undefined, language);
   if (!text) throw new AppError('parameter_missing', 'Send a respelling or IPA to hear.', { param: 'respelling' });
   return { ipa: text.ipa, language };
+}
+
+/**
+ * What the person is typing on their record page, spoken before it is saved: the respelling in
+ * the language their guide is (or would be) made in, alone or in a sentence.
+ */
+export async function speakDraft(
+  deps: Pick<Deps, 'db' | 'speech'>,
+  person: GuidePerson,
+  respelling: string,
+  options: { sentence?: { before: string; language: string } } = {},
+) {
+  const { language } = languageFor(person, await findGuide(deps.db.kysely, person.id));
+  return speakGuide(deps, draftGuide({ respelling }, language), options);
 }
 
 /**

@@ -20,12 +20,16 @@ import { getPlayLink } from '../play-links/service.js';
 import { UpdateUserBody } from '../users/schemas.js';
 import { PERSON_EDITABLE_FIELDS } from '../users/provenance.js';
 import { updateUser } from '../users/service.js';
+import { recorderGuideData, registerGuideRoutes } from './recorder-guide-routes.js';
 import { acceptAudioBodies, audioBytes, clientGone } from './audio-body.js';
 import { MAX_AUDIO_BYTES, RecorderParams, RecorderUploadQuery } from './schemas.js';
 import { openRecordingAudio } from './audio-service.js';
 import { deleteRecording, recordWithToken, requireRecorderUser, userHasRecording } from './service.js';
 
 export const MAX_TAKE_SECONDS = 10;
+
+/** `?<notice>=1` on the page after a form's redirect: what the page confirms. */
+const PAGE_NOTICES = ['deleted', 'saved', 'guide_saved', 'guide_approved', 'guide_withdrawn'] as const;
 
 /** The page records in the browser (microphone, blob: playback of the take) and uploads to us. */
 const withPageHeaders = (reply: FastifyReply, https: boolean) =>
@@ -63,7 +67,7 @@ export const recorderRoutes =
     const renderPage = async (
       request: FastifyRequest,
       user: RecorderUser,
-      extra: Pick<RecorderPageData, 'notice' | 'detailsError'>,
+      extra: Pick<RecorderPageData, 'notice' | 'detailsError'> & { guide?: RecorderPageData['guide'] },
     ): Promise<string> => {
       const hasRecording = await userHasRecording(deps, user.id);
       const locale = negotiateLocale(request.headers['accept-language'], user.language);
@@ -86,6 +90,7 @@ export const recorderRoutes =
           selfEdit: Number(user.self_edit) === 1,
         },
         hasRecording,
+        guide: extra.guide ?? (await recorderGuideData(deps, user)),
         // The organiser's request for a new take, until the next recording answers it.
         reviewNote: user.recording_status === 'needs_rerecord' ? user.review_note : null,
         playLink,
@@ -95,10 +100,12 @@ export const recorderRoutes =
         deleteUrl: `/r/${user.record_token}/delete-recording`,
         detailsUrl: `/r/${user.record_token}/details`,
         scriptUrl: deps.assets.url('recorder.ts'),
+        guideScriptUrl: deps.assets.url('recorder-guide.ts'),
         styleUrl: deps.assets.url('recorder.css'),
         maxSeconds: MAX_TAKE_SECONDS,
         maxUploadBytes: MAX_AUDIO_BYTES,
-        ...extra,
+        notice: extra.notice,
+        detailsError: extra.detailsError,
       }).toString();
     };
 
@@ -111,12 +118,9 @@ export const recorderRoutes =
         const locale = negotiateLocale(request.headers['accept-language'], null);
         return reply.code(404).send(recorderNotFoundPage(deps.assets.url('recorder.css'), locale).toString());
       }
-      const notice = (request.query as { deleted?: string; saved?: string }) ?? {};
+      const query = (request.query ?? {}) as Record<string, string | undefined>;
       return reply.send(
-        await renderPage(request, user, {
-          notice: notice.deleted === '1' ? 'deleted' : notice.saved === '1' ? 'saved' : null,
-          detailsError: null,
-        }),
+        await renderPage(request, user, { notice: PAGE_NOTICES.find((name) => query[name] === '1') ?? null, detailsError: null }),
       );
     });
 
@@ -154,6 +158,14 @@ export const recorderRoutes =
           .send(await renderPage(request, user, { notice: null, detailsError: field }));
       }
       return reply.code(303).header('location', `/r/${user.record_token}?saved=1`).header('cache-control', 'no-store').send();
+    });
+
+    registerGuideRoutes(app, deps, {
+      sameOrigin: (request) => sameOrigin(request.headers, deps.config.baseUrl),
+      renderInvalid: async (request, reply, user, guide) =>
+        withPageHeaders(reply, https)
+          .type('text/html; charset=utf-8')
+          .send(await renderPage(request, user, { notice: null, detailsError: null, guide })),
     });
 
     app.post(

@@ -8,6 +8,7 @@
  */
 import { formatDay, type Locale, textDirection, translator } from '../../i18n/index.js';
 import { html, jsonForScript, type SafeHtml, SLOT, withSlot } from '../html.js';
+import { GUIDE_SCRIPT_MESSAGES, guideSection, type RecorderGuideData } from './recorder-guide.js';
 
 /** Messages the page's script shows, sent with the page in its language (keys `js_*` of `recorder`). */
 const SCRIPT_MESSAGES = [
@@ -39,6 +40,14 @@ const SCRIPT_MESSAGES = [
   'copied',
 ] as const;
 
+const NOTICES = {
+  deleted: 'deleted',
+  saved: 'details_saved',
+  guide_saved: 'guide_saved',
+  guide_approved: 'guide_approved_notice',
+  guide_withdrawn: 'guide_withdrawn',
+} as const;
+
 export interface RecorderPageData {
   locale: Locale;
   person: { displayName: string; preferredName: string | null; pronouns: string | null; phoneticSpelling: string | null };
@@ -53,6 +62,8 @@ export interface RecorderPageData {
     selfEdit: boolean;
   };
   hasRecording: boolean;
+  /** "How to say my name": the person's pronunciation guide and its forms. */
+  guide: RecorderGuideData;
   /** The organiser asked for a new recording with this note (null: no request). */
   reviewNote: string | null;
   /** The person's play link, and the HTML of their signature badge, once they have recorded. */
@@ -63,17 +74,25 @@ export interface RecorderPageData {
   downloadUrl: string;
   deleteUrl: string;
   detailsUrl: string;
-  notice: 'deleted' | 'saved' | null;
+  notice: 'deleted' | 'saved' | 'guide_saved' | 'guide_approved' | 'guide_withdrawn' | null;
   /** The field of the details form that could not be saved. */
   detailsError: 'display_name' | 'preferred_name' | 'pronouns' | 'phonetic_spelling' | null;
   scriptUrl: string;
+  /** The script of "How to say my name" (its "Hear it" buttons). */
+  guideScriptUrl: string;
   styleUrl: string;
   maxSeconds: number;
   maxUploadBytes: number;
 }
 
 /** The frame of the pages people open from their mail (record page, unsubscribe): private, in their language. */
-export function personPageLayout(locale: Locale, title: string, styleUrl: string, body: SafeHtml, scriptUrl?: string): SafeHtml {
+export function personPageLayout(
+  locale: Locale,
+  title: string,
+  styleUrl: string,
+  body: SafeHtml,
+  scriptUrls: readonly string[] = [],
+): SafeHtml {
   return html`<!doctype html>
 <html lang="${locale}" dir="${textDirection(locale)}">
 <head>
@@ -87,7 +106,7 @@ export function personPageLayout(locale: Locale, title: string, styleUrl: string
 </head>
 <body>
 ${body}
-${scriptUrl ? html`<script src="${scriptUrl}" defer></script>` : ''}
+${scriptUrls.map((url) => html`<script src="${url}" defer></script>`)}
 </body>
 </html>`;
 }
@@ -95,18 +114,23 @@ ${scriptUrl ? html`<script src="${scriptUrl}" defer></script>` : ''}
 export function recorderPage(data: RecorderPageData): SafeHtml {
   const t = translator(data.locale, 'recorder');
   const { person, collection } = data;
-  const messages = Object.fromEntries(SCRIPT_MESSAGES.map((key) => [key, key === 'start' ? t('start') : t(`js_${key}`)]));
+  const messages = Object.fromEntries(
+    [...SCRIPT_MESSAGES, ...GUIDE_SCRIPT_MESSAGES].map((key) => [key, key === 'start' ? t('start') : t(`js_${key}`)]),
+  );
   const body = html`<main class="recorder" id="recorder" data-state="idle" data-upload-url="${data.uploadUrl}"
   data-max-seconds="${data.maxSeconds}" data-max-bytes="${data.maxUploadBytes}">
   <header class="brand">
     ${collection.logoUrl ? html`<img class="logo" src="${collection.logoUrl}" alt="${collection.organisation ?? ''}" height="48">` : ''}
     <p class="organisation">${collection.organisation ? html`<strong>${collection.organisation}</strong> · ` : ''}${t('for_collection', { collection: collection.name })}</p>
   </header>
-  ${data.notice ? html`<p class="notice" role="status" id="notice">${t(data.notice === 'deleted' ? 'deleted' : 'details_saved')}</p>` : ''}
+  ${data.notice ? html`<p class="notice" role="status" id="notice">${t(NOTICES[data.notice])}</p>` : ''}
   <p class="eyebrow">${t('eyebrow')}</p>
   <h1 class="name">${person.displayName}</h1>
   ${collection.intro ? html`<p class="intro">${collection.intro}</p>` : ''}
   ${collection.deadline ? html`<p class="deadline" id="deadline">${t('deadline', { deadline: formatDay(data.locale, collection.deadline) })}</p>` : ''}
+  ${guideSection(t, data.locale, data.guide)}
+
+  <h2 id="record-title">${t('record_own_title')}</h2>
   ${
     data.reviewNote !== null
       ? html`<section class="review-request" aria-labelledby="review-request-title">
@@ -162,7 +186,10 @@ export function recorderPage(data: RecorderPageData): SafeHtml {
   <noscript><p class="status">${t('noscript')}</p></noscript>
   <script type="application/json" id="recorder-messages">${jsonForScript(messages)}</script>
 </main>`;
-  return personPageLayout(data.locale, t('title', { name: person.displayName }), data.styleUrl, body, data.scriptUrl);
+  return personPageLayout(data.locale, t('title', { name: person.displayName }), data.styleUrl, body, [
+    data.scriptUrl,
+    data.guideScriptUrl,
+  ]);
 }
 
 type Translate = ReturnType<typeof translator>;
