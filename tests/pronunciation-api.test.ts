@@ -181,6 +181,16 @@ describe('written and approved guides', () => {
     expect(events.map((e) => e.pronunciation.coverage)).toEqual(['guide', 'computer_voice', 'guide']);
   });
 
+  it('makes a generated guide the organiser\'s when only its "not like this" changes: a new name then keeps it', async () => {
+    const created = await createPerson({ email: 'caoimhe@example.com', first_name: 'Caoimhe', last_name: 'Doyle' });
+    await runJobsLater(t.deps, 0);
+    const noted = await patch(created.id, { pronunciation: { not_like: 'KAY-oh-im' } });
+    expect(noted.json().pronunciation).toMatchObject({ source: 'organiser', not_like: 'KAY-oh-im' });
+    expect((await patch(created.id, { first_name: 'Keeva' })).statusCode).toBe(200);
+    await runJobsLater(t.deps, 0);
+    expect((await getPerson(created.id)).pronunciation).toMatchObject({ source: 'organiser', not_like: 'KAY-oh-im' });
+  });
+
   it('a recording is the best source, whatever the guide', async () => {
     const created = await createPerson({ email: 'rec@example.com', first_name: 'Ronan', last_name: 'Ó Súilleabháin' });
     await t.deps.db.kysely.updateTable('users').set({ recording_status: 'recorded' }).where('id', '=', created.id).execute();

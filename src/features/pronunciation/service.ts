@@ -209,7 +209,8 @@ export async function writeGuide(
     not_like: notLike,
     language,
     language_suggested: suggested ? 1 : 0,
-    source: textChanged || !before ? writer : writer === 'organiser' ? 'organiser' : before.source,
+    // Whoever changes anything of it, text or "not like this", owns it from now on.
+    source: writer,
     method: textChanged ? 'edited' : (before?.method ?? 'edited'),
     generated_from: before?.generated_from ?? guideFingerprint(person),
     approved_at: withdraw ? null : (before?.approved_at ?? null),
