@@ -98,6 +98,10 @@ export class JobWorker {
 
   /** Runs every due job once; returns how many ran. Tests call this directly with a manual clock. */
   async runDue(): Promise<number> {
+    // Each batch starts on a new turn of the loop: jobs whose work is all synchronous underneath
+    // (SQLite, lookups in memory) would otherwise run batch after batch as one chain of
+    // microtasks, and a backlog of them (10,000 events of an import) would hold the loop for seconds.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const { db, clock } = this.options;
     const now = clock.now();
     const maxLease = Math.max(...[...this.byName.values()].map(({ job }) => job.leaseMs ?? 60_000), 1_000);

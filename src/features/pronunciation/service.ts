@@ -14,6 +14,8 @@ import { type TransactionScope, withTransaction } from '../../db/transaction.js'
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { randomToken } from '../../lib/ids.js';
+import { Semaphore } from '../../lib/semaphore.js';
+import { timeSlices } from '../../lib/time-slices.js';
 import { generateGuide, suggestLanguage } from '../../pronunciation/guide.js';
 import { ipaToRespelling, RespellingError, respellingToIpa } from '../../pronunciation/respelling-key.js';
 import { normalizeIpa } from '../../speech/espeak-phonemes.js';
@@ -91,10 +93,24 @@ async function recordGuideEvent(tx: TransactionScope, deps: PronunciationDeps, p
  * Returns how many guides were written. Runs in the background (the `pronunciation.generate` job).
  */
 export async function generateGuides(deps: PronunciationDeps, userIds: readonly string[]): Promise<number> {
+  // One batch at a time per engine: the engine is one thread, and batches side by side would
+  // each take their slice of the loop in the same turn (the worker runs 10 jobs at once).
+  let turns = generating.get(deps.speech);
+  if (!turns) generating.set(deps.speech, (turns = new Semaphore(1)));
+  return turns.run(() => generateGuidesNow(deps, userIds));
+}
+
+const generating = new WeakMap<PronunciationDeps['speech'], Semaphore>();
+
+async function generateGuidesNow(deps: PronunciationDeps, userIds: readonly string[]): Promise<number> {
   const people = await findPeopleForGuides(deps.db.kysely, userIds);
   const existing = new Map((await findGuides(deps.db.kysely, userIds)).map((guide) => [guide.user_id, guide]));
   const made: Array<{ person: GuidePerson; guide: GuideRow }> = [];
+  // Dictionary lookups and SQLite are synchronous: without pauses the whole batch (and the
+  // next job's) would run as one chain of microtasks, holding the loop for seconds.
+  const pause = timeSlices();
   for (const person of people) {
+    await pause();
     const before = existing.get(person.id);
     const fingerprint = guideFingerprint(person);
     if (before && (before.source !== 'generated' || before.generated_from === fingerprint)) continue;
@@ -134,6 +150,7 @@ export async function generateGuides(deps: PronunciationDeps, userIds: readonly 
   }
   // One transaction per 50 guides: short write locks between the engine's work.
   for (let i = 0; i < made.length; i += 50) {
+    await pause();
     await withTransaction(deps, async (tx) => {
       for (const { person, guide } of made.slice(i, i + 50)) {
         // Written meanwhile by someone: theirs stays.
