@@ -8,6 +8,7 @@
 import { speechLanguageFor } from '../lib/scripts.js';
 import type { Phonemizer } from '../speech/synthesizer.js';
 import { cmuLexicon, type Lexicon } from './cmu-lexicon.js';
+import { cleanEngineIpa } from './engine-ipa.js';
 import { nameLexicon } from './name-lexicon.js';
 import { ipaToRespelling, RespellingError } from './respelling-key.js';
 
@@ -97,8 +98,8 @@ async function guidePart(
       if (ipa !== null) return { text, language, ipa, method: 'dictionary' };
     }
   }
-  const { ipa } = await phonemizer.phonemize({ text, language });
-  return { text, language, ipa: ipa.normalize('NFC').trim(), method: 'rules' };
+  const spoken = cleanEngineIpa((await phonemizer.phonemize({ text, language })).ipa, language);
+  return { text, language: spoken.language, ipa: spoken.ipa, method: 'rules' };
 }
 
 /**
