@@ -70,6 +70,27 @@ describe('generateGuide', () => {
   });
 });
 
+describe('a guide’s respelling, read back in the guide’s language', () => {
+  it.each([
+    ['es', 'Joaquín', 'Domínguez'],
+    ['fr', 'François', 'Lefèvre'],
+    ['de', 'Jürgen', 'Schröder'],
+    ['it', 'Giuseppe', 'Ricci'],
+    ['pt', 'João', 'Gonçalves'],
+    ['vi', 'Nguyễn', 'Thị Minh'],
+    ['zh', '伟', '王'],
+    ['ko', '민준', '김'],
+    ['ar', 'محمد', 'علي'],
+    ['hi', 'राहुल', 'शर्मा'],
+    ['en', 'Siobhan', 'Zeta-Jones'],
+  ])('%s: %s %s is spoken by the language’s voice', async (language, given, family) => {
+    const guide = await generateGuide(engine, { given, family }, { name: language });
+    const phonemes = respellingToIpa(guide.respelling, guide.language);
+    const spoken = await engine.synthesize({ phonemes, language: guide.language });
+    expect(spoken.durationMs).toBeGreaterThan(200);
+  });
+});
+
 describe('suggestLanguage', () => {
   it.each([
     ['김민준', 'ko'],
