@@ -22,6 +22,7 @@ describe('cleanEngineIpa', () => {
   it('says Portuguese ei as ɐj and reduces an e before the stress', () => {
     expect(cleanEngineIpa('fˌeʁˈeɪɾɐ', 'pt').ipa).toBe('fˌɨʁˈɐjɾɐ');
     expect(cleanEngineIpa('tˈeɾɐ', 'pt').ipa).toBe('tˈeɾɐ');
+    expect(cleanEngineIpa('ʒuˈɐ̃ʊ̃', 'pt').ipa).toBe('ʒuˈɐ̃ʊ');
   });
 
   it.each([
@@ -29,6 +30,7 @@ describe('cleanEngineIpa', () => {
     ['zh', '陈'],
     ['vi', 'Khánh'],
     ['pt', 'Ferreira'],
+    ['pt', 'João'],
     ['fr', 'Arthur'],
   ])('%s: the cleaned IPA of %s is spoken by the engine', async (language, name) => {
     const cleaned = cleanEngineIpa((await engine.phonemize({ text: name, language })).ipa, language);

@@ -20,13 +20,15 @@ const VOWEL = 'aeiouyɑɐɒæɛəɜɪɨɯʊʌɔøœɤ';
 
 /**
  * Portuguese (eSpeak's voice is European): Lisbon says "ei" as ɐj (Ferreira, Pereira), and an e
- * before the stressed syllable is reduced to ɨ (Teresa tɨˈɾezɐ), where eSpeak keeps eɪ and e.
+ * before the stressed syllable is reduced to ɨ (Teresa tɨˈɾezɐ), where eSpeak keeps eɪ and e;
+ * and "ão" is written as the diphthong the voice speaks.
  * Only sounds the pt voice has, so the guide is still spoken from its IPA.
  */
 function portuguese(word: string): string {
   const stressAt = word.indexOf('ˈ');
   const before = stressAt === -1 ? '' : word.slice(0, stressAt).replace(/e(?!ɪ)/gu, 'ɨ');
-  return (before + word.slice(Math.max(0, stressAt))).replaceAll('eɪ', 'ɐj');
+  // eSpeak writes "ão" as ɐ̃ʊ̃ but its voice has only the diphthong ɐ̃ʊ, which sounds the same.
+  return (before + word.slice(Math.max(0, stressAt))).replaceAll('eɪ', 'ɐj').replaceAll('ɐ̃ʊ̃', 'ɐ̃ʊ');
 }
 
 const LANGUAGE_RULES: Readonly<Record<string, (word: string) => string>> = { pt: portuguese };

@@ -51,6 +51,13 @@ describe('generateGuide', () => {
     expect(guide.language).toBe('en-GB');
   });
 
+  it('speaks a French name eSpeak reads as English in English, so its IPA is spoken back', async () => {
+    const guide = await generateGuide(engine, { given: 'Arthur', family: '' }, { name: 'fr' });
+    expect(guide.parts[0]).toMatchObject({ language: 'en', method: 'rules' });
+    expect(guide.language).toBe('en');
+    await expect(engine.synthesize({ phonemes: guide.ipa, language: guide.language })).resolves.toBeDefined();
+  });
+
   it('refuses a name with nothing to say', async () => {
     await expect(generateGuide(engine, { given: 'Dr.', family: '—' }, {})).rejects.toThrow(RangeError);
   });
@@ -82,6 +89,8 @@ describe('a guide’s respelling, read back in the guide’s language', () => {
     ['ko', '민준', '김'],
     ['ar', 'محمد', 'علي'],
     ['hi', 'राहुल', 'शर्मा'],
+    ['hi', 'विजय', 'वर्मा'],
+    ['ko', '하은', '박'],
     ['en', 'Siobhan', 'Zeta-Jones'],
   ])('%s: %s %s is spoken by the language’s voice', async (language, given, family) => {
     const guide = await generateGuide(engine, { given, family }, { name: language });

@@ -22,7 +22,10 @@ export interface GuidePart {
 export interface GeneratedGuide {
   ipa: string;
   respelling: string;
-  /** The language to speak the whole guide in: the name's, else the one its parts share, else the first part's. */
+  /**
+   * The language to speak the whole guide in: the one all its parts share (a French name eSpeak
+   * reads as English is English), else the name's, else the first part's.
+   */
   language: string;
   parts: GuidePart[];
 }
@@ -146,7 +149,7 @@ export async function generateGuide(
   return {
     ipa: parts.map((part) => part.ipa).join(' '),
     respelling: parts.map((part) => respell(part.ipa, part.language)).join(' '),
-    language: languages.name || shared || parts[0]!.language,
+    language: shared || languages.name || parts[0]!.language,
     parts,
   };
 }

@@ -173,7 +173,8 @@ function soundsOfLetters(letters: string, syllable: string, language: string): s
     }
     const key =
       token === 'r' ? rSoundFor(language) : token === 'ər' && !english ? `ə${rSoundFor(language)}` : SOUND_FOR.get(token)!;
-    const sound = english ? key : (LANGUAGE_FORMS[primary]?.[key] ?? PLAIN_VOWELS[key] ?? key);
+    const plain = english ? key : (PLAIN_VOWELS[key] ?? key);
+    const sound = english ? key : (LANGUAGE_FORMS[primary]?.[plain] ?? plain);
     ipa += sound;
     lastVowel = /^[aeiouyøɑɒæɛəɜɚɪɯʊʌɔ]/u.test(sound) ? { key, written: sound } : null;
   }

@@ -176,11 +176,15 @@ export const PLAIN_VOWELS: Readonly<Record<string, string>> = {
   ʊ: 'u', uː: 'u', ʌ: 'a', ɜː: 'ə', ɚ: 'ə',
 };
 
-/** Sounds a language's voice has only in another form: German's ü and ö are long, Portuguese has ɨ for ɯ. */
+/**
+ * Sounds a language's voice has only in another form (after `PLAIN_VOWELS`): German's ü and ö
+ * are long, Portuguese has ɨ for ɯ, Korean's a is ɐ, Hindi's v is ʋ.
+ */
 export const LANGUAGE_FORMS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   de: { y: 'yː', ø: 'øː' },
+  ko: { a: 'ɐ', ai: 'ɛ', au: 'ɐu', oi: 'oe', y: 'wi', ø: 'we' },
   pt: { ɯ: 'ɨ', y: 'i' },
-  hi: { y: 'i', ø: 'e', ɯ: 'ʊ' },
+  hi: { y: 'i', ø: 'e', ɯ: 'ʊ', v: 'ʋ' },
   ar: { y: 'i', ø: 'e', ɯ: 'u' },
 };
 
