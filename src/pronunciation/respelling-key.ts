@@ -21,7 +21,7 @@ import {
 } from './respelling-table.js';
 import { RespellingError, type Sound, syllablesOf, TAP } from './syllables.js';
 
-export { RESPELLING_KEY, type RespellingKeyRow } from './respelling-table.js';
+export { RESPELLING_KEY } from './respelling-table.js';
 export { RespellingError } from './syllables.js';
 
 const LETTERS_FOR = new Map(RESPELLING_KEY.map((row) => [row.ipa, row.respelling]));
