@@ -29,14 +29,16 @@ describe('CmuLexicon', () => {
     expect(await lexicon.lookup('Zzyzxq')).toBeNull();
   });
 
-  it('loads 134,000 entries without stalling the event loop for 50 ms', async () => {
+  it('loads 134,000 entries without blocking the event loop for 50 ms at a time', async () => {
     const lexicon = new CmuLexicon();
+    // CPU time this process spent between two ticks of a 1 ms timer: the work done in one turn of
+    // the event loop (wall time would also count other test files' processes on the shared cores).
     let longest = 0;
-    let last = performance.now();
+    let last = process.cpuUsage();
     const ticker = setInterval(() => {
-      const now = performance.now();
-      longest = Math.max(longest, now - last);
-      last = now;
+      const spent = process.cpuUsage(last);
+      longest = Math.max(longest, (spent.user + spent.system) / 1000);
+      last = process.cpuUsage();
     }, 1);
     const entries = await lexicon.load();
     clearInterval(ticker);

@@ -51,6 +51,13 @@ describe('generateGuide', () => {
     expect(guide.language).toBe('en-GB');
   });
 
+  it('speaks a French name eSpeak reads as English in English, so its IPA is spoken back', async () => {
+    const guide = await generateGuide(engine, { given: 'Arthur', family: '' }, { name: 'fr' });
+    expect(guide.parts[0]).toMatchObject({ language: 'en', method: 'rules' });
+    expect(guide.language).toBe('en');
+    await expect(engine.synthesize({ phonemes: guide.ipa, language: guide.language })).resolves.toBeDefined();
+  });
+
   it('refuses a name with nothing to say', async () => {
     await expect(generateGuide(engine, { given: 'Dr.', family: '—' }, {})).rejects.toThrow(RangeError);
   });
@@ -67,6 +74,29 @@ describe('generateGuide', () => {
         expected.sounds.replaceAll('ɾ', 't'),
       );
     }
+  });
+});
+
+describe('a guide’s respelling, read back in the guide’s language', () => {
+  it.each([
+    ['es', 'Joaquín', 'Domínguez'],
+    ['fr', 'François', 'Lefèvre'],
+    ['de', 'Jürgen', 'Schröder'],
+    ['it', 'Giuseppe', 'Ricci'],
+    ['pt', 'João', 'Gonçalves'],
+    ['vi', 'Nguyễn', 'Thị Minh'],
+    ['zh', '伟', '王'],
+    ['ko', '민준', '김'],
+    ['ar', 'محمد', 'علي'],
+    ['hi', 'राहुल', 'शर्मा'],
+    ['hi', 'विजय', 'वर्मा'],
+    ['ko', '하은', '박'],
+    ['en', 'Siobhan', 'Zeta-Jones'],
+  ])('%s: %s %s is spoken by the language’s voice', async (language, given, family) => {
+    const guide = await generateGuide(engine, { given, family }, { name: language });
+    const phonemes = respellingToIpa(guide.respelling, guide.language);
+    const spoken = await engine.synthesize({ phonemes, language: guide.language });
+    expect(spoken.durationMs).toBeGreaterThan(200);
   });
 });
 

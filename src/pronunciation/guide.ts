@@ -8,6 +8,7 @@
 import { speechLanguageFor } from '../lib/scripts.js';
 import type { Phonemizer } from '../speech/synthesizer.js';
 import { cmuLexicon, type Lexicon } from './cmu-lexicon.js';
+import { cleanEngineIpa } from './engine-ipa.js';
 import { nameLexicon } from './name-lexicon.js';
 import { ipaToRespelling, RespellingError } from './respelling-key.js';
 
@@ -21,7 +22,10 @@ export interface GuidePart {
 export interface GeneratedGuide {
   ipa: string;
   respelling: string;
-  /** The language to speak the whole guide in: the name's, else the one its parts share, else the first part's. */
+  /**
+   * The language to speak the whole guide in: the one all its parts share (a French name eSpeak
+   * reads as English is English), else the name's, else the first part's.
+   */
   language: string;
   parts: GuidePart[];
 }
@@ -97,8 +101,8 @@ async function guidePart(
       if (ipa !== null) return { text, language, ipa, method: 'dictionary' };
     }
   }
-  const { ipa } = await phonemizer.phonemize({ text, language });
-  return { text, language, ipa: ipa.normalize('NFC').trim(), method: 'rules' };
+  const spoken = cleanEngineIpa((await phonemizer.phonemize({ text, language })).ipa, language);
+  return { text, language: spoken.language, ipa: spoken.ipa, method: 'rules' };
 }
 
 /**
@@ -145,7 +149,7 @@ export async function generateGuide(
   return {
     ipa: parts.map((part) => part.ipa).join(' '),
     respelling: parts.map((part) => respell(part.ipa, part.language)).join(' '),
-    language: languages.name || shared || parts[0]!.language,
+    language: shared || languages.name || parts[0]!.language,
     parts,
   };
 }

@@ -52,9 +52,9 @@ describe('respellingToIpa', () => {
     ['shiv-AWN', 'en', 'ʃɪvˈɔːn'],
     ['EE-fə', 'en', 'ˈiːfə'],
     ['EE-fuh', 'en', 'ˈiːfə'],
-    ['khoh-ah-KEEN', 'es', 'xoʊɑːˈkiːn'],
-    ['frahñ-SWAH', 'fr', 'fʁɑ̃ˈswɑː'],
-    ['MAHR-yah', 'es', 'ˈmɑːɾjɑː'],
+    ['khoh-ah-KEEN', 'es', 'xoaˈkin'],
+    ['frahñ-SWAH', 'fr', 'fʁɑ̃ˈswa'],
+    ['MAHR-yah', 'es', 'ˈmaɾja'],
     ['ROH-zə', 'en', 'ˈɹoʊzə'],
     ['Shiv-awn', 'en', 'ʃɪvɔːn'],
   ])('%s (%s) is %s', (respelling, language, ipa) => {

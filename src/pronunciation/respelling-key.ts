@@ -10,7 +10,9 @@
  * variants read as their row (`RESPELLING_VARIANTS`: Spanish `e` comes back as `eɪ`).
  */
 import {
+  LANGUAGE_FORMS,
   NASAL_LETTER,
+  PLAIN_VOWELS,
   RESPELLING_KEY,
   RESPELLING_TYPED_ALIASES,
   RESPELLING_VARIANTS,
@@ -19,7 +21,7 @@ import {
 } from './respelling-table.js';
 import { RespellingError, type Sound, syllablesOf, TAP } from './syllables.js';
 
-export { RESPELLING_KEY, type RespellingKeyRow } from './respelling-table.js';
+export { RESPELLING_KEY } from './respelling-table.js';
 export { RespellingError } from './syllables.js';
 
 const LETTERS_FOR = new Map(RESPELLING_KEY.map((row) => [row.ipa, row.respelling]));
@@ -122,7 +124,8 @@ function readLetters(letters: string): string[] {
  * A respelling (the key's letters, `-` between syllables, the stressed syllable in capitals) as
  * IPA the speech engine speaks in `language`: `shiv-AWN` → ʃɪvˈɔːn, the stress mark at the start
  * of its syllable. `r` is read as the language's r (ɹ in English, ʁ
- * in French, ɾ in Spanish). A syllable counts as stressed when all its letters are capitals.
+ * in French, ɾ in Spanish), and outside English a vowel as the language's plain vowel
+ * (`PLAIN_VOWELS`: `ah` as a, `ay` as e; `LANGUAGE_FORMS`), so the language's voice has every sound. A syllable counts as stressed when all its letters are capitals.
  * Throws `RespellingError` naming the first part it cannot read (a letter outside the key, an
  * empty syllable, a nasal `ñ` after no vowel).
  */
@@ -149,26 +152,41 @@ export function respellingToIpa(respelling: string, language = 'en'): string {
 }
 
 function soundsOfLetters(letters: string, syllable: string, language: string): string {
+  const primary = primaryOf(language);
   // The r-coloured ə of American "letter" is English's; elsewhere `ər` is ə and the language's r.
-  const english = primaryOf(language) === 'en';
+  const english = primary === 'en';
   let ipa = '';
-  let lastVowel = '';
+  /** The last vowel as the key reads it, and as written into `ipa`. */
+  let lastVowel: { key: string; written: string } | null = null;
   for (const token of readLetters(letters)) {
     if (token === NASAL_LETTER) {
-      if (lastVowel === '' || !ipa.endsWith(lastVowel)) {
+      if (lastVowel === null || !ipa.endsWith(lastVowel.written)) {
         throw new RespellingError(`"${syllable}": the nasal ñ must follow a vowel`, syllable);
       }
-      ipa = ipa.slice(0, -lastVowel.length) + `${lastVowel.replace('ː', '')}\u0303`;
+      ipa = ipa.slice(0, -lastVowel.written.length) + nasalOf(lastVowel.key, lastVowel.written, primary);
+      lastVowel = null;
       continue;
     }
     if (TONE.test(token)) {
       ipa += token;
       continue;
     }
-    const sound =
+    const key =
       token === 'r' ? rSoundFor(language) : token === 'ər' && !english ? `ə${rSoundFor(language)}` : SOUND_FOR.get(token)!;
+    const plain = english ? key : (PLAIN_VOWELS[key] ?? key);
+    const sound = english ? key : (LANGUAGE_FORMS[primary]?.[plain] ?? plain);
     ipa += sound;
-    lastVowel = /^[aeiouyøɑɒæɛəɜɚɪɯʊʌɔ]/u.test(sound) ? sound : '';
+    lastVowel = /^[aeiouyøɑɒæɛəɜɚɪɯʊʌɔ]/u.test(sound) ? { key, written: sound } : null;
   }
   return ipa.normalize('NFC');
+}
+
+/** The nasal vowels French and Portuguese voices have, by the key's vowel; elsewhere the vowel with a tilde. */
+const NASAL_VOWELS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  fr: { ɑː: 'ɑ̃', æ: 'ɑ̃', ɛ: 'ɛ̃', ɔː: 'ɔ̃', oʊ: 'ɔ̃', ø: 'œ̃', ə: 'œ̃' },
+  pt: { ɑː: 'ɐ̃', ə: 'ɐ̃', æ: 'ɐ̃', eɪ: 'ẽ', ɛ: 'ẽ', iː: 'ĩ', ɪ: 'ĩ', oʊ: 'õ', ɔː: 'õ', uː: 'ũ', ʊ: 'ũ' },
+};
+
+function nasalOf(key: string, written: string, primary: string): string {
+  return NASAL_VOWELS[primary]?.[key] ?? `${written.replace('ː', '')}\u0303`;
 }

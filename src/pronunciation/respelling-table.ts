@@ -166,5 +166,27 @@ export function rSoundFor(language: string): string {
   return 'ɾ';
 }
 
+/**
+ * Outside English, a respelled vowel is read back as the plain vowel the language's own voice has
+ * (`ah` as a, `ay` as e, `oh` as o): English's long vowels and glides are not in its sounds.
+ */
+// prettier-ignore
+export const PLAIN_VOWELS: Readonly<Record<string, string>> = {
+  æ: 'a', ɑː: 'a', ɒ: 'ɔ', eɪ: 'e', ɪ: 'i', iː: 'i', aɪ: 'ai', ɔː: 'ɔ', ɔɪ: 'oi', oʊ: 'o', aʊ: 'au',
+  ʊ: 'u', uː: 'u', ʌ: 'a', ɜː: 'ə', ɚ: 'ə',
+};
+
+/**
+ * Sounds a language's voice has only in another form (after `PLAIN_VOWELS`): German's ü and ö
+ * are long, Portuguese has ɨ for ɯ, Korean's a is ɐ, Hindi's v is ʋ.
+ */
+export const LANGUAGE_FORMS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  de: { y: 'yː', ø: 'øː' },
+  ko: { a: 'ɐ', ai: 'ɛ', au: 'ɐu', oi: 'oe', y: 'wi', ø: 'we' },
+  pt: { ɯ: 'ɨ', y: 'i' },
+  hi: { y: 'i', ø: 'e', ɯ: 'ʊ', v: 'ʋ' },
+  ar: { y: 'i', ø: 'e', ɯ: 'u' },
+};
+
 /** A nasal vowel (a tilde over it) is the vowel's letters followed by `ñ`: French bon is `bawñ`. */
 export const NASAL_LETTER = 'ñ';

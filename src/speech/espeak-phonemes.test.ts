@@ -84,3 +84,11 @@ describe('IPA to eSpeak mnemonics', () => {
     expect(ipaToEspeak('ʘaʘ ɛ̃', french)).toEqual({ unknown: ['ʘ', 'ɛ̃'] });
   });
 });
+
+describe('ipaTable', () => {
+  it('reads a nasal vowel eSpeak reports decomposed as the composed one a person types', () => {
+    const table = ipaTable([{ mnemonic: 'u~', ipa: 'u\u0303' }]);
+    expect(ipaToEspeak('ʒˈũ', table)).toEqual({ unknown: ['ʒ'] });
+    expect(ipaToEspeak('ũ', table)).toEqual({ text: '[[u~]]' });
+  });
+});

@@ -39,7 +39,8 @@ export function ipaTable(inventory: readonly EspeakPhoneme[]): Map<string, strin
     ['ʲ', ';'],
   ]);
   for (const { mnemonic, ipa } of inventory) {
-    const sound = ipa.replace(/[ˈˌ]/gu, '');
+    // NFC, as `normalizeIpa` writes the input: eSpeak reports some nasal vowels decomposed (pt ũ).
+    const sound = ipa.replace(/[ˈˌ]/gu, '').normalize('NFC');
     // Phonemes eSpeak writes with its own notation (a hyphen, a caret, a digit) are not IPA input.
     if (sound === '' || /[-^.\d#]/u.test(sound)) continue;
     const known = table.get(sound);
