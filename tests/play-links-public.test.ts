@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskBlobStore } from '../src/blobs/disk.js';
 import { invalidatePlayLinksOfUser } from '../src/features/play-links/invalidation.js';
+import { approveGuide } from '../src/features/pronunciation/service.js';
 import { flushPlayCounts } from '../src/features/play-links/play-counts.js';
 import { createTestApp, startTestServer, type TestApp } from './helpers/app.js';
 import { decodeAudio } from './helpers/audio.js';
@@ -258,7 +259,38 @@ describe('/p/<token>/meta', () => {
       embed_url: `${link}/embed`,
       oembed_url: `${BASE}/oembed?url=${encodeURIComponent(link)}&format=json`,
       play_count: 0,
+      pronunciation: null,
     });
+  });
+
+  it("carries the name's guide (what it says and whether the person approved it, nothing of who wrote it or its audio), fresh after each change", async () => {
+    const { token, userId } = await addRecordedUser(t, collectionId, { firstName: 'Siobhan', lastName: 'Walsh' });
+    expect((await get(`/p/${token}/meta`)).json().pronunciation).toBeNull();
+    const written = await t.request({
+      method: 'PATCH',
+      url: `/v1/collections/${collectionId}/users/${userId}`,
+      key,
+      json: { pronunciation: { respelling: 'shiv-AWN WAWLSH', not_like: 'see-OH-ban' } },
+    });
+    expect(written.statusCode, written.body).toBe(200);
+    // The cached link was dropped by the change: no wait for the cache's lifetime.
+    const suggested = (await get(`/p/${token}/meta`)).json().pronunciation;
+    expect(suggested).toEqual({
+      respelling: 'shiv-AWN WAWLSH',
+      ipa: written.json().pronunciation.ipa,
+      not_like: 'see-OH-ban',
+      language: 'en',
+      approved: false,
+    });
+    expect(suggested.ipa).toMatch(/^ʃ/u);
+
+    const { account_id } = await t.deps.db.kysely
+      .selectFrom('collections')
+      .select('account_id')
+      .where('id', '=', collectionId)
+      .executeTakeFirstOrThrow();
+    await approveGuide(t.deps, { ...written.json(), account_id, recording_status: 'approved' });
+    expect((await get(`/p/${token}/meta`)).json().pronunciation).toEqual({ ...suggested, approved: true });
   });
 });
 

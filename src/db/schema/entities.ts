@@ -43,6 +43,12 @@ export interface EntitiesTable {
   domain_verified_at: string | null;
   /** UTS #39 confusable skeleton of the slug, unique (see 0017_name_skeleton); null only before that migration ran. */
   name_skeleton: string | null;
+  /** The name's pronunciation guide (0025): IPA and English-reader respelling; null when there is none. */
+  guide_ipa: string | null;
+  guide_respelling: string | null;
+  /** The language (BCP 47) the guide was made in, and whether it was suggested from the script (1) rather than given (0). */
+  guide_language: string | null;
+  guide_language_suggested: number;
 }
 
 /** One 402 instruction: the payment intent it created and the request it is bound to. */

@@ -21,6 +21,7 @@ export interface GenerationRequest {
   source_url?: string;
   voice_style?: VoiceStyle;
   language?: string;
+  name_language?: string;
   intro?: string;
   external_metadata?: Record<string, unknown>;
   agent_id?: string;

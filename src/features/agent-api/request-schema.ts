@@ -18,6 +18,13 @@ export const ENTITY_TYPES = [
 ] as const;
 export const VISIBILITIES = ['public', 'unlisted'] as const;
 
+/**
+ * The format of `name_language`: a tag `Intl` can canonicalise (src/lib/languages.ts), which the
+ * pattern alone does not promise ("en-xx-yy" has the pattern's shape).
+ */
+export const LANGUAGE_TAG_FORMAT = 'bcp47';
+const LANGUAGE_PATTERN = '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$';
+
 export const SCHEMA_PATH = '/schemas/entity-generation.schema.json';
 export const REQUIRED_FIELDS = ['name', 'entity_type', 'description', 'operator', 'visibility'] as const;
 
@@ -128,9 +135,21 @@ export function buildRequestSchema(options: { siteUrl: string; allowHttpCallback
       language: {
         type: 'string',
         maxLength: 35,
-        pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$',
+        pattern: LANGUAGE_PATTERN,
         description: 'Optional BCP 47 language hint for pronouncing the name (e.g. `en-GB`, `fr`); default `en-US`.',
         'x-rule': 'a BCP 47 language tag such as en-GB or fr',
+      },
+      name_language: {
+        type: 'string',
+        maxLength: 35,
+        pattern: LANGUAGE_PATTERN,
+        format: LANGUAGE_TAG_FORMAT,
+        description:
+          'Optional, an addition to the specification: the language of the name (BCP 47, e.g. `es`, `ga`, `zh`), in which ' +
+          'its pronunciation guide (IPA and an English-reader respelling, on the profile page and in service.json) is made. ' +
+          "Default: the language the name's script suggests (Chinese for Han, Russian for Cyrillic, …), else English. " +
+          'The spoken audio follows `language`, not this.',
+        'x-rule': 'a BCP 47 language tag such as es, ga or zh-Hans',
       },
       intro: {
         type: 'string',

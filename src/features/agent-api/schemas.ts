@@ -17,6 +17,7 @@ export const GenerateBody = Type.Object(
     source_url: Type.Optional(Type.String({ maxLength: 2048 })),
     voice_style: Type.Optional(Type.Union(VOICE_STYLE_NAMES.map((value) => Type.Literal(value)))),
     language: Type.Optional(Type.String({ maxLength: 35 })),
+    name_language: Type.Optional(Type.String({ maxLength: 35 })),
     intro: Type.Optional(Type.String({ maxLength: 500 })),
     external_metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     agent_id: Type.Optional(Type.String({ maxLength: 200 })),

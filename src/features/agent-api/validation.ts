@@ -6,8 +6,9 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { isLanguageTag } from '../../lib/languages.js';
 import { addTextRules, SAFE_MULTILINE_TEXT_FORMAT, SAFE_TEXT_FORMAT } from '../../lib/text.js';
-import type { RequestSchema } from './request-schema.js';
+import { LANGUAGE_TAG_FORMAT, type RequestSchema } from './request-schema.js';
 
 export interface InvalidField {
   field: string;
@@ -32,6 +33,7 @@ export function createRequestValidator(schema: RequestSchema) {
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, unicodeRegExp: true });
   addFormats.default(ajv);
   addTextRules(ajv);
+  ajv.addFormat(LANGUAGE_TAG_FORMAT, { type: 'string', validate: isLanguageTag });
   ajv.addKeyword({ keyword: 'x-rule', schemaType: 'string' });
   ajv.addKeyword({
     keyword: 'x-max-json-bytes',

@@ -9,6 +9,7 @@ const link = (token: string, userId = 'u1'): ResolvedPlayLink => ({
   preferredName: null,
   pronouns: null,
   phoneticSpelling: null,
+  guide: null,
   blobKey: 'recordings/u1/x.mp3',
   mimeType: 'audio/mpeg',
   byteSize: 1,

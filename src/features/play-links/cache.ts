@@ -26,6 +26,8 @@ export interface ResolvedPlayLink {
   preferredName: string | null;
   pronouns: string | null;
   phoneticSpelling: string | null;
+  /** The person's pronunciation guide, what `/meta` shows of it (null when they have none). */
+  guide: PlayLinkGuide | null;
   blobKey: string;
   mimeType: string;
   byteSize: number;
@@ -51,6 +53,15 @@ export interface ResolvedPlayLink {
    * it: a reload (invalidation, re-signing) brings a new object, so they never outlive the link.
    */
   redirectHeaders?: string[];
+}
+
+export interface PlayLinkGuide {
+  respelling: string;
+  ipa: string;
+  notLike: string | null;
+  language: string;
+  /** The person approved it (the computer voice saying it); when false it is a guess or an organiser's suggestion. */
+  approved: boolean;
 }
 
 interface Entry {

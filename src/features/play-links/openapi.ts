@@ -17,6 +17,23 @@ export const PlayLinkMeta = Type.Object(
     embed_url: Type.String({ format: 'uri', description: '`{BASE_URL}/p/<token>/embed`: the 200x40 widget.' }),
     oembed_url: Type.String({ format: 'uri' }),
     play_count: Type.Integer({ minimum: 0, description: 'Plays started so far (counted in batches: a few seconds behind).' }),
+    pronunciation: Nullable(
+      Type.Object(
+        {
+          respelling: Type.String({
+            description: 'The English-reader respelling (docs/pronunciation.md, "The respelling key").',
+          }),
+          ipa: Type.String({ description: 'The same sounds in the International Phonetic Alphabet.' }),
+          not_like: Nullable(Type.String({ description: 'A common wrong way to say the name.' })),
+          language: Type.String({ description: 'The language (BCP 47) the guide is in.' }),
+          approved: Type.Boolean({
+            description: "The person approved this guide; false: a generated guess or an organiser's suggestion.",
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: "The name's pronunciation guide; null when the person has none yet." },
+    ),
   },
   { title: 'PlayLinkMeta', additionalProperties: false },
 );

@@ -24,6 +24,12 @@ export interface ResolvedLinkRow {
   collection_language: string;
   organisation_name: string | null;
   logo_key: string | null;
+  /** The person's pronunciation guide (`pronunciations`), all null when they have none. */
+  guide_ipa: string | null;
+  guide_respelling: string | null;
+  guide_not_like: string | null;
+  guide_language: string | null;
+  guide_approved_at: string | null;
 }
 
 /**
@@ -58,6 +64,7 @@ const resolvableLinkQuery = (db: Executor, tokenList: ReturnType<typeof sql<bool
     .innerJoin('recordings as r', 'r.user_id', 'u.id')
     .innerJoin('collections as c', 'c.id', 'u.collection_id')
     .leftJoin('play_link_settings as s', 's.collection_id', 'c.id')
+    .leftJoin('pronunciations as g', 'g.user_id', 'u.id')
     .select([
       'pl.token',
       'pl.play_count',
@@ -77,6 +84,11 @@ const resolvableLinkQuery = (db: Executor, tokenList: ReturnType<typeof sql<bool
       'c.language as collection_language',
       'c.organisation_name',
       'c.logo_key',
+      'g.ipa as guide_ipa',
+      'g.respelling as guide_respelling',
+      'g.not_like as guide_not_like',
+      'g.language as guide_language',
+      'g.approved_at as guide_approved_at',
     ])
     .where(tokenList)
     .where('pl.status', '=', 'active')

@@ -282,6 +282,16 @@ async function toResolved(deps: Deps, row: ResolvedLinkRow): Promise<ResolvedPla
     preferredName: row.preferred_name,
     pronouns: row.pronouns,
     phoneticSpelling: row.phonetic_spelling,
+    guide:
+      row.guide_ipa !== null && row.guide_respelling !== null && row.guide_language !== null
+        ? {
+            respelling: row.guide_respelling,
+            ipa: row.guide_ipa,
+            notLike: row.guide_not_like,
+            language: row.guide_language,
+            approved: row.guide_approved_at !== null,
+          }
+        : null,
     blobKey: row.blob_key,
     mimeType: row.mime_type,
     byteSize: Number(row.byte_size),
@@ -334,7 +344,7 @@ export function resolvePlayLink(deps: Deps, token: string, shapeChecked = false)
   return cache.get(token, () => missLoader(deps).load(token));
 }
 
-/** The `/meta` document: the seven play-link fields and what integrations need besides. */
+/** The `/meta` document: the seven play-link fields and what integrations need besides, the name's guide among them. */
 export function metaOf(deps: Deps, link: ResolvedPlayLink) {
   const base = deps.config.baseUrl;
   const urls = playLinkUrls(base, link.token);
@@ -348,5 +358,15 @@ export function metaOf(deps: Deps, link: ResolvedPlayLink) {
     embed_url: urls.embed_url,
     oembed_url: oembedUrlFor(base, urls.play_link),
     play_count: playCountOf(deps, link),
+    // What the name's guide says, and whether the person approved it; not who wrote it, when, nor its audio.
+    pronunciation: link.guide
+      ? {
+          respelling: link.guide.respelling,
+          ipa: link.guide.ipa,
+          not_like: link.guide.notLike,
+          language: link.guide.language,
+          approved: link.guide.approved,
+        }
+      : null,
   };
 }

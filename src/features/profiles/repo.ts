@@ -44,6 +44,10 @@ export async function markEntityDeleted(db: Q, input: { id: string; now: string 
       agent_id: null,
       callback_url: null,
       audio_blob_key: null,
+      guide_ipa: null,
+      guide_respelling: null,
+      guide_language: null,
+      guide_language_suggested: 0,
     }))
     .where('id', '=', input.id)
     .where('deleted_at', 'is', null)

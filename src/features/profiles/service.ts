@@ -6,6 +6,8 @@
 import type { Deps } from '../../deps.js';
 import type { TransactionScope } from '../../db/transaction.js';
 import { isoNow } from '../../lib/clock.js';
+import { canonicalLanguage } from '../../lib/languages.js';
+import { generateGuide, suggestLanguage } from '../../pronunciation/guide.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
 import type { VoiceStyle } from '../../speech/synthesizer.js';
 import { speechLanguageFor } from '../../lib/scripts.js';
@@ -71,6 +73,36 @@ export async function storeNameAudio(
     throw err;
   }
   return { blobKey, byteSize: speech.mp3.length, durationMs: speech.durationMs };
+}
+
+/** A profile's pronunciation guide, as stored with it (all null when there is none). */
+export type NameGuide = Pick<EntityRow, 'guide_ipa' | 'guide_respelling' | 'guide_language' | 'guide_language_suggested'>;
+
+const NO_GUIDE: NameGuide = { guide_ipa: null, guide_respelling: null, guide_language: null, guide_language_suggested: 0 };
+
+/**
+ * The pronunciation guide of an agent's name (src/pronunciation): read in `nameLanguage` when the
+ * agent gave one, else each word in the language its script suggests, else as English. A name with
+ * nothing to say (digits only) or an engine failure gives no guide: the profile is published
+ * without one, never refused for it (the agent paid for the profile and its audio).
+ */
+export async function makeNameGuide(
+  deps: Pick<Deps, 'speech' | 'logger'>,
+  input: { name: string; nameLanguage: string | null | undefined },
+): Promise<NameGuide> {
+  const given = canonicalLanguage(input.nameLanguage);
+  try {
+    const guide = await generateGuide(deps.speech, { given: input.name, family: '' }, { name: given });
+    return {
+      guide_ipa: guide.ipa,
+      guide_respelling: guide.respelling,
+      guide_language: guide.language,
+      guide_language_suggested: !given && suggestLanguage(input.name) ? 1 : 0,
+    };
+  } catch (err) {
+    if (!(err instanceof RangeError)) deps.logger.warn({ err }, 'could not make the pronunciation guide of a profile name');
+    return NO_GUIDE;
+  }
 }
 
 /** Writes a new profile in the caller's transaction; a taken slug is the database's unique violation. */

@@ -4,6 +4,7 @@
  * images are only emitted for https: URLs or paths on this site. The page has no script at all.
  * It speaks the visitor's language (`Accept-Language`, else English); its link preview image is
  * the profile's card (`/e/<slug>/card.png`, card.ts), since social sites refuse SVG avatars.
+ * Under the name, its pronunciation guide: the respelling to read aloud, and the IPA small.
  */
 import { DEFAULT_LOCALE, negotiateLocale, textDirection, type Translate, translator } from '../../i18n/index.js';
 import { html, jsonForScript, type SafeHtml, SLOT, withSlot } from '../../web/html.js';
@@ -34,6 +35,17 @@ export function safeUrl(deps: Deps, value: string | null): string | null {
 export const parseMetadata = (entity: EntityRow): Record<string, unknown> | null =>
   entity.external_metadata === null ? null : (JSON.parse(entity.external_metadata) as Record<string, unknown>);
 
+/** The name's pronunciation guide for machines: null when the profile has none (published before guides, or nothing to say). */
+export function pronunciationOf(entity: EntityRow) {
+  if (entity.guide_ipa === null || entity.guide_respelling === null || entity.guide_language === null) return null;
+  return {
+    ipa: entity.guide_ipa,
+    respelling: entity.guide_respelling,
+    language: entity.guide_language,
+    language_suggested: entity.guide_language_suggested === 1,
+  };
+}
+
 export function machineReadableProfile(deps: Deps, entity: EntityRow) {
   const urls = profileUrls(deps);
   return {
@@ -46,6 +58,7 @@ export function machineReadableProfile(deps: Deps, entity: EntityRow) {
     visibility: entity.visibility,
     voice_style: entity.voice_style ?? 'neutral',
     language: entity.language,
+    pronunciation: pronunciationOf(entity),
     avatar_url: safeUrl(deps, avatarUrlOf(deps, entity)) ?? urls.defaultAvatar(),
     source_url: safeUrl(deps, entity.source_url),
     agent_id: entity.agent_id,
@@ -92,6 +105,7 @@ export function profilePage(
   const cardAlt = t('listen', { name: entity.name });
   const claimedOn = entity.claimed_at?.slice(0, 10) ?? '';
   const domain = provenDomainOf(entity);
+  const guide = pronunciationOf(entity);
   const jsonLd = {
     '@deps': 'https://schema.org',
     '@type': 'SoftwareApplication',
@@ -153,6 +167,11 @@ ${
 }
 </div>
 </header>
+${
+  guide
+    ? html`<p class="pronunciation" id="entity-pronunciation"><span class="visually-hidden">${t('pronunciation')}: </span><span class="respelling" id="entity-respelling" lang="en">${guide.respelling}</span> <span class="ipa" id="entity-ipa" lang="und-fonipa" title="${t('ipa_title')}">/${guide.ipa}/</span></p>`
+    : ''
+}
 <audio controls preload="none" src="${urls.audio(entity.slug)}" aria-label="${cardAlt}">${t('no_audio')} <a href="${urls.audio(entity.slug)}">${t('download_mp3')}</a>.</audio>
 ${entity.intro ? html`<p id="entity-intro"><strong>${entity.intro}</strong></p>` : ''}
 <p id="entity-description">${entity.description}</p>

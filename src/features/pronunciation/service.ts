@@ -21,12 +21,14 @@ import { ipaToRespelling, RespellingError, respellingToIpa } from '../../pronunc
 import { normalizeIpa } from '../../speech/espeak-phonemes.js';
 import { UnknownPhonemesError } from '../../speech/synthesizer.js';
 import { recordEvent } from '../events/service.js';
+import { invalidatePlayLinksOfUser } from '../play-links/invalidation.js';
 import { deleteAudioLater, recordingBlobPrefix } from '../recordings/service.js';
 import { toPronunciation } from './present.js';
 import { findGuide, findGuideByAudioToken, findGuides, findPeopleForGuides, type GuideRow, saveGuide } from './repo.js';
 import type { PronunciationInput } from './schemas.js';
 
-export type PronunciationDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'speech' | 'logger' | 'jobsWakeup'> & {
+export type PronunciationDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'speech' | 'logger' | 'jobsWakeup' | 'playLinks'> & {
+  notifications?: Deps['notifications'];
   config: { baseUrl: string; playLinks: { cacheTtlMs: number; audioPublicBaseUrl: string | null } };
 };
 
@@ -73,7 +75,9 @@ function languageFor(person: GuidePerson, before: GuideRow | undefined): { langu
   return suggested ? { language: suggested, suggested: true } : { language: 'en', suggested: false };
 }
 
+/** Every change of a guide: its event, and the person's cached play link (its `/meta` shows the guide) dropped after the commit. */
 async function recordGuideEvent(tx: TransactionScope, deps: PronunciationDeps, person: GuidePerson, guide: GuideRow) {
+  tx.afterCommit(() => invalidatePlayLinksOfUser(deps, person.id));
   await recordEvent(tx, {
     accountId: person.account_id,
     type: 'pronunciation.updated',

@@ -26,4 +26,6 @@ export default {
   machine_readable: 'ملف قابل للقراءة آليًا',
   domain_badge: '✓ موثّق: {{domain}}',
   domain_title: 'أثبت مالكه تحكّمه في {{domain}} في {{date}}.',
+  pronunciation: 'النطق',
+  ipa_title: 'الأبجدية الصوتية الدولية',
 };

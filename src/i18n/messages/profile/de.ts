@@ -28,4 +28,6 @@ export default {
   machine_readable: 'Maschinenlesbares Profil',
   domain_badge: '✓ Verifiziert: {{domain}}',
   domain_title: 'Der Inhaber hat am {{date}} nachgewiesen, dass er {{domain}} kontrolliert.',
+  pronunciation: 'Aussprache',
+  ipa_title: 'Internationales Phonetisches Alphabet',
 };

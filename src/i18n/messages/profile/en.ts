@@ -28,4 +28,6 @@ export default {
   machine_readable: 'Machine-readable profile',
   domain_badge: '✓ Verified: {{domain}}',
   domain_title: 'Its owner proved control of {{domain}} on {{date}}.',
+  pronunciation: 'Pronunciation',
+  ipa_title: 'International Phonetic Alphabet',
 };

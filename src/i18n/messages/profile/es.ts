@@ -28,4 +28,6 @@ export default {
   machine_readable: 'Perfil legible por máquinas',
   domain_badge: '✓ Verificado: {{domain}}',
   domain_title: 'Su propietario demostró controlar {{domain}} el {{date}}.',
+  pronunciation: 'Pronunciación',
+  ipa_title: 'Alfabeto Fonético Internacional',
 };

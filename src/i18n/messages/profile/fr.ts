@@ -28,4 +28,6 @@ export default {
   machine_readable: 'Profil lisible par machine',
   domain_badge: '✓ Vérifié : {{domain}}',
   domain_title: 'Son propriétaire a prouvé contrôler {{domain}} le {{date}}.',
+  pronunciation: 'Prononciation',
+  ipa_title: 'Alphabet phonétique international',
 };

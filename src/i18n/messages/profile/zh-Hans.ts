@@ -26,4 +26,6 @@ export default {
   machine_readable: '机器可读资料',
   domain_badge: '✓ 已验证：{{domain}}',
   domain_title: '所有者已于 {{date}} 证明其控制 {{domain}}。',
+  pronunciation: '发音',
+  ipa_title: '国际音标',
 };
