@@ -17,6 +17,10 @@ export interface GuideEntry {
 export const GUIDES: readonly GuideEntry[] = [
   { slug: 'quick-start', summary: 'An API key, a collection, a person, a recording, a play link and a webhook, in ten minutes.' },
   { slug: 'recordings', summary: 'People in a collection, custom fields, CSV imports, uploads, the recorder page and review.' },
+  {
+    slug: 'pronunciation',
+    summary: 'Pronunciation guides: the respelling key, how guides are made and approved, the API, agents and quality.',
+  },
   { slug: 'play-links', summary: 'The public player, MP3, embed widget, metadata, oEmbed, preview cards and rotation.' },
   { slug: 'webhooks', summary: 'Events, signatures, retries, the delivery log and receiver code for Node, Python and Go.' },
   { slug: 'invitations', summary: 'Inviting people by e-mail to record their names, reminders and collection branding.' },
