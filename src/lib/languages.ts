@@ -13,6 +13,5 @@ export function canonicalLanguage(tag: string | null | undefined): string | null
   }
 }
 
-
 /** True when `tag` is a language tag `canonicalLanguage` can keep. */
 export const isLanguageTag = (tag: string): boolean => canonicalLanguage(tag) !== null;

@@ -1247,6 +1247,7 @@ export interface components {
       source_url?: string;
       voice_style?: 'neutral' | 'warm' | 'bright' | 'deep' | 'female' | 'male' | 'robotic' | 'whisper';
       language?: string;
+      name_language?: string;
       intro?: string;
       external_metadata?: {
         [key: string]: unknown;
@@ -1601,6 +1602,19 @@ export interface components {
       oembed_url: string;
       /** @description Plays started so far (counted in batches: a few seconds behind). */
       play_count: number;
+      /** @description The name's pronunciation guide; null when the person has none yet. */
+      pronunciation: {
+        /** @description The English-reader respelling (docs/pronunciation.md, "The respelling key"). */
+        respelling: string;
+        /** @description The same sounds in the International Phonetic Alphabet. */
+        ipa: string;
+        /** @description A common wrong way to say the name. */
+        not_like: string | null;
+        /** @description The language (BCP 47) the guide is in. */
+        language: string;
+        /** @description The person approved this guide; false: a generated guess or an organiser's suggestion. */
+        approved: boolean;
+      } | null;
     };
     /** PlayLinkSettings */
     PlayLinkSettings: {
