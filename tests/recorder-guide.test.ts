@@ -63,6 +63,30 @@ const hear = (app: TestApp, pagePath: string, body: unknown, headers: Record<str
   });
 const page = (pagePath: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: pagePath, headers });
 
+describe("the name's language, chosen by the person", () => {
+  it('stores it as theirs and makes the generated guide again in it; a written guide keeps its text', async () => {
+    const { id, path: pagePath } = await personWithGuide(t, key, collectionId, { first_name: 'Joaquín', last_name: 'Reyes' });
+    expect((await page(pagePath)).body).toContain('<select id="guide-name-language" name="name_language"');
+    const chosen = await form(pagePath, '/language', { name_language: 'es' });
+    expect(chosen.statusCode).toBe(303);
+    const user = await apiUser(id);
+    expect(user.name_language).toBe('es');
+    expect(user.field_sources.name_language.source).toBe('person');
+    expect(user.pronunciation).toMatchObject({ language: 'es', language_suggested: false, source: 'generated' });
+    expect(speech.phonemizeRequests.at(-1)?.language).toBe('es');
+    expect((await page(pagePath)).body).toContain('<option value="es" selected>');
+
+    expect((await form(pagePath, '', { respelling: 'khoh-ah-KEEN', not_like: '' })).statusCode).toBe(303);
+    expect((await form(pagePath, '/language', { name_language: 'pt' })).statusCode).toBe(303);
+    expect((await apiUser(id)).pronunciation).toMatchObject({ language: 'pt', respelling: 'khoh-ah-KEEN', source: 'person' });
+    // Only the languages offered; from the page itself.
+    expect((await form(pagePath, '/language', { name_language: 'xx-bogus' })).statusCode).toBe(400);
+    expect((await form(pagePath, '/language', { name_language: 'fr' }, { origin: 'https://elsewhere.example' })).statusCode).toBe(
+      403,
+    );
+  });
+});
+
 describe('the guide on the record page', () => {
   it('shows the guide: respelling, IPA, language, the key, and the choice to approve', async () => {
     const { id, path: pagePath } = await personWithGuide();

@@ -42,7 +42,11 @@ export class FakeSpeech implements SpeechEngine {
   }
 
   /** Not a pronunciation: each letter of the text, lower-cased, as if it were its own phoneme. */
-  async phonemize(request: { text: string }): Promise<{ ipa: string; voice: string }> {
+  /** Every spelling-to-IPA request, in order. */
+  readonly phonemizeRequests: { text: string; language?: string | undefined }[] = [];
+
+  async phonemize(request: { text: string; language?: string | undefined }): Promise<{ ipa: string; voice: string }> {
+    this.phonemizeRequests.push(request);
     return { ipa: request.text.toLowerCase(), voice: 'fake' };
   }
 

@@ -360,3 +360,28 @@ export async function openGuideAudio(deps: Pick<Deps, 'db' | 'blobs'>, token: st
   if (!row?.approved_at || !row.audio_key) return null;
   return deps.blobs.get(row.audio_key);
 }
+
+/**
+ * The person chose their name's language (already stored on them): a generated guide is made
+ * again in it at once; a guide someone wrote keeps its text and is spoken in the new language.
+ * An approved guide is left alone (the record page asks for the approval to be withdrawn first:
+ * the person approved the sounds of one voice).
+ */
+export async function applyNameLanguage(deps: PronunciationDeps, person: GuidePerson): Promise<void> {
+  const before = await findGuide(deps.db.kysely, person.id);
+  if (!before || before.source === 'generated') {
+    await generateGuides(deps, [person.id]);
+    return;
+  }
+  if (before.approved_at || !person.name_language || before.language === person.name_language) return;
+  const guide: GuideRow = {
+    ...before,
+    language: person.name_language,
+    language_suggested: 0,
+    updated_at: deps.clock.now().toISOString(),
+  };
+  await withTransaction(deps, async (tx) => {
+    await saveGuide(tx.trx, guide);
+    await recordGuideEvent(tx, deps, person, guide);
+  });
+}

@@ -15,7 +15,9 @@ import { RESPELLING_KEY } from '../../pronunciation/respelling-key.js';
 import type { RecorderGuideData } from '../../web/views/recorder-guide.js';
 import { guideAudioUrl } from '../pronunciation/present.js';
 import { HearDraftBody, MAX_NOT_LIKE_LENGTH, MAX_RESPELLING_LENGTH, PronunciationInput } from '../pronunciation/schemas.js';
-import { approveGuide, guidesOf, speakDraft, withdrawApproval, writeGuide } from '../pronunciation/service.js';
+import { applyNameLanguage, approveGuide, guidesOf, speakDraft, withdrawApproval, writeGuide } from '../pronunciation/service.js';
+import { UpdateUserBody } from '../users/schemas.js';
+import { updateUser } from '../users/service.js';
 import { RecorderParams } from './schemas.js';
 import { requireRecorderUser } from './service.js';
 
@@ -53,6 +55,9 @@ export async function recorderGuideData(
         }
       : null,
     ...draft,
+    nameLanguage: user.name_language,
+    languageOptions: NAME_LANGUAGES,
+    languageUrl: `${base}/language`,
     saveUrl: base,
     approveUrl: `${base}/approve`,
     withdrawUrl: `${base}/withdraw`,
@@ -62,6 +67,53 @@ export async function recorderGuideData(
     key: RESPELLING_KEY,
   };
 }
+
+/**
+ * The languages a person may pick for their name on the record page: those the speech engine
+ * reads well, most spoken first (the API and imports take any BCP 47 tag).
+ */
+const NAME_LANGUAGES = [
+  'en',
+  'es',
+  'fr',
+  'de',
+  'it',
+  'pt',
+  'ga',
+  'cy',
+  'nl',
+  'pl',
+  'cs',
+  'sv',
+  'da',
+  'nb',
+  'fi',
+  'el',
+  'tr',
+  'ru',
+  'uk',
+  'ar',
+  'he',
+  'fa',
+  'hi',
+  'bn',
+  'pa',
+  'ur',
+  'ta',
+  'te',
+  'zh',
+  'ja',
+  'ko',
+  'vi',
+  'th',
+  'id',
+  'ms',
+  'sw',
+  'yo',
+  'am',
+  'mi',
+  'haw',
+];
 
 const forbiddenElsewhere = () =>
   new AppError('forbidden', 'This form can only be sent from its own record page.', { status: 403 });
@@ -109,6 +161,21 @@ export function registerGuideRoutes(app: FastifyInstance, deps: Deps, context: G
     if (!(await saveFromForm(request, reply, user))) return reply;
     await approveGuide(deps, user);
     return backToPage(reply, user, 'guide_approved');
+  });
+
+  // "Language of my name": stored as the person's own `name_language`, then the guide follows it.
+  app.post('/r/:token/pronunciation/language', params, async (request, reply) => {
+    if (!context.sameOrigin(request)) throw forbiddenElsewhere();
+    const user = await requireRecorderUser(deps, tokenOf(request));
+    const form = (request.body ?? {}) as Record<string, string | undefined>;
+    const chosen = (form.name_language ?? '').trim();
+    if (!(NAME_LANGUAGES as readonly string[]).includes(chosen)) {
+      throw new AppError('parameter_invalid', 'Choose one of the languages listed.', { param: 'name_language' });
+    }
+    const changes = checkBody<UpdateUserBody>(UpdateUserBody, { name_language: chosen });
+    await updateUser(deps, user.account_id, user.collection_id, user.id, changes, 'person');
+    await applyNameLanguage(deps, { ...user, name_language: chosen });
+    return backToPage(reply, user, 'guide_saved');
   });
 
   app.post('/r/:token/pronunciation/withdraw', params, async (request, reply) => {

@@ -23,6 +23,11 @@ export interface RecorderGuideData {
   } | null;
   /** What the person sent when it could not be saved, to show again with the error. */
   draft: { respelling: string; notLike: string } | null;
+  /** The language the person (or organiser) gave for the name; null: none given. */
+  nameLanguage: string | null;
+  /** BCP 47 tags the person may choose from. */
+  languageOptions: readonly string[];
+  languageUrl: string;
   error: 'respelling_invalid' | null;
   saveUrl: string;
   approveUrl: string;
@@ -59,6 +64,7 @@ export function guideSection(t: Translate, locale: Locale, data: RecorderGuideDa
     <p class="guide-language" id="guide-language">${t('guide_language', { language: languageName(locale, guide.language) })}${
       guide.languageSuggested ? html` <span class="hint">${t('guide_language_suggested')}</span>` : ''
     }</p>
+    ${guide.approvedAt ? '' : languageForm(t, locale, data)}
     ${guide.notLike ? html`<p class="guide-not-like">${t('guide_not_like_shown', { wrong: guide.notLike })}</p>` : ''}`
         : html`<p class="note" id="guide-none">${t('guide_none')}</p>`
     }
@@ -94,6 +100,24 @@ export function guideSection(t: Translate, locale: Locale, data: RecorderGuideDa
     </form>
     ${respellingKey(t, data.key)}
   </section>`;
+}
+
+/** "Language of my name": the guide is made (or spoken) with that language's rules. */
+function languageForm(t: Translate, locale: Locale, data: RecorderGuideData): SafeHtml {
+  const current = data.nameLanguage ?? data.guide?.language ?? null;
+  const options = current && !data.languageOptions.includes(current) ? [current, ...data.languageOptions] : data.languageOptions;
+  const named = options
+    .map((tag) => ({ tag, name: languageName(locale, tag) }))
+    .sort((a, b) => a.name.localeCompare(b.name, locale));
+  return html`<form method="post" action="${data.languageUrl}" class="guide-language-form" id="guide-language-form">
+    <label class="field" for="guide-name-language">${t('guide_name_language')}
+      <select id="guide-name-language" name="name_language" aria-describedby="guide-name-language-hint">
+        ${named.map(({ tag, name }) => html`<option value="${tag}"${tag === current ? html` selected` : ''}>${name}</option>`)}
+      </select>
+      <span class="hint" id="guide-name-language-hint">${t('guide_name_language_hint')}</span>
+    </label>
+    <button type="submit" id="guide-name-language-save">${t('guide_name_language_save')}</button>
+  </form>`;
 }
 
 /** The person approved the computer voice: they hear what others will, and may take it back. */

@@ -79,6 +79,9 @@ export default {
   guide_ipa: 'Im Internationalen Phonetischen Alphabet:',
   guide_language: 'Sprache: {{language}}',
   guide_language_suggested: '(anhand der Schrift Ihres Namens vorgeschlagen)',
+  guide_name_language: 'Sprache meines Namens',
+  guide_name_language_hint: 'Die Computerstimme liest Ihren Namen nach den Regeln dieser Sprache.',
+  guide_name_language_save: 'Diese Sprache verwenden',
   guide_not_like_shown: 'Nicht wie „{{wrong}}“',
   guide_none: 'Es gibt noch keine Anleitung. Schreiben Sie unten, wie Ihr Name klingt.',
   guide_invalid:

@@ -76,6 +76,9 @@ export default {
   guide_ipa: 'En alphabet phonétique international :',
   guide_language: 'Langue : {{language}}',
   guide_language_suggested: '(suggérée d’après l’écriture de votre nom)',
+  guide_name_language: 'Langue de mon nom',
+  guide_name_language_hint: 'La voix de l’ordinateur lit votre nom selon les règles de cette langue.',
+  guide_name_language_save: 'Utiliser cette langue',
   guide_not_like_shown: 'Pas comme « {{wrong}} »',
   guide_none: 'Il n’y a pas encore de guide. Écrivez ci-dessous comment votre nom se prononce.',
   guide_invalid:
