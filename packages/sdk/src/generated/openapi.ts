@@ -793,6 +793,26 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'pronunciation.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A person's pronunciation guide was made, changed (by the organiser or the person), approved or unapproved by the person
+     * @description Sent to every enabled webhook subscribed to this kind (or `*`). Verify the signature before trusting it.
+     */
+    post: operations['webhookEvents.pronunciationUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'user.deleted': {
     parameters: {
       query?: never;
@@ -1056,13 +1076,15 @@ export interface components {
     };
     /** CreateInvitations */
     CreateInvitations: {
-      /** @description The people to invite (1 to 1000). Give this or `filter`. */
+      /** @description The people to invite (1 to 1000). Give this, `filter` or `coverage`. */
       user_ids?: string[];
       /**
-       * @description Everyone who still has to record: no recording yet, or asked to record again. Give this or `user_ids`.
+       * @description Everyone who still has to record: no recording yet, or asked to record again. Give this, `user_ids` or `coverage`.
        * @enum {string}
        */
       filter?: 'not_recorded';
+      /** @description People with no recording, by their pronunciation (the `coverage` of `User.pronunciation`): `guide` (a guide they have not approved), `none` (no guide yet); both: everyone whose name has neither their voice nor a computer voice they approved. Give this, `user_ids` or `filter`. */
+      coverage?: ('guide' | 'none')[];
       /**
        * @description Also invite people invited in the last 24 hours (skipped otherwise).
        * @default false
@@ -1111,6 +1133,12 @@ export interface components {
        * @description How to say the name in letters, e.g. "shiv-AWN nee VREE-in". At most 100 characters.
        */
       phonetic_spelling?: string | null;
+      /** @description BCP 47 language tag, e.g. "en", "ga", "es-MX", "zh-Hans". null or "" removes it. */
+      name_language?: string | null;
+      /** @description BCP 47 language tag, e.g. "en", "ga", "es-MX", "zh-Hans". null or "" removes it. */
+      given_name_language?: string | null;
+      /** @description BCP 47 language tag, e.g. "en", "ga", "es-MX", "zh-Hans". null or "" removes it. */
+      family_name_language?: string | null;
       /** @description Values keyed by the collection's custom field keys; checked against their definitions. */
       custom_fields?: {
         [key: string]: string | number | boolean | null;
@@ -1128,7 +1156,7 @@ export interface components {
        * @description HTTPS URL that accepts POST; its host must resolve to public addresses only.
        */
       url: string;
-      /** @description Event kinds to receive: `recording.completed`, `recording.deleted`, `user.updated`, `user.deleted`, `collection.erased`, `invitation.sent`, `invitation.failed`, `*` (`*` = all). */
+      /** @description Event kinds to receive: `recording.completed`, `recording.deleted`, `user.updated`, `pronunciation.updated`, `user.deleted`, `collection.erased`, `invitation.sent`, `invitation.failed`, `*` (`*` = all). */
       events: string[];
       /** Format: safe-text-multiline */
       description?: string | null;
@@ -1581,6 +1609,74 @@ export interface components {
       /** @description When true, player pages may be indexed by search engines; by default they send `noindex`. */
       allow_indexing: boolean;
     };
+    /** Pronunciation */
+    Pronunciation: {
+      /**
+       * @description How the name will be said: `recording` (their own voice), `computer_voice` (a computer voice the person approved), `guide` (a generated or suggested guide the person has not approved), `none` (no guide yet).
+       * @enum {unknown}
+       */
+      coverage: 'recording' | 'computer_voice' | 'guide' | 'none';
+      /** @description The language the guide was made for (BCP 47): the person's `name_language`, or a suggestion from the name's script. */
+      language: string | null;
+      /** @description true when nobody set the language and it was suggested from the script of the name (never from Latin spellings). */
+      language_suggested: boolean;
+      /** @description The guide in the International Phonetic Alphabet; null until one is made. */
+      ipa: string | null;
+      /** @description The guide in the respelling key (English-reader style, stressed syllable in capitals, e.g. "shiv-AWN"). */
+      respelling: string | null;
+      /** @description A common wrong way to say the name, shown to readers; null when not given. */
+      not_like: string | null;
+      /**
+       * @description Who wrote the guide: `generated` (dictionary and spelling rules), `organiser` (a suggestion), `person` (the person); null without a guide.
+       * @enum {string|null}
+       */
+      source: 'generated' | 'organiser' | 'person' | null;
+      /**
+       * Format: date-time
+       * @description When the person approved the computer voice saying this guide; null: not approved. Only the person can approve.
+       */
+      approved_at: string | null;
+      /** @description The approved computer voice as MP3; null unless approved. */
+      audio_url: string | null;
+      /** Format: date-time */
+      updated_at: string | null;
+    };
+    /** PronunciationInput */
+    PronunciationInput: {
+      /**
+       * Format: safe-text
+       * @description The guide in the respelling key, e.g. "shiv-AWN"; its IPA is derived from it (docs/pronunciation.md).
+       */
+      respelling?: string;
+      /**
+       * Format: safe-text
+       * @description The guide in IPA; its respelling is derived from it.
+       */
+      ipa?: string;
+      /**
+       * Format: safe-text
+       * @description A common wrong way to say it; null or "" removes it.
+       */
+      not_like?: string | null;
+      /** @description Organisers only: replace a guide the person wrote or approved (their approval is withdrawn). Without it such a change is refused with 409 `person_edited`. */
+      overwrite_person_edits?: boolean;
+    };
+    /** PronunciationUpdatedEvent */
+    PronunciationUpdatedEvent: {
+      /** @constant */
+      event: 'pronunciation.updated';
+      /**
+       * Format: date-time
+       * @description When the event happened (ISO 8601, UTC).
+       */
+      timestamp: string;
+      data: {
+        collection_id: string;
+        user_id: string;
+        external_id: string | null;
+        pronunciation: components['schemas']['Pronunciation'];
+      };
+    };
     /** Receipt */
     Receipt: {
       amount: string;
@@ -1756,10 +1852,17 @@ export interface components {
        * @description How to say the name in letters, e.g. "shiv-AWN nee VREE-in". At most 100 characters.
        */
       phonetic_spelling?: string | null;
+      /** @description BCP 47 language tag, e.g. "en", "ga", "es-MX", "zh-Hans". null or "" removes it. */
+      name_language?: string | null;
+      /** @description BCP 47 language tag, e.g. "en", "ga", "es-MX", "zh-Hans". null or "" removes it. */
+      given_name_language?: string | null;
+      /** @description BCP 47 language tag, e.g. "en", "ga", "es-MX", "zh-Hans". null or "" removes it. */
+      family_name_language?: string | null;
       /** @description Merged into the current values; a null value removes that field. */
       custom_fields?: {
         [key: string]: string | number | boolean | null;
       };
+      pronunciation?: components['schemas']['PronunciationInput'];
     };
     /** UpdateWebhook */
     UpdateWebhook: {
@@ -1768,7 +1871,7 @@ export interface components {
        * @description HTTPS URL that accepts POST; its host must resolve to public addresses only.
        */
       url?: string;
-      /** @description Event kinds to receive: `recording.completed`, `recording.deleted`, `user.updated`, `user.deleted`, `collection.erased`, `invitation.sent`, `invitation.failed`, `*` (`*` = all). */
+      /** @description Event kinds to receive: `recording.completed`, `recording.deleted`, `user.updated`, `pronunciation.updated`, `user.deleted`, `collection.erased`, `invitation.sent`, `invitation.failed`, `*` (`*` = all). */
       events?: string[];
       /** Format: safe-text-multiline */
       description?: string | null;
@@ -1790,6 +1893,12 @@ export interface components {
       pronouns: string | null;
       external_id: string | null;
       phonetic_spelling: string | null;
+      /** @description The language of the name (BCP 47), used to make its pronunciation guide; null: not given. */
+      name_language: string | null;
+      /** @description The given name's own language, when it differs; null otherwise. */
+      given_name_language: string | null;
+      /** @description The family name's own language, when it differs; null otherwise. */
+      family_name_language: string | null;
       custom_fields: {
         [key: string]: string | number | boolean;
       };
@@ -1828,6 +1937,7 @@ export interface components {
          */
         unsubscribed_at: string | null;
       };
+      pronunciation: components['schemas']['Pronunciation'];
       field_sources: components['schemas']['FieldSources'];
       /**
        * @description Who made the latest change to the fields (the newest entry of `field_sources`); null when none is recorded.
@@ -7212,6 +7322,37 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['UserUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Received. Any 2xx counts as delivered; anything else is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  'webhookEvents.pronunciationUpdated': {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery id: the same on every attempt of one delivery (deduplicate on it). */
+        'webhook-id': string;
+        /** @description Unix seconds of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, space-separated during a rotation. */
+        'webhook-signature': string;
+        /** @description Hex HMAC-SHA256 of the raw body with the webhook secret (the spec's header). */
+        'X-Service-Signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PronunciationUpdatedEvent'];
       };
     };
     responses: {
