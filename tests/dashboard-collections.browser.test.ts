@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { speechWav } from './helpers/audio.js';
 import { launchBrowser } from './helpers/browser.js';
+import { expectNoSeriousAxeViolations } from './helpers/axe.js';
 import { lastSignInLink } from './helpers/dashboard.js';
+import { runJobsLater } from './helpers/jobs.js';
 
 let t: TestApp & { url: string };
 let browser: Browser;
@@ -185,6 +187,53 @@ describe('collection pages in Chromium', () => {
     expect(await overflows(page)).toBe(false);
     await context.close();
   }, 90_000);
+
+  it('a person with only a guide on a 390 px phone: the reader says it plays a computer guess and speaks it; no serious axe violation', async () => {
+    const email = 'guides-registrar@example.com';
+    const { context, page } = await signIn(email);
+    const { key } = await t.newAccount(email);
+    const api = (method: string, url: string, json: unknown) =>
+      fetch(`${t.url}${url}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(json),
+      }).then((res) => res.json() as Promise<{ id: string }>);
+    const collection = await api('POST', '/v1/collections', { name: 'Guides only' });
+    const person = await api('POST', `/v1/collections/${collection.id}/users`, {
+      email: 'niamh@example.com',
+      first_name: 'Niamh',
+      last_name: 'Byrne',
+    });
+    await runJobsLater(t.deps, 0);
+    await api('PATCH', `/v1/collections/${collection.id}/users/${person.id}`, {
+      pronunciation: { respelling: 'NEEV BURN', not_like: 'nye-am' },
+    });
+    const collectionPath = `/dashboard/collections/${collection.id}`;
+    await page.setViewportSize({ width: 390, height: 844 });
+
+    await page.goto(`${t.url}${collectionPath}/reader`);
+    const current = page.locator('.person.current');
+    await current.waitFor();
+    expect(await current.locator('.respelling').textContent()).toBe('NEEV BURN');
+    expect(await current.locator('.not-like').textContent()).toBe('Not like “nye-am”');
+    expect(await current.locator('.source-label').textContent()).toBe('computer guess, not checked');
+    const play = page.locator('#play');
+    expect(await play.textContent()).toBe('▶ Play (computer guess, not checked)');
+    await play.click();
+    await page.waitForFunction(() => document.getElementById('play')?.dataset.state === 'playing', undefined, {
+      timeout: 15_000,
+    });
+    expect(await overflows(page)).toBe(false);
+    await expectNoSeriousAxeViolations(page);
+
+    for (const path of [collectionPath, `${collectionPath}?coverage=guide`, `${collectionPath}/people/${person.id}`]) {
+      const response = await page.goto(`${t.url}${path}`);
+      expect(response?.status(), path).toBe(200);
+      expect(await overflows(page), path).toBe(false);
+      await expectNoSeriousAxeViolations(page);
+    }
+    await context.close();
+  }, 60_000);
 
   it('without JavaScript every page still works: the reader is a list with links to each recording', async () => {
     const noScript = await browser.newContext({ javaScriptEnabled: false, storageState: await storageOf('nojs@example.com') });

@@ -137,6 +137,12 @@ describe('export from disk', () => {
       'seat',
       'year',
       'alumni',
+      'name_language',
+      'pronunciation_coverage',
+      'respelling',
+      'ipa',
+      'not_like',
+      'pronunciation_approved_at',
     ]);
     // The batch's order, although its rows share one created_at and have random ids.
     expect(rows.map((r) => r[3])).toEqual(PEOPLE.map((p) => p.email));
@@ -150,6 +156,7 @@ describe('export from disk', () => {
       seat: 'A1',
       year: '1843',
       alumni: 'true',
+      pronunciation_coverage: 'recording',
     });
     expect(byEmail.get('evil@example.com')).toMatchObject({
       display_name: "'@SUM(A1:A9)",
@@ -167,6 +174,8 @@ describe('export from disk', () => {
       play_link: '',
       recording_status: 'none',
       seat: '',
+      pronunciation_coverage: 'none',
+      respelling: '',
     });
     // No cell of the file starts a formula.
     for (const row of rows) for (const cell of row) expect(cell).not.toMatch(/^\s*[=+\-@\t\r＝＋－＠]/u);
@@ -197,8 +206,18 @@ describe('export from disk', () => {
       expect(entry.compressed).toBe(false);
     }
     const [header, ...rows] = csvRows(entries[5]!.data);
-    expect(header![header!.length - 1]).toBe('audio_file');
-    expect(rows.map((r) => r[r.length - 1])).toEqual([
+    // Where it was before the pronunciation columns were appended after it.
+    const audioColumn = header!.length - 7;
+    expect(header!.slice(audioColumn)).toEqual([
+      'audio_file',
+      'name_language',
+      'pronunciation_coverage',
+      'respelling',
+      'ipa',
+      'not_like',
+      'pronunciation_approved_at',
+    ]);
+    expect(rows.map((r) => r[audioColumn])).toEqual([
       '2-Ada Lovelace.mp3',
       '3-@SUM(A1 A9).mp3',
       '4-Siobhán Shiv Ní Bhriain.mp3',

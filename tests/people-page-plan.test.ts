@@ -2,7 +2,8 @@
  * The dashboard's people table reads every page, in each of its orders and with its filters, as
  * one index range after the cursor: page 500 costs what page 1 costs, and nothing is sorted. A
  * filter by one recording status (not recorded, needs re-record, awaiting review, recorded with
- * review on) in date order reads the status index, so it skips the people of other statuses.
+ * review on) in date order reads the status index, so it skips the people of other statuses. A
+ * coverage filter (a guide approved, unapproved or missing) looks each person's guide up by key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listPeoplePage, type PeopleFilters, type PeopleOrder } from '../src/features/users/repo.js';
@@ -27,6 +28,10 @@ const FILTERS: [string, PeopleFilters][] = [
   ['several statuses (recorded, review off)', { statuses: ['recorded', 'approved', 'needs_rerecord'] }],
   ['a search', { search: 'ana' }],
   ['a search and a status', { search: 'ana', statuses: ['needs_rerecord'] }],
+  // Coverage: the status `none` and each guide looked up by its key, never the whole guides table.
+  ['a coverage (computer voice)', { statuses: ['none'], guide: 'approved' }],
+  ['a coverage (guide only)', { statuses: ['none'], guide: 'unapproved' }],
+  ['a coverage (nothing yet)', { statuses: ['none'], guide: 'missing' }],
 ];
 
 describe('people pages are index ranges', () => {
@@ -50,6 +55,12 @@ describe('people pages are index ranges', () => {
             ),
           );
           expect(plan).not.toContain('TEMP B-TREE');
+        }
+        if (filters.guide !== undefined) {
+          expect(plan).toMatch(
+            usingPostgres() ? /pronunciations_pkey/ : /SEARCH pronunciations (EXISTS )?USING .*\(user_id=\?\)/,
+          );
+          expect(plan).not.toMatch(/SCAN pronunciations|Seq Scan on pronunciations/);
         }
       });
     }

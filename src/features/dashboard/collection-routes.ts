@@ -31,7 +31,9 @@ import {
   UpdateCollectionBody,
 } from '../collections/schemas.js';
 import { archiveCollection, createCollection, getCollection, listCollections, updateCollection } from '../collections/service.js';
+import { COVERAGE_STATES, type Coverage } from '../pronunciation/schemas.js';
 import {
+  countCoverageStates,
   listPeople,
   PEOPLE_ORDERS,
   PEOPLE_PAGE_SIZE,
@@ -59,6 +61,8 @@ export const COLLECTION_NOTICES: Record<string, string> = {
   'invitations-none': 'Nobody to invite: everyone has recorded, unsubscribed or was invited in the last 24 hours.',
   'invitation-queued': 'The invitation is on its way.',
   'invitation-skipped': 'No invitation sent: this person unsubscribed from this collection’s e-mail.',
+  'guide-suggested': 'Your guide is saved. They see it on their record page and may approve or change it.',
+  'languages-updated': 'The languages are saved. A guide made by the computer is made again in the new language.',
 };
 
 export const noticeOf = (request: FastifyRequest): string | null => {
@@ -224,6 +228,16 @@ export function collectionRoutes(deps: Deps, options: { styleUrl: string }) {
           },
         );
       }
+      const coverage = queryText(request, 'coverage') ?? '';
+      if (coverage !== '' && !(COVERAGE_STATES as readonly string[]).includes(coverage)) {
+        throw new AppError(
+          'parameter_invalid',
+          'Show names said by their voice, an approved computer voice, a guide only or nothing yet.',
+          {
+            param: 'coverage',
+          },
+        );
+      }
       const search = queryText(request, 'search') ?? '';
       const cursor = queryText(request, 'cursor');
       const pageNumber = Number(queryText(request, 'page') ?? '1');
@@ -231,9 +245,10 @@ export function collectionRoutes(deps: Deps, options: { styleUrl: string }) {
         search,
         order: order as PeopleOrder,
         ...(status === '' ? {} : { status: status as PeopleStatusFilter }),
+        ...(coverage === '' ? {} : { coverage: coverage as Coverage }),
         ...(cursor ? { cursor } : {}),
       });
-      const filters: PeopleFilters = { search: search.trim(), status, order };
+      const filters: PeopleFilters = { search: search.trim(), status, coverage, order };
       return sendPage(
         reply,
         collectionPage({
@@ -241,6 +256,7 @@ export function collectionRoutes(deps: Deps, options: { styleUrl: string }) {
           viewer: viewerOf(request),
           collection: page.collection,
           people: page.data,
+          coverage: await countCoverageStates(deps, accountOf(request), page.collection.id),
           filters,
           // Only labels the rows ("People 101–200"); the cursor alone decides what is shown.
           page: cursor && Number.isInteger(pageNumber) && pageNumber > 1 ? Math.min(pageNumber, MAX_PAGE_NUMBER) : 1,

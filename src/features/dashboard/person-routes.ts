@@ -9,6 +9,7 @@ import type { Deps } from '../../deps.js';
 import type { FormError } from '../../web/views/dashboard/collections.js';
 import { type CustomFieldInput, emptyPersonForm, type NewPersonForm, newPersonPage } from '../../web/views/dashboard/people.js';
 import { deletePersonPage, deleteRecordingPage, type PersonDetail, personPage } from '../../web/views/dashboard/person.js';
+import type { GuideFormState } from '../../web/views/dashboard/person-guide.js';
 import type { Collection, CustomField } from '../collections/schemas.js';
 import { getCollection } from '../collections/service.js';
 import { getPlayLink } from '../play-links/service.js';
@@ -24,7 +25,7 @@ import { seesWriteLinks } from './access.js';
 import { checkBody, formErrorOf, viewerOf } from './forms.js';
 import { formField, redirect, requireSession, sendMediaPage, sendPage, sessionOf } from './http.js';
 
-type PersonParams = { Params: { id: string; userId: string } };
+export type PersonParams = { Params: { id: string; userId: string } };
 
 /** A text field of the user object that may not exist yet in every version (`preferred_name`, `pronouns`). */
 export function optionalText(user: User, field: string): string | null {
@@ -35,11 +36,21 @@ export function optionalText(user: User, field: string): string | null {
 export const displayValue = (value: string | number | boolean): string =>
   typeof value === 'boolean' ? (value ? 'Yes' : 'No') : String(value);
 
+/** The approved computer voice as a path on this origin (the dashboard's media policy allows only 'self'). */
+export const guideAudioPath = (audioUrl: string | null): string | null => (audioUrl ? new URL(audioUrl).pathname : null);
+
 export function personDetail(user: User, fields: CustomField[]): PersonDetail {
+  const { pronunciation } = user;
   return {
     ...user,
     preferred_name: optionalText(user, 'preferred_name'),
     pronouns: optionalText(user, 'pronouns'),
+    guide: { ...pronunciation, audioPath: guideAudioPath(pronunciation.audio_url) },
+    languages: {
+      name_language: user.name_language,
+      given_name_language: user.given_name_language,
+      family_name_language: user.family_name_language,
+    },
     custom: fields.flatMap((f) => {
       const value = user.custom_fields[f.key];
       return value === undefined ? [] : [{ label: f.label, value: displayValue(value) }];
@@ -87,19 +98,57 @@ const fieldInputs = (collection: Collection): CustomFieldInput[] =>
     ...(f.options ? { options: f.options } : {}),
   }));
 
+interface Loaded {
+  accountId: string;
+  collection: Collection;
+  user: User;
+  person: PersonDetail;
+}
+
+/** Loading one person (404 outside the account's live collections) and rendering their page, with a refused form if any. */
+export function personPages(deps: Deps, styleUrl: string) {
+  const copyScriptUrl = deps.assets.url('copy.ts');
+  const load = async (request: FastifyRequest<PersonParams>): Promise<Loaded> => {
+    const accountId = sessionOf(request).account.id;
+    const collection = await getCollection(deps, accountId, request.params.id);
+    const user = await getUser(deps, accountId, collection.id, request.params.userId);
+    return { accountId, collection, user, person: personDetail(user, collection.custom_fields) };
+  };
+  const render = async (
+    request: FastifyRequest<PersonParams>,
+    loaded: Loaded,
+    refused: { review?: { error: FormError; noteDraft: string }; guide?: GuideFormState } = {},
+  ) => {
+    const { accountId, collection, user, person } = loaded;
+    const link = user.has_recording ? await getPlayLink(deps, accountId, collection.id, user.id) : null;
+    return personPage({
+      styleUrl,
+      scriptUrl: copyScriptUrl,
+      viewer: viewerOf(request),
+      collection,
+      person,
+      recording: link
+        ? {
+            audioUrl: `/dashboard/collections/${collection.id}/people/${user.id}/audio`,
+            playLink: link.play_link,
+            durationSeconds: link.duration_seconds,
+            recordedAt: link.recorded_at,
+          }
+        : null,
+      notice: noticeOf(request),
+      reviewError: refused.review?.error ?? null,
+      noteDraft: refused.review?.noteDraft ?? '',
+      guideState: refused.guide ?? null,
+    });
+  };
+  return { load, render };
+}
+
 export function personRoutes(deps: Deps, options: { styleUrl: string }) {
   const { styleUrl } = options;
-  const copyScriptUrl = deps.assets.url('copy.ts');
+  const { load, render: renderPerson } = personPages(deps, styleUrl);
   return async (app: FastifyInstance) => {
     const accountOf = (request: FastifyRequest) => sessionOf(request).account.id;
-
-    /** The collection and the person, or 404 for anything not in the account's live collections. */
-    const load = async (request: FastifyRequest<PersonParams>) => {
-      const accountId = accountOf(request);
-      const collection = await getCollection(deps, accountId, request.params.id);
-      const user = await getUser(deps, accountId, collection.id, request.params.userId);
-      return { accountId, collection, user, person: personDetail(user, collection.custom_fields) };
-    };
 
     const renderNew = (request: FastifyRequest, collection: Collection, form: NewPersonForm, error: FormError | null = null) =>
       newPersonPage({ styleUrl, viewer: viewerOf(request), collection, fields: fieldInputs(collection), form, error });
@@ -139,33 +188,6 @@ export function personRoutes(deps: Deps, options: { styleUrl: string }) {
       },
     );
 
-    const renderPerson = async (
-      request: FastifyRequest<PersonParams>,
-      loaded: Awaited<ReturnType<typeof load>>,
-      review: { error: FormError; noteDraft: string } | null = null,
-    ) => {
-      const { accountId, collection, user, person } = loaded;
-      const link = user.has_recording ? await getPlayLink(deps, accountId, collection.id, user.id) : null;
-      return personPage({
-        styleUrl,
-        scriptUrl: copyScriptUrl,
-        viewer: viewerOf(request),
-        collection,
-        person,
-        recording: link
-          ? {
-              audioUrl: `/dashboard/collections/${collection.id}/people/${user.id}/audio`,
-              playLink: link.play_link,
-              durationSeconds: link.duration_seconds,
-              recordedAt: link.recorded_at,
-            }
-          : null,
-        notice: noticeOf(request),
-        reviewError: review?.error ?? null,
-        noteDraft: review?.noteDraft ?? '',
-      });
-    };
-
     app.get<PersonParams>('/collections/:id/people/:userId', { preHandler: requireSession }, async (request, reply) =>
       sendMediaPage(reply, await renderPerson(request, await load(request))),
     );
@@ -186,7 +208,11 @@ export function personRoutes(deps: Deps, options: { styleUrl: string }) {
         } catch (error) {
           const refused = formErrorOf(error);
           if (!refused) throw error;
-          return sendMediaPage(reply, await renderPerson(request, loaded, { error: refused, noteDraft: note }), refused.status);
+          return sendMediaPage(
+            reply,
+            await renderPerson(request, loaded, { review: { error: refused, noteDraft: note } }),
+            refused.status,
+          );
         }
         const notice = decision === 'approve' ? 'recording-approved' : 'rerecord-requested';
         return redirect(reply, `/dashboard/collections/${loaded.collection.id}/people/${loaded.user.id}?notice=${notice}`);

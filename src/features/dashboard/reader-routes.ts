@@ -12,7 +12,8 @@ import { getCollection } from '../collections/service.js';
 import { listPeopleForReader, READER_MAX_PEOPLE, type ReaderOrder } from '../users/people-service.js';
 import { queryText, viewerOf } from './forms.js';
 import { requireSession, sendMediaPage, sessionOf } from './http.js';
-import { displayValue, optionalText } from './person-routes.js';
+import { displayValue, guideAudioPath, optionalText } from './person-routes.js';
+import type { User } from '../users/schemas.js';
 
 const orderOptions = (collection: Collection): ReaderOrderOption[] => [
   { value: 'import', label: 'As imported' },
@@ -26,6 +27,16 @@ function readerOrderOf(value: string, options: ReaderOrderOption[]): ReaderOrder
   }
   if (value === 'import' || value === 'last_name') return { by: value };
   return { by: 'custom_field', key: value.slice('custom:'.length) };
+}
+
+/** What the reader plays for a person: their voice, else the computer voice they approved, else the computer's guess. */
+function bestSource(collectionId: string, user: User): ReaderPerson['source'] {
+  const person = `/dashboard/collections/${collectionId}/people/${user.id}`;
+  if (user.has_recording) return { kind: 'recording', url: `${person}/audio` };
+  const approved = guideAudioPath(user.pronunciation.audio_url);
+  if (approved) return { kind: 'approved_voice', url: approved };
+  if (user.pronunciation.ipa) return { kind: 'unchecked_guess', url: `${person}/guide.mp3` };
+  return null;
 }
 
 export function readerRoutes(deps: Deps, options: { styleUrl: string }) {
@@ -52,7 +63,8 @@ export function readerRoutes(deps: Deps, options: { styleUrl: string }) {
             pronouns: optionalText(user, 'pronouns'),
             phonetic_spelling: user.phonetic_spelling,
             order_value: orderField && value !== undefined ? { label: orderField.label, value: displayValue(value) } : null,
-            audioUrl: user.has_recording ? `/dashboard/collections/${collection.id}/people/${user.id}/audio` : null,
+            guide: user.pronunciation,
+            source: bestSource(collection.id, user),
           };
         }) ?? null;
       return sendMediaPage(

@@ -48,6 +48,7 @@ import {
   viewerOf,
 } from './http.js';
 import { membersRoutes } from './members-routes.js';
+import { guideRoutes } from './guide-routes.js';
 import { personRoutes } from './person-routes.js';
 import { readerRoutes } from './reader-routes.js';
 import { countSessions, signOutOtherSessions } from './service.js';
@@ -121,7 +122,15 @@ export function dashboardRoutes(deps: Deps) {
     await app.register(authRoutes(deps, { styleUrl, secure }));
     await app.register(membersRoutes(deps, { styleUrl, secure }));
     await app.register(auditRoutes(deps, { styleUrl }));
-    for (const pages of [collectionRoutes, settingsRoutes, invitationRoutes, collectionFileRoutes, personRoutes, readerRoutes])
+    for (const pages of [
+      collectionRoutes,
+      settingsRoutes,
+      invitationRoutes,
+      collectionFileRoutes,
+      personRoutes,
+      guideRoutes,
+      readerRoutes,
+    ])
       await app.register(pages(deps, { styleUrl }));
 
     app.get('/', { preHandler: requireSession }, async (request, reply) => {

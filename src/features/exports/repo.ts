@@ -10,7 +10,8 @@ export interface ImportOrderCursor {
 
 /**
  * One page of a collection's people in import order (oldest first, then position within their
- * import), after `cursor`, with their recording's blob key and active play-link token. The
+ * import), after `cursor`, with their recording's blob key, active play-link token and
+ * pronunciation guide (looked up by its key). The
  * row-value comparison is a range of the `users_collection_import_order` index, so the last
  * page of 100,000 people costs what the first does.
  */
@@ -23,6 +24,7 @@ export function listPeopleInImportOrder(
   let query = db
     .selectFrom('users')
     .leftJoin('recordings', 'recordings.user_id', 'users.id')
+    .leftJoin('pronunciations', 'pronunciations.user_id', 'users.id')
     .select([
       'users.id',
       'users.created_at',
@@ -37,8 +39,14 @@ export function listPeopleInImportOrder(
       'users.record_token',
       'users.recording_status',
       'users.review_note',
+      'users.name_language',
       'recordings.blob_key',
       'recordings.recorded_at',
+      'pronunciations.user_id as guide_user_id',
+      'pronunciations.ipa',
+      'pronunciations.respelling',
+      'pronunciations.not_like',
+      'pronunciations.approved_at as guide_approved_at',
     ])
     // At most one active link per person (a partial unique index says so).
     .select((eb) =>

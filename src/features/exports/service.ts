@@ -21,6 +21,7 @@ import { makeWorkFolder } from '../../lib/process-temp.js';
 import type { CustomField } from '../collections/schemas.js';
 import { requireLiveCollection } from '../collections/service.js';
 import { playLinkUrls } from '../play-links/index.js';
+import { coverageOf } from '../pronunciation/present.js';
 import { csvLine, UTF8_BOM } from './csv.js';
 import { attachmentDisposition, audioFileName } from './file-names.js';
 import { type ExportPersonRow, type ImportOrderCursor, listPeopleInImportOrder } from './repo.js';
@@ -100,10 +101,31 @@ const STANDARD_COLUMNS = [
   'review_note',
 ];
 
+/**
+ * The name's language and its pronunciation guide, after the custom fields: the columns before
+ * them stay where they always were, so files read by position keep working.
+ */
+const PRONUNCIATION_COLUMNS = [
+  'name_language',
+  'pronunciation_coverage',
+  'respelling',
+  'ipa',
+  'not_like',
+  'pronunciation_approved_at',
+];
+
+/** The ZIP's `audio_file` column, where it was before the pronunciation columns came after it. */
+const withAudioFile = <T>(row: T[], audioFile: T): T[] => [
+  ...row.slice(0, row.length - PRONUNCIATION_COLUMNS.length),
+  audioFile,
+  ...row.slice(row.length - PRONUNCIATION_COLUMNS.length),
+];
+
 /** Column names as the API names the fields, so the file can be imported again; custom fields by key. */
 const header = (fields: CustomField[], writeLinks: boolean) => [
   ...STANDARD_COLUMNS.filter((column) => writeLinks || column !== 'record_url'),
   ...fields.map((field) => field.key),
+  ...PRONUNCIATION_COLUMNS,
 ];
 
 type Cells = (string | number | boolean | null)[];
@@ -124,6 +146,12 @@ function cellsOf(baseUrl: string, fields: CustomField[], writeLinks: boolean) {
       person.recording_status,
       person.review_note,
       ...fields.map((field) => custom[field.key] ?? null),
+      person.name_language,
+      coverageOf(person.recording_status, person.guide_user_id === null ? null : { approved_at: person.guide_approved_at }),
+      person.respelling,
+      person.ipa,
+      person.not_like,
+      person.guide_approved_at,
     ];
   };
 }
@@ -164,7 +192,7 @@ function readableFrom(lines: AsyncGenerator<string>): Readable {
 /**
  * The ZIP: `<row>-<display name>.mp3` for each person with a recording (row = their row in the
  * CSV, header = row 1), stored uncompressed (MP3 does not compress), then `people.csv` with an
- * extra `audio_file` column naming each person's file.
+ * extra `audio_file` column naming each person's file (before the pronunciation columns, where it always was).
  */
 function zipStream(
   deps: ExportsDeps,
@@ -196,7 +224,7 @@ function zipStream(
       const writeCsv = async (text: string) => {
         if (!file.write(text)) await once(file, 'drain');
       };
-      await writeCsv(UTF8_BOM + csvLine([...columns, 'audio_file']));
+      await writeCsv(UTF8_BOM + csvLine(withAudioFile(columns, 'audio_file')));
       const open = (person: ExportPersonRow) => (person.blob_key === null ? null : deps.blobs.stream(person.blob_key));
       const iterator = people()[Symbol.asyncIterator]();
       let next = await iterator.next();
@@ -219,7 +247,7 @@ function zipStream(
         } else if (person.blob_key !== null) {
           deps.logger.warn({ user_id: person.id }, 'export: a recording has no audio file; exported without it');
         }
-        await writeCsv(csvLine([...toCells(person), fileName]));
+        await writeCsv(csvLine(withAudioFile(toCells(person), fileName)));
       }
       file.end();
       await finished(file);

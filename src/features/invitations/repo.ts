@@ -192,9 +192,27 @@ export const peopleToRemind = (db: Kysely<Database>, collectionId: string, invit
     .where('invited_at', '<', invitedBefore)
     .execute();
 
-/** People of a collection an invitation may go to, chosen by id or by `STILL_TO_RECORD`. */
-export function peopleToInvite(db: Kysely<Database>, collectionId: string, userIds: string[] | null) {
+/** Who an invitation goes to: these people, everyone `STILL_TO_RECORD`, or people without a recording by their guide. */
+export type InviteSelection = { userIds: string[] } | { stillToRecord: true } | { coverage: readonly ('guide' | 'none')[] };
+
+/**
+ * People of a collection an invitation may go to. By coverage: no recording (`none`), and a guide
+ * nobody approved (`guide`), no guide at all (`none`), or either: everyone whose name has neither
+ * their voice nor a computer voice they approved. Each guide is looked up by its key.
+ */
+export function peopleToInvite(db: Kysely<Database>, collectionId: string, selection: InviteSelection) {
   let query = db.selectFrom('users').select(['id', 'invited_at', 'unsubscribed_at']).where('collection_id', '=', collectionId);
-  query = userIds === null ? query.where('recording_status', 'in', STILL_TO_RECORD) : query.where('id', 'in', userIds);
+  if ('userIds' in selection) return query.where('id', 'in', selection.userIds).execute();
+  if ('stillToRecord' in selection) return query.where('recording_status', 'in', STILL_TO_RECORD).execute();
+  query = query.where('recording_status', '=', 'none');
+  const guide = selection.coverage.includes('guide');
+  const none = selection.coverage.includes('none');
+  const guides = (approved: 'is' | 'is not' | null) =>
+    sql<boolean>`exists (select 1 from pronunciations where pronunciations.user_id = users.id${
+      approved === null ? sql`` : sql` and pronunciations.approved_at ${sql.raw(approved)} null`
+    })`;
+  if (guide && none) query = query.where(sql<boolean>`not ${guides('is not')}`);
+  else if (guide) query = query.where(guides('is'));
+  else query = query.where(sql<boolean>`not ${guides(null)}`);
   return query.execute();
 }

@@ -7,12 +7,21 @@ export const InvitationsBody = Type.Object(
         minItems: 1,
         maxItems: 1000,
         uniqueItems: true,
-        description: 'The people to invite (1 to 1000). Give this or `filter`.',
+        description: 'The people to invite (1 to 1000). Give this, `filter` or `coverage`.',
       }),
     ),
     filter: Type.Optional(
       Type.Literal('not_recorded', {
-        description: 'Everyone who still has to record: no recording yet, or asked to record again. Give this or `user_ids`.',
+        description:
+          'Everyone who still has to record: no recording yet, or asked to record again. Give this, `user_ids` or `coverage`.',
+      }),
+    ),
+    coverage: Type.Optional(
+      Type.Array(Type.Enum(['guide', 'none']), {
+        minItems: 1,
+        uniqueItems: true,
+        description:
+          'People with no recording, by their pronunciation (the `coverage` of `User.pronunciation`): `guide` (a guide they have not approved), `none` (no guide yet); both: everyone whose name has neither their voice nor a computer voice they approved. Give this, `user_ids` or `filter`.',
       }),
     ),
     resend: Type.Optional(

@@ -56,7 +56,8 @@ function messageRow(
 }
 
 /**
- * Queues one invitation per chosen person (by id, or everyone still to record) and answers how
+ * Queues one invitation per chosen person (by id, everyone still to record, or the people without
+ * a recording whose pronunciation is only a guide or nothing) and answers how
  * many were queued and skipped. Unknown ids are a 400 naming the first; unsubscribed people and
  * people invited in the last 24 hours (unless `resend`) are skipped.
  */
@@ -66,17 +67,24 @@ export async function queueInvitations(
   collectionId: string,
   body: InvitationsBody,
 ): Promise<InvitationsResult> {
-  if ((body.user_ids === undefined) === (body.filter === undefined)) {
-    throw new AppError('parameter_invalid', 'Give either "user_ids" or "filter": "not_recorded", not both and not neither.', {
-      param: body.user_ids === undefined ? 'user_ids' : 'filter',
-    });
+  const selectors = (['user_ids', 'filter', 'coverage'] as const).filter((name) => body[name] !== undefined);
+  if (selectors.length !== 1) {
+    throw new AppError(
+      'parameter_invalid',
+      'Give one of "user_ids", "filter": "not_recorded" or "coverage": ["guide", "none"], not several and not none.',
+      { param: selectors[1] ?? 'user_ids' },
+    );
   }
   const collection = await requireLiveCollection(deps, accountId, collectionId);
   const now = deps.clock.now();
   const at = now.toISOString();
   const recentSince = new Date(now.getTime() - RECENT_INVITATION_MS).toISOString();
   return withTransaction(deps, async (tx) => {
-    const people = await peopleToInvite(tx.trx, collection.id, body.user_ids ?? null);
+    const people = await peopleToInvite(
+      tx.trx,
+      collection.id,
+      body.user_ids ? { userIds: body.user_ids } : body.coverage ? { coverage: body.coverage } : { stillToRecord: true },
+    );
     if (body.user_ids) {
       const found = new Set(people.map((person) => person.id));
       const missing = body.user_ids.findIndex((id) => !found.has(id));

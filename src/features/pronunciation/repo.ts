@@ -1,5 +1,5 @@
 /** Every query of pronunciation guides (`pronunciations`, 0024). */
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, PronunciationsTable } from '../../db/schema.js';
 
 export type GuideRow = PronunciationsTable;
@@ -79,3 +79,35 @@ export const findPeopleForGuides = (db: Executor, userIds: readonly string[]) =>
 /** Up to `limit` people's ids after `afterId`, in id order (the sweep's pages, on the primary key). */
 export const findUserIdsAfter = (db: Executor, afterId: string, limit: number) =>
   db.selectFrom('users').select('id').where('id', '>', afterId).orderBy('id').limit(limit).execute();
+
+/**
+ * How many of the collection's people have each kind of pronunciation: a recording (any status
+ * but `none`), an approved guide, a guide, or nothing. One pass over the collection's people,
+ * each guide looked up by its key.
+ */
+export async function countCoverage(
+  db: Executor,
+  collectionId: string,
+): Promise<{ recording: number; approved: number; unapproved: number; missing: number }> {
+  const row = await db
+    .selectFrom('users')
+    .leftJoin('pronunciations', 'pronunciations.user_id', 'users.id')
+    .select([
+      sql<number>`count(case when users.recording_status <> 'none' then 1 end)`.as('recording'),
+      sql<number>`count(case when users.recording_status = 'none' and pronunciations.approved_at is not null then 1 end)`.as(
+        'approved',
+      ),
+      sql<number>`count(case when users.recording_status = 'none' and pronunciations.user_id is not null and pronunciations.approved_at is null then 1 end)`.as(
+        'unapproved',
+      ),
+      sql<number>`count(case when users.recording_status = 'none' and pronunciations.user_id is null then 1 end)`.as('missing'),
+    ])
+    .where('users.collection_id', '=', collectionId)
+    .executeTakeFirstOrThrow();
+  return {
+    recording: Number(row.recording),
+    approved: Number(row.approved),
+    unapproved: Number(row.unapproved),
+    missing: Number(row.missing),
+  };
+}

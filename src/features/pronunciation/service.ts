@@ -24,8 +24,16 @@ import { recordEvent } from '../events/service.js';
 import { invalidatePlayLinksOfUser } from '../play-links/invalidation.js';
 import { deleteAudioLater, recordingBlobPrefix } from '../recordings/service.js';
 import { toPronunciation } from './present.js';
-import { findGuide, findGuideByAudioToken, findGuides, findPeopleForGuides, type GuideRow, saveGuide } from './repo.js';
-import type { PronunciationInput } from './schemas.js';
+import {
+  countCoverage,
+  findGuide,
+  findGuideByAudioToken,
+  findGuides,
+  findPeopleForGuides,
+  type GuideRow,
+  saveGuide,
+} from './repo.js';
+import type { Coverage, PronunciationInput } from './schemas.js';
 
 export type PronunciationDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'speech' | 'logger' | 'jobsWakeup' | 'playLinks'> & {
   notifications?: Deps['notifications'];
@@ -55,6 +63,12 @@ export const GUIDE_FIELDS = ['first_name', 'last_name', 'name_language', 'given_
 /** The guides of these people, by person id. */
 export async function guidesOf(deps: Pick<Deps, 'db'>, userIds: readonly string[]): Promise<Map<string, GuideRow>> {
   return new Map((await findGuides(deps.db.kysely, userIds)).map((guide) => [guide.user_id, guide]));
+}
+
+/** How many of a collection's people have each coverage state (`coverageOf`), for its progress. */
+export async function countCoverageStates(deps: Pick<Deps, 'db'>, collectionId: string): Promise<Record<Coverage, number>> {
+  const counts = await countCoverage(deps.db.kysely, collectionId);
+  return { recording: counts.recording, computer_voice: counts.approved, guide: counts.unapproved, none: counts.missing };
 }
 
 /** What a generated guide is made from: when it changes, the guide is made again. */

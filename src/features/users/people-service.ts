@@ -8,8 +8,12 @@ import { unsafeTextReason } from '../../lib/text.js';
 import type { Collection, CustomField } from '../collections/schemas.js';
 import { countedStatuses, getCollection } from '../collections/service.js';
 import type { RecordingStatus } from '../collections/schemas.js';
+import type { Coverage } from '../pronunciation/schemas.js';
+import type { GuideRow } from '../pronunciation/present.js';
+import { countCoverageStates as countCoverage, guidesOf } from '../pronunciation/service.js';
 import {
   findSearchCandidates,
+  type GuideFilter,
   listPeopleAmong,
   listPeoplePage,
   type PeopleFilters,
@@ -60,11 +64,34 @@ function statusesOf(filter: PeopleStatusFilter, reviewRequired: boolean): Record
 }
 
 /** A person row as the dashboard's User: a status other than `none` means a recording exists. */
-const userOf = (baseUrl: string, row: UserRow): User => toUser(baseUrl, row, row.recording_status !== 'none');
+const userOf = (baseUrl: string, row: UserRow, guides: ReadonlyMap<string, GuideRow>): User =>
+  toUser(baseUrl, row, row.recording_status !== 'none', guides.get(row.id) ?? null);
+
+/** Which recording statuses and which guides a coverage state is made of (`coverageOf`, read backwards). */
+const COVERAGE_FILTERS: Record<Coverage, { statuses: RecordingStatus[]; guide?: GuideFilter }> = {
+  recording: { statuses: ['recorded', 'approved', 'needs_rerecord'] },
+  computer_voice: { statuses: ['none'], guide: 'approved' },
+  guide: { statuses: ['none'], guide: 'unapproved' },
+  none: { statuses: ['none'], guide: 'missing' },
+};
+
+/** The table's filters as the repo's: a status and a coverage together keep the statuses both allow (maybe none). */
+function filtersOf(query: PeopleQuery, reviewRequired: boolean, search: string | undefined): PeopleFilters {
+  const byStatus = query.status === undefined ? undefined : statusesOf(query.status, reviewRequired);
+  const byCoverage = query.coverage === undefined ? undefined : COVERAGE_FILTERS[query.coverage];
+  const statuses = byCoverage ? byCoverage.statuses.filter((status) => !byStatus || byStatus.includes(status)) : byStatus;
+  return {
+    ...(search === undefined ? {} : { search }),
+    ...(statuses === undefined ? {} : { statuses }),
+    ...(byCoverage?.guide === undefined ? {} : { guide: byCoverage.guide }),
+  };
+}
 
 export interface PeopleQuery {
   search?: string;
   status?: PeopleStatusFilter;
+  /** Only people whose name will be said this way (`coverageOf`). */
+  coverage?: Coverage;
   order?: PeopleOrder;
   cursor?: string;
 }
@@ -134,18 +161,23 @@ export async function listPeople(
   const order = query.order ?? 'newest';
   const search = checkSearch(query.search);
   const after = query.cursor === undefined || query.cursor === '' ? null : decodePeopleCursor(query.cursor, order);
-  const filters: PeopleFilters = {
-    ...(search === undefined ? {} : { search }),
-    ...(query.status === undefined ? {} : { statuses: statusesOf(query.status, collection.review_required) }),
-  };
-  const found = await findPeople(deps, collection.id, filters, order, after);
+  const filters = filtersOf(query, collection.review_required, search);
+  // A status no coverage allows (recorded, yet only a guide): nobody, without a query.
+  const found =
+    filters.statuses?.length === 0
+      ? { rows: [], lastScanned: null }
+      : await findPeople(deps, collection.id, filters, order, after);
   const page = found.rows.slice(0, PEOPLE_PAGE_SIZE);
+  const guides = await guidesOf(
+    deps,
+    page.map((row) => row.id),
+  );
   const last = page.at(-1);
   const full = found.rows.length > PEOPLE_PAGE_SIZE && last;
   const next = full ? keyOf(order, last) : found.lastScanned;
   return {
     collection,
-    data: page.map((row) => userOf(deps.config.baseUrl, row)),
+    data: page.map((row) => userOf(deps.config.baseUrl, row, guides)),
     next_cursor: next ? encodePeopleCursor(order, next) : null,
     partial: !full && found.lastScanned !== null,
   };
@@ -234,7 +266,12 @@ export async function listPeopleForReader(
   let after: PeopleKey | null = null;
   for (;;) {
     const rows = await listPeoplePage(deps.db.kysely, collection.id, {}, 'oldest', after, 1000);
-    for (const row of rows) people.push(userOf(deps.config.baseUrl, row));
+    // The reader shows each guide and plays the best source: the guides of the page, by key.
+    const guides = await guidesOf(
+      deps,
+      rows.map((row) => row.id),
+    );
+    for (const row of rows) people.push(userOf(deps.config.baseUrl, row, guides));
     const last = rows.at(-1);
     if (rows.length < 1000 || !last) break;
     after = keyOf('oldest', last);
@@ -242,4 +279,14 @@ export async function listPeopleForReader(
     if (people.length > READER_MAX_PEOPLE) return { collection, people: null };
   }
   return { collection, people: sortForReader(people, order) };
+}
+
+/** How many of the collection's people have each coverage state (`COVERAGE_STATES`), for its progress. */
+export async function countCoverageStates(
+  deps: UsersDeps,
+  accountId: string,
+  collectionId: string,
+): Promise<Record<Coverage, number>> {
+  const collection = await getCollection(deps, accountId, collectionId);
+  return countCoverage(deps, collection.id);
 }

@@ -190,7 +190,14 @@ export interface PeopleFilters {
   search?: string;
   /** Only people whose `recording_status` is one of these (`users_collection_status_page` for one status). */
   statuses?: RecordingStatus[];
+  /**
+   * Only people whose pronunciation guide is `approved`, `unapproved` or `missing` (the coverage
+   * filter: together with the status `none` it tells the computer voice, a guide and nothing apart).
+   */
+  guide?: GuideFilter;
 }
+
+export type GuideFilter = 'approved' | 'unapproved' | 'missing';
 
 /** The last row of the previous page, in the page's order: `created_at` or `display_name`, and the id. */
 export interface PeopleKey {
@@ -236,6 +243,21 @@ function fromPeople(db: Kysely<Database>, among: Among | undefined) {
   return db.selectFrom(candidates.as('users')) as unknown as ReturnType<typeof db.selectFrom<'users'>>;
 }
 
+/**
+ * The guide filter as a lookup of each person's guide by its primary key, checked on the rows
+ * the range yields: a subquery (never a join SQLite may turn inside out), so the order's index
+ * still drives the page.
+ */
+function guideCondition(filter: GuideFilter) {
+  const guide = (approved: 'is' | 'is not' | null) =>
+    sql<SqlBool>`exists (select 1 from pronunciations where pronunciations.user_id = ${sql.ref('users.id')}${
+      approved === null ? sql`` : sql` and pronunciations.approved_at ${sql.raw(approved)} null`
+    })`;
+  if (filter === 'approved') return guide('is not');
+  if (filter === 'unapproved') return guide('is');
+  return sql<SqlBool>`not ${guide(null)}`;
+}
+
 /** The people of `collectionId` in `order` after `after`, filtered by status and, if given, by the search. */
 function peopleInOrder(
   db: Kysely<Database>,
@@ -255,6 +277,7 @@ function peopleInOrder(
         : query.where('users.recording_status', 'in', statuses);
   }
   if (filters.search !== undefined && filters.search !== '') query = query.where(containsSearch('users', filters.search));
+  if (filters.guide !== undefined) query = query.where(guideCondition(filters.guide));
   if (after) {
     const comparison = sql.raw(direction === 'desc' ? '<' : '>');
     query = query.where(sql<SqlBool>`(${sql.ref(column)}, ${sql.ref('users.id')}) ${comparison} (${after.value}, ${after.id})`);

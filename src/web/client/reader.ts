@@ -1,6 +1,7 @@
 // The ceremony reader (dashboard): one person at a time in large type. Space plays the name,
-// the arrow keys (or the big buttons, or a swipe) move. Every recording is first fetched into
-// a blob: URL, a few at a time, so once loading is done the ceremony goes on without a network.
+// the arrow keys (or the big buttons, or a swipe) move. Every recording (and approved computer
+// voice) is first fetched into a blob: URL, a few at a time, so once loading is done the ceremony
+// goes on without a network; a computer's unchecked guess (`data-speak`) is spoken when played.
 // One shared audio element plays them: a page of thousands of <audio> elements would exceed
 // the browser's media player limit. Without this script the page is a plain list with links.
 (() => {
@@ -27,14 +28,21 @@
   controls.hidden = false;
   help.hidden = false;
 
-  const audioUrlOf = (index: number): string | null => people[index]?.dataset.audio ?? null;
+  const audioUrlOf = (index: number): string | null => people[index]?.dataset.audio ?? people[index]?.dataset.speak ?? null;
+  /** The play button says what it plays: their voice, their approved computer voice, or a guess. */
+  const sourceLabelOf = (index: number): string => people[index]?.querySelector('.source-label')?.textContent?.trim() ?? '';
 
   const renderPlay = () => {
     const state = player.paused ? (player.ended ? 'ended' : 'paused') : 'playing';
     play.dataset.state = state;
     const hasAudio = audioUrlOf(current) !== null;
     play.disabled = !hasAudio;
-    play.textContent = !hasAudio ? 'No recording' : state === 'playing' ? '❚❚ Pause' : '▶ Play';
+    const label = sourceLabelOf(current);
+    play.textContent = !hasAudio
+      ? 'Nothing to play'
+      : state === 'playing'
+        ? '❚❚ Pause'
+        : `▶ Play${label === '' ? '' : ` (${label})`}`;
   };
 
   const show = (index: number) => {
@@ -111,7 +119,7 @@
   const start = /^#person-(\d+)$/.exec(location.hash);
   show(start ? Number(start[1]) - 1 : 0);
 
-  // Preload every recording, four at a time, with visible progress.
+  // Preload every recording and approved voice, four at a time, with visible progress.
   const urls = people.map((person) => person.dataset.audio).filter((url): url is string => typeof url === 'string');
   if (urls.length === 0) {
     status.textContent = `${people.length} people, none with a recording yet.`;

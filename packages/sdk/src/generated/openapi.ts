@@ -1076,13 +1076,15 @@ export interface components {
     };
     /** CreateInvitations */
     CreateInvitations: {
-      /** @description The people to invite (1 to 1000). Give this or `filter`. */
+      /** @description The people to invite (1 to 1000). Give this, `filter` or `coverage`. */
       user_ids?: string[];
       /**
-       * @description Everyone who still has to record: no recording yet, or asked to record again. Give this or `user_ids`.
+       * @description Everyone who still has to record: no recording yet, or asked to record again. Give this, `user_ids` or `coverage`.
        * @enum {string}
        */
       filter?: 'not_recorded';
+      /** @description People with no recording, by their pronunciation (the `coverage` of `User.pronunciation`): `guide` (a guide they have not approved), `none` (no guide yet); both: everyone whose name has neither their voice nor a computer voice they approved. Give this, `user_ids` or `filter`. */
+      coverage?: ('guide' | 'none')[];
       /**
        * @description Also invite people invited in the last 24 hours (skipped otherwise).
        * @default false

@@ -5,6 +5,7 @@
 import { html, type SafeHtml } from '../../html.js';
 import { type CollectionItem, type FormError, formErrorBox, progressBar } from './collections.js';
 import { canChange, csrfField, layout, type Viewer, when } from './layout.js';
+import { COVERAGE_LABELS, coverageBadge, coverageCounts, type CoverageState } from './coverage.js';
 
 export type RecordingStatus = 'none' | 'recorded' | 'approved' | 'needs_rerecord';
 
@@ -20,6 +21,7 @@ export interface PersonItem {
   recording_status: RecordingStatus;
   invitation: InvitationState;
   created_at: string;
+  pronunciation: { coverage: CoverageState };
 }
 
 export interface InvitationState {
@@ -48,6 +50,8 @@ export interface PeopleFilters {
   search: string;
   /** '' (everyone) or one of the status filters (`STATUS_FILTER_LABELS`). */
   status: string;
+  /** '' (any) or a coverage state: who or what will say the name. */
+  coverage: string;
   order: string;
 }
 
@@ -97,6 +101,7 @@ export function peopleQuery(filters: PeopleFilters, extra: Record<string, string
   const params = new URLSearchParams();
   if (filters.search !== '') params.set('search', filters.search);
   if (filters.status !== '') params.set('status', filters.status);
+  if (filters.coverage !== '') params.set('coverage', filters.coverage);
   if (filters.order !== 'newest') params.set('order', filters.order);
   for (const [name, value] of Object.entries(extra)) params.set(name, value);
   const text = params.toString();
@@ -110,6 +115,10 @@ function filterForm(collectionId: string, filters: PeopleFilters, reviewRequired
 <div class="stack"><label for="status">Show</label>
 <select id="status" name="status">${Object.entries(statusFilterLabels(reviewRequired)).map(
     ([value, label]) => html`<option value="${value}"${filters.status === value ? html` selected` : ''}>${label}</option>`,
+  )}</select></div>
+<div class="stack"><label for="coverage">Name said by</label>
+<select id="coverage" name="coverage"><option value="">Anyone or anything</option>${Object.entries(COVERAGE_LABELS).map(
+    ([value, label]) => html`<option value="${value}"${filters.coverage === value ? html` selected` : ''}>${label}</option>`,
   )}</select></div>
 <div class="stack"><label for="order">Order</label>
 <select id="order" name="order">${Object.entries(ORDER_LABELS).map(
@@ -126,12 +135,21 @@ function filterForm(collectionId: string, filters: PeopleFilters, reviewRequired
 const searchNote = (window: number) =>
   html`<p class="muted" id="search-partial">Short or very common searches look through ${window.toLocaleString('en')} people at a time. Those shown are the matches so far; keep searching for more.</p>`;
 
-/** Invites everyone still to record (people invited in the last 24 hours are skipped unless "again" is ticked). */
+/** Who the invite form can e-mail: everyone still to record, or those without a recording by how their name will be said. */
+export const INVITE_CHOICES: Record<string, string> = {
+  not_recorded: 'E-mail everyone who has not recorded',
+  no_voice: 'E-mail everyone with neither their voice nor an approved computer voice',
+  guide: 'E-mail people with only a guide (not approved)',
+  none: 'E-mail people with nothing yet',
+};
+
+/** Invites people still to record (people invited in the last 24 hours are skipped unless "again" is ticked). */
 function inviteForm(base: string, csrfToken: string): SafeHtml {
   return html`<form method="post" action="${base}/invitations" class="row" id="invite-form">
 ${csrfField(csrfToken)}
-<input type="hidden" name="filter" value="not_recorded">
-<button type="submit" class="primary">E-mail everyone who has not recorded</button>
+<label for="invite-who" class="visually-hidden">Who to e-mail</label>
+<select id="invite-who" name="who">${Object.entries(INVITE_CHOICES).map(([value, label]) => html`<option value="${value}">${label}</option>`)}</select>
+<button type="submit" class="primary">Send invitations</button>
 <label class="check" for="invite-resend"><input type="checkbox" id="invite-resend" name="resend" value="true"> Also people invited in the last 24 hours</label>
 <a href="${base}/settings">Mail text and reminders</a>
 </form>`;
@@ -146,6 +164,8 @@ export function collectionPage(data: {
   page: number;
   pageSize: number;
   nextCursor: string | null;
+  /** How many people have each coverage state (the progress under the bar). */
+  coverage: Record<CoverageState, number>;
   /** People looked at by a search read in order that stopped before filling the page (see `searchNote`); 0 otherwise. */
   searchedWindow: number;
   notice?: string | null;
@@ -153,7 +173,7 @@ export function collectionPage(data: {
   const { collection, filters } = data;
   const base = `/dashboard/collections/${collection.id}`;
   const first = (data.page - 1) * data.pageSize + 1;
-  const filtered = filters.search !== '' || filters.status !== '';
+  const filtered = filters.search !== '' || filters.status !== '' || filters.coverage !== '';
   const review = collection.review_required;
   const admin = canChange(data.viewer);
   const rows = data.people.map(
@@ -161,6 +181,7 @@ export function collectionPage(data: {
   <td data-label="Name"><a href="${base}/people/${p.id}">${p.display_name}</a>${preferredLine(p)}${p.phonetic_spelling ? html`<br><span class="muted phonetic">${p.phonetic_spelling}</span>` : ''}</td>
   <td data-label="E-mail" class="email">${p.email}</td>
   <td data-label="Status">${statusBadge(p.recording_status, review)}</td>
+  <td data-label="Name said by" class="coverage">${coverageBadge(p.pronunciation.coverage)}</td>
   <td data-label="E-mail sent" class="invitation">${invitationBadge(p.invitation)}</td>
   <td data-label="Added">${when(p.created_at)}</td>
 </tr>`,
@@ -176,6 +197,7 @@ export function collectionPage(data: {
 <div class="row">${admin ? html`<a class="button primary" href="${base}/people/new">Add a person</a><a class="button" href="${base}/import">Import a CSV file</a>` : ''}<a class="button" href="${base}/reader">Reader view</a></div></div>
 ${collection.description ? html`<p class="description">${collection.description}</p>` : ''}
 ${progressBar(collection)}
+${coverageCounts(data.coverage)}
 ${review ? html`<p class="muted" id="review-on">Review is on: a recording counts as recorded once it is approved.</p>` : ''}
 <p class="row" id="downloads"><a href="${base}/export?format=csv" download>Download CSV</a><a href="${base}/export?format=zip" download>Download ZIP (recordings and CSV)</a></p>
 ${admin ? html`<p class="row"><a href="${base}/edit">Edit collection and fields</a><a href="${base}/settings">Invitations and branding</a><a class="danger-link" href="${base}/archive">Archive…</a></p>` : ''}
@@ -198,7 +220,7 @@ ${
           filtered ? '' : html` of ${collection.member_count}`
         }</p>
 <table class="list people" id="people">
-<thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Status</th><th scope="col">Invitation</th><th scope="col">Added</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Status</th><th scope="col">Name said by</th><th scope="col">Invitation</th><th scope="col">Added</th></tr></thead>
 <tbody>${rows}</tbody>
 </table>`
 }

@@ -8,6 +8,7 @@ import { html, type SafeHtml } from '../../html.js';
 import { type CollectionItem, type FormError, formErrorBox } from './collections.js';
 import { canChange, confirmationPage, csrfField, layout, type Viewer, when } from './layout.js';
 import { type InvitationState, invitationBadge, type RecordingStatus, statusBadge } from './people.js';
+import { type GuideFormState, guideSection, type NameLanguages, type PersonGuide } from './person-guide.js';
 
 /** The longest review note (the API's limit). */
 export const MAX_REVIEW_NOTE = 500;
@@ -31,6 +32,8 @@ export interface PersonDetail {
   custom: { label: string; value: string }[];
   /** Who last wrote each field (the API's `field_sources`). */
   field_sources: Record<string, { source: string; at: string }>;
+  guide: PersonGuide;
+  languages: NameLanguages;
 }
 
 /** "Set by them" beside a value the person corrected on their record page (imports keep it). */
@@ -65,6 +68,8 @@ export function personPage(data: {
   /** A refused review, with the note as typed. */
   reviewError?: FormError | null;
   noteDraft?: string;
+  /** A refused guide or languages form, with what was typed. */
+  guideState?: GuideFormState | null;
 }): SafeHtml {
   const { collection, person, recording } = data;
   const admin = canChange(data.viewer);
@@ -107,6 +112,15 @@ ${
     : html`<p class="muted" id="record-link-hidden">The record link is shown to admins and owners: anyone with it can record for this person.</p>`
 }
 </section>
+${guideSection({
+  base,
+  displayName: person.display_name,
+  guide: person.guide,
+  languages: person.languages,
+  csrfToken: data.viewer.csrfToken,
+  admin,
+  state: data.guideState ?? null,
+})}
 ${invitationSection(base, person, data.viewer.csrfToken, admin)}
 ${recording && admin ? reviewSection(base, person, data.viewer.csrfToken, data.reviewError ?? null, data.noteDraft ?? '') : ''}
 <section class="card">

@@ -6,6 +6,7 @@
  */
 import { html, type SafeHtml } from '../../html.js';
 import type { CollectionItem } from './collections.js';
+import { type GuideView, guideLines, SOURCE_LABELS, type SourceKind } from './coverage.js';
 import { layout, type Viewer } from './layout.js';
 
 export interface ReaderPerson {
@@ -16,7 +17,12 @@ export interface ReaderPerson {
   phonetic_spelling: string | null;
   /** The ordering custom field's label and value, when the order is by one. */
   order_value: { label: string; value: string } | null;
-  audioUrl: string | null;
+  guide: GuideView;
+  /**
+   * What the reader plays, best first: their recording, their approved computer voice (both
+   * loaded into the page beforehand), or the computer's unchecked guess (spoken when played).
+   */
+  source: { kind: SourceKind; url: string } | null;
 }
 
 export interface ReaderOrderOption {
@@ -29,15 +35,27 @@ function entry(person: ReaderPerson, index: number, total: number): SafeHtml {
     person.preferred_name ? html`Preferred name: <strong>${person.preferred_name}</strong>` : null,
     person.pronouns ? html`Pronouns: <strong>${person.pronouns}</strong>` : null,
   ].filter((part): part is SafeHtml => part !== null);
-  return html`<li class="person" id="person-${index + 1}" data-person-id="${person.id}"${person.audioUrl ? html` data-audio="${person.audioUrl}"` : ''}>
+  const { source } = person;
+  // A guess is spoken on demand (`data-speak`): only stored audio is loaded ahead (`data-audio`).
+  const audio = source
+    ? html` data-${source.kind === 'unchecked_guess' ? 'speak' : 'audio'}="${source.url}" data-source="${source.kind}"`
+    : '';
+  return html`<li class="person" id="person-${index + 1}" data-person-id="${person.id}"${audio}>
 <p class="seq">${index + 1} of ${total}${person.order_value ? html` · ${person.order_value.label}: ${person.order_value.value}` : ''}</p>
 <h2 class="name">${person.display_name}</h2>
 ${extra.length > 0 ? html`<p class="preferred">${extra.map((part, i) => html`${i > 0 ? ' · ' : ''}${part}`)}</p>` : ''}
-${person.phonetic_spelling ? html`<p class="phonetic">${person.phonetic_spelling}</p>` : html`<p class="phonetic muted">No phonetic spelling</p>`}
 ${
-  person.audioUrl
-    ? html`<p class="listen"><a href="${person.audioUrl}">Play the recording</a></p>`
-    : html`<p class="no-recording">No recording</p>`
+  person.phonetic_spelling
+    ? html`<p class="phonetic">${person.phonetic_spelling}</p>`
+    : person.guide.respelling || person.guide.ipa
+      ? ''
+      : html`<p class="phonetic muted">No phonetic spelling</p>`
+}
+${guideLines(person.guide)}
+${
+  source
+    ? html`<p class="listen"><a href="${source.url}">Play</a> <span class="source-label source-${source.kind}">${SOURCE_LABELS[source.kind]}</span></p>`
+    : html`<p class="no-recording">Nothing to play yet</p>`
 }
 </li>`;
 }
@@ -54,7 +72,7 @@ export function readerPage(data: {
   maxPeople: number;
 }): SafeHtml {
   const { collection, people } = data;
-  const recorded = people?.filter((p) => p.audioUrl !== null).length ?? 0;
+  const recorded = people?.filter((p) => p.source?.kind === 'recording').length ?? 0;
   return layout({
     title: `Reader · ${collection.name}`,
     styleUrl: data.styleUrl,
