@@ -2,7 +2,8 @@ import { handleJob, type JobHandler } from '../../jobs/define.js';
 import type { PeriodicTask } from '../../jobs/worker.js';
 import { generateGuidesJob } from './generate-job.js';
 import { findGuides, findUserIdsAfter } from './repo.js';
-import { generateGuides, type PronunciationDeps } from './service.js';
+import { generateGuides } from './generate-service.js';
+import type { PronunciationDeps } from './service.js';
 
 export const pronunciationJobs = (deps: PronunciationDeps): JobHandler[] => [
   handleJob(generateGuidesJob, async (payload) => {
