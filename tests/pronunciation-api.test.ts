@@ -191,6 +191,20 @@ describe('written and approved guides', () => {
     expect((await getPerson(created.id)).pronunciation).toMatchObject({ source: 'organiser', not_like: 'KAY-oh-im' });
   });
 
+  it("speaks a guide in the English voice when the name's own voice lacks one of its sounds", async () => {
+    // eSpeak's Irish voice has /iː/ but no short /i/, which the key gives "EE" outside English.
+    const created = await createPerson({
+      email: 'niamh@example.com',
+      first_name: 'Niamh',
+      last_name: 'Byrne',
+      name_language: 'ga',
+    });
+    const written = await patch(created.id, { pronunciation: { respelling: 'NEEV' } });
+    expect(written.json().pronunciation).toMatchObject({ language: 'ga', respelling: 'NEEV' });
+    const approved = await approveGuide(t.deps, await personOf(created.id));
+    expect(approved.audio_duration_ms).toBeGreaterThan(100);
+  });
+
   it('a recording is the best source, whatever the guide', async () => {
     const created = await createPerson({ email: 'rec@example.com', first_name: 'Ronan', last_name: 'Ó Súilleabháin' });
     await t.deps.db.kysely.updateTable('users').set({ recording_status: 'recorded' }).where('id', '=', created.id).execute();

@@ -208,7 +208,7 @@ describe('the ceremony reader', () => {
     expect(guess).toMatch(/<span class="ipa" lang="und-fonipa">\/[^<]+\/<\/span>/);
     expect(guess).toContain('Not like “nye-am”');
     const spoken = await get(t, organiser, `${personPath(ids.guide)}/guide.mp3`);
-    expect(spoken.statusCode).toBe(200);
+    expect(spoken.statusCode, spoken.body).toBe(200);
     expect(spoken.headers['content-type']).toBe('audio/mpeg');
     expect(spoken.headers['cache-control']).toBe('private, no-store');
     expect(spoken.rawPayload.length).toBeGreaterThan(500);

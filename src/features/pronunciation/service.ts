@@ -14,6 +14,7 @@ import { type TransactionScope, withTransaction } from '../../db/transaction.js'
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { randomToken } from '../../lib/ids.js';
+import type { PageCursor } from '../../lib/pagination.js';
 import { suggestLanguage } from '../../pronunciation/guide.js';
 import { ipaToRespelling, RespellingError, respellingToIpa } from '../../pronunciation/respelling-key.js';
 import { normalizeIpa } from '../../speech/espeak-phonemes.js';
@@ -21,8 +22,8 @@ import { UnknownPhonemesError } from '../../speech/synthesizer.js';
 import { recordEvent } from '../events/service.js';
 import { invalidatePlayLinksOfUser } from '../play-links/invalidation.js';
 import { deleteAudioLater, recordingBlobPrefix } from '../recordings/service.js';
-import { toPronunciation } from './present.js';
-import { countCoverage, findGuide, findGuideByAudioToken, findGuides, type GuideRow, saveGuide } from './repo.js';
+import { coverageOf, toPronunciation } from './present.js';
+import { coveragePage, findGuide, findGuideByAudioToken, findGuides, type GuideRow, saveGuide } from './repo.js';
 import type { Coverage, PronunciationInput } from './schemas.js';
 
 export type PronunciationDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'speech' | 'logger' | 'jobsWakeup' | 'playLinks'> & {
@@ -57,9 +58,21 @@ export async function guidesOf(deps: Pick<Deps, 'db'>, userIds: readonly string[
 
 /** How many of a collection's people have each coverage state (`coverageOf`), for its progress. */
 export async function countCoverageStates(deps: Pick<Deps, 'db'>, collectionId: string): Promise<Record<Coverage, number>> {
-  const counts = await countCoverage(deps.db.kysely, collectionId);
-  return { recording: counts.recording, computer_voice: counts.approved, guide: counts.unapproved, none: counts.missing };
+  const counts: Record<Coverage, number> = { recording: 0, computer_voice: 0, guide: 0, none: 0 };
+  let after: PageCursor | null = null;
+  for (;;) {
+    const rows = await coveragePage(deps.db.kysely, collectionId, after, COVERAGE_PAGE);
+    for (const row of rows) counts[coverageOf(row.recording_status, row.guided === null ? null : row)]++;
+    const last = rows.at(-1);
+    if (!last || rows.length < COVERAGE_PAGE) return counts;
+    after = { createdAt: last.created_at, id: last.id };
+    // A turn of the loop between pages: other requests go first.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }
+
+/** People counted per statement: a few milliseconds each. */
+const COVERAGE_PAGE = 5_000;
 
 /** What a generated guide is made from: when it changes, the guide is made again. */
 export const guideFingerprint = (person: GuidePerson) =>
@@ -190,7 +203,7 @@ export async function speakGuide(
   options: { sentence?: { before: string; after?: string; language?: string } } = {},
 ) {
   try {
-    const name = await deps.speech.synthesize({ phonemes: guide.ipa, language: guide.language });
+    const name = await speakName(deps, guide);
     if (!options.sentence) return name;
     const language = options.sentence.language ?? 'en';
     const before = await deps.speech.synthesize({ text: options.sentence.before, language });
@@ -208,6 +221,20 @@ export async function speakGuide(
       });
     }
     throw error;
+  }
+}
+
+/**
+ * The name in its language's voice; when that voice lacks one of the guide's sounds (eSpeak's
+ * Irish voice has long /iː/ but no short /i/), in the English voice, whose sounds are the
+ * respelling key's own. Refused (400) only when neither can say it.
+ */
+async function speakName(deps: Pick<Deps, 'speech'>, guide: { ipa: string; language: string }) {
+  try {
+    return await deps.speech.synthesize({ phonemes: guide.ipa, language: guide.language });
+  } catch (error) {
+    if (!(error instanceof UnknownPhonemesError) || guide.language.split('-')[0] === 'en') throw error;
+    return deps.speech.synthesize({ phonemes: guide.ipa, language: 'en' });
   }
 }
 
