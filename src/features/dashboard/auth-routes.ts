@@ -122,6 +122,9 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
     app.post('/sign-out', { config: signOutConfig }, async (request, reply) => {
       await signOut(deps, personOf(request).sessionId);
       clearCookie(reply, SESSION_COOKIE, secure);
+      // What this browser kept for use without a network (the ceremony reader's pages and audio,
+      // its service workers) goes with the session, so the next person signing in here never sees it.
+      reply.header('clear-site-data', '"cache", "storage"');
       return redirect(reply, '/dashboard/sign-in?notice=signed-out');
     });
 

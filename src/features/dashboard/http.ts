@@ -58,6 +58,16 @@ const MEDIA_PAGE_CSP = contentSecurityPolicy([
   "connect-src 'self'",
 ]);
 
+/** The ceremony reader adds its web app manifest and its service worker (both our own, per collection). */
+const READER_PAGE_CSP = contentSecurityPolicy([
+  ...DASHBOARD_CSP,
+  "script-src 'self'",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "worker-src 'self'",
+]);
+
 /**
  * Security headers on every dashboard response, cookies (@fastify/cookie: `request.cookies`
  * parsed at onRequest, before the session is loaded) and the form body parser, for one plugin scope.
@@ -136,6 +146,10 @@ export const sendPage = (reply: FastifyReply, page: SafeHtml, status = 200) =>
 /** A page with audio or our own scripts (see MEDIA_PAGE_CSP). */
 export const sendMediaPage = (reply: FastifyReply, page: SafeHtml, status = 200) =>
   sendPage(reply.header('content-security-policy', MEDIA_PAGE_CSP), page, status);
+
+/** The ceremony reader (see READER_PAGE_CSP). */
+export const sendReaderPage = (reply: FastifyReply, page: SafeHtml) =>
+  sendPage(reply.header('content-security-policy', READER_PAGE_CSP), page);
 
 export const redirect = (reply: FastifyReply, location: string) => reply.code(303).header('location', location).send();
 

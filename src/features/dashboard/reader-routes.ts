@@ -2,18 +2,28 @@
  * The ceremony reader (`/dashboard/collections/:id/reader`): the collection in reading order,
  * one person at a time with `reader.ts`, printable as the whole script. `?order=` chooses import
  * order (default), `last_name`, or `custom:<key>` for one of the collection's custom fields.
+ * Beside it, per collection: its web app manifest (installable) and its service worker
+ * (`reader-sw.ts`), which keeps the page, its assets and its audio on the device so a reload,
+ * a change of order or a dropped network never stops a ceremony.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
+import { contentSecurityPolicy } from '../../http/security-headers.js';
 import { type ReaderOrderOption, type ReaderPerson, readerPage } from '../../web/views/dashboard/reader.js';
 import type { Collection } from '../collections/schemas.js';
 import { getCollection } from '../collections/service.js';
 import { listPeopleForReader, READER_MAX_PEOPLE, type ReaderOrder } from '../users/people-service.js';
 import { queryText, viewerOf } from './forms.js';
-import { requireSession, sendMediaPage, sessionOf } from './http.js';
+import { requireSession, sendReaderPage, sessionOf } from './http.js';
 import { displayValue, guideAudioPath, optionalText } from './person-routes.js';
 import type { User } from '../users/schemas.js';
+
+/**
+ * The service worker's own policy (a worker's CSP comes from its script's response): no
+ * sub-resources, only `fetch` back to us, to answer the reader's requests when online.
+ */
+const SERVICE_WORKER_CSP = contentSecurityPolicy(["default-src 'none'", "connect-src 'self'"]);
 
 const orderOptions = (collection: Collection): ReaderOrderOption[] => [
   { value: 'import', label: 'As imported' },
@@ -29,20 +39,32 @@ function readerOrderOf(value: string, options: ReaderOrderOption[]): ReaderOrder
   return { by: 'custom_field', key: value.slice('custom:'.length) };
 }
 
-/** What the reader plays for a person: their voice, else the computer voice they approved, else the computer's guess. */
-function bestSource(collectionId: string, user: User): ReaderPerson['source'] {
+/**
+ * What the reader plays for a person: their voice, else the computer voice they approved, else
+ * the computer's guess. A recording an organiser rejected (`needs_rerecord`) is never played, nor,
+ * where the collection requires review, one nobody approved yet: the guide stands in for it.
+ * `version` changes whenever the audio may have, so the device's copy is replaced then.
+ */
+function readerSource(collectionId: string, user: User, reviewRequired: boolean): Pick<ReaderPerson, 'source' | 'withheld'> {
   const person = `/dashboard/collections/${collectionId}/people/${user.id}`;
-  if (user.has_recording) return { kind: 'recording', url: `${person}/audio` };
+  const status = user.recording_status;
+  const withheld = status === 'needs_rerecord' ? 'rejected' : status === 'recorded' && reviewRequired ? 'unreviewed' : null;
+  if (status !== 'none' && withheld === null) {
+    return { withheld, source: { kind: 'recording', url: `${person}/audio`, version: user.updated_at } };
+  }
+  const version = user.pronunciation.updated_at ?? '';
   const approved = guideAudioPath(user.pronunciation.audio_url);
-  if (approved) return { kind: 'approved_voice', url: approved };
-  if (user.pronunciation.ipa) return { kind: 'unchecked_guess', url: `${person}/guide.mp3` };
-  return null;
+  if (approved) return { withheld, source: { kind: 'approved_voice', url: approved, version } };
+  if (user.pronunciation.ipa) return { withheld, source: { kind: 'unchecked_guess', url: `${person}/guide.mp3`, version } };
+  return { withheld, source: null };
 }
 
 export function readerRoutes(deps: Deps, options: { styleUrl: string }) {
   const { styleUrl } = options;
   const readerStyleUrl = deps.assets.url('reader.css');
   const scriptUrl = deps.assets.url('reader.ts');
+  const serviceWorker = deps.assets.byName('reader-sw.ts');
+  if (!serviceWorker) throw new Error('the reader service worker asset is missing');
   return async (app: FastifyInstance) => {
     app.get<{ Params: { id: string } }>('/collections/:id/reader', { preHandler: requireSession }, async (request, reply) => {
       const accountId = sessionOf(request).account.id;
@@ -64,10 +86,10 @@ export function readerRoutes(deps: Deps, options: { styleUrl: string }) {
             phonetic_spelling: user.phonetic_spelling,
             order_value: orderField && value !== undefined ? { label: orderField.label, value: displayValue(value) } : null,
             guide: user.pronunciation,
-            source: bestSource(collection.id, user),
+            ...readerSource(collection.id, user, list.collection.review_required),
           };
         }) ?? null;
-      return sendMediaPage(
+      return sendReaderPage(
         reply,
         readerPage({
           styleUrl,
@@ -82,5 +104,41 @@ export function readerRoutes(deps: Deps, options: { styleUrl: string }) {
         }),
       );
     });
+
+    // Installable: the reader opens from the home screen or dock as its own window.
+    app.get<{ Params: { id: string } }>(
+      '/collections/:id/reader.webmanifest',
+      { preHandler: requireSession },
+      async (request, reply) => {
+        const collection = await getCollection(deps, sessionOf(request).account.id, request.params.id);
+        const readerPath = `/dashboard/collections/${collection.id}/reader`;
+        return reply.type('application/manifest+json; charset=utf-8').send({
+          id: readerPath,
+          name: `Reader · ${collection.name}`,
+          short_name: 'Reader',
+          description: `The ceremony reader of ${collection.name}: works without a network once loaded.`,
+          start_url: readerPath,
+          scope: readerPath,
+          display: 'standalone',
+          background_color: '#ffffff',
+          theme_color: '#1f3a5f',
+          icons: [{ src: '/favicon.svg', sizes: 'any', type: 'image/svg+xml', purpose: 'any' }],
+        });
+      },
+    );
+
+    // One worker per collection, under the collection's path: its scope and its cache are that
+    // collection's reader only, and another account's collection is a 404 here as everywhere.
+    app.get<{ Params: { id: string } }>(
+      '/collections/:id/reader-sw.js',
+      { preHandler: requireSession },
+      async (request, reply) => {
+        await getCollection(deps, sessionOf(request).account.id, request.params.id);
+        return reply
+          .type(serviceWorker.contentType)
+          .header('content-security-policy', SERVICE_WORKER_CSP)
+          .send(serviceWorker.body);
+      },
+    );
   };
 }

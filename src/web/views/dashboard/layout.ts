@@ -38,6 +38,8 @@ export interface LayoutData {
   styles?: string[];
   /** Class of <body>, for pages laid out differently (the ceremony reader). */
   bodyClass?: string;
+  /** A web app manifest (the installable reader); fetched with the session, since it names the collection. */
+  manifest?: string;
 }
 
 export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="csrf" value="${token}">`;
@@ -76,7 +78,7 @@ export function layout(data: LayoutData): SafeHtml {
 <title>${data.title} · voicename dashboard</title>
 <link rel="stylesheet" href="${data.styleUrl}">
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
-${(data.styles ?? []).map((url) => html`<link rel="stylesheet" href="${url}">\n`)}${(data.scripts ?? []).map((url) => html`<script src="${url}" defer></script>\n`)}</head>
+${data.manifest ? html`<link rel="manifest" href="${data.manifest}" crossorigin="use-credentials">\n` : ''}${(data.styles ?? []).map((url) => html`<link rel="stylesheet" href="${url}">\n`)}${(data.scripts ?? []).map((url) => html`<script src="${url}" defer></script>\n`)}</head>
 <body${data.bodyClass ? html` class="${data.bodyClass}"` : ''}>
 <header class="top">
   <a class="brand" href="/dashboard">voicename <span>dashboard</span></a>

@@ -1,13 +1,22 @@
 /**
  * The ceremony reader: the whole collection as an ordered script. Without a script it is a
  * list with a link to each recording (and prints as the script). `reader.ts` turns it into
- * one person at a time in large type, with keyboard, button and swipe navigation, and loads
- * every recording into the page first so a dropped network does not stop the ceremony.
+ * one person at a time in large type, with keyboard, clicker, button and swipe navigation and a
+ * full-screen presenter view, and keeps the page and every playable audio on the device (a
+ * service worker and its cache) so a reload or a dropped network does not stop the ceremony.
  */
 import { html, type SafeHtml } from '../../html.js';
 import type { CollectionItem } from './collections.js';
 import { type GuideView, guideLines, SOURCE_LABELS, type SourceKind } from './coverage.js';
 import { layout, type Viewer } from './layout.js';
+
+/** Why a person's recording is not played: an organiser rejected it, or review is required and nobody approved it yet. */
+type WithheldReason = 'rejected' | 'unreviewed';
+
+const WITHHELD_NOTES: Record<WithheldReason, string> = {
+  rejected: 'an organiser asked for a new one',
+  unreviewed: 'not reviewed yet',
+};
 
 export interface ReaderPerson {
   id: string;
@@ -19,10 +28,13 @@ export interface ReaderPerson {
   order_value: { label: string; value: string } | null;
   guide: GuideView;
   /**
-   * What the reader plays, best first: their recording, their approved computer voice (both
-   * loaded into the page beforehand), or the computer's unchecked guess (spoken when played).
+   * What the reader plays, best first: their recording, their approved computer voice, or the
+   * computer's unchecked guess; all kept on the device ahead of the ceremony, each under its
+   * `version` (a new version replaces the kept copy).
    */
-  source: { kind: SourceKind; url: string } | null;
+  source: { kind: SourceKind; url: string; version: string } | null;
+  /** Set when the person has a recording the reader must not play (then `source` is the guide's, if any). */
+  withheld: WithheldReason | null;
 }
 
 export interface ReaderOrderOption {
@@ -38,7 +50,7 @@ function entry(person: ReaderPerson, index: number, total: number): SafeHtml {
   const { source } = person;
   // A guess is spoken on demand (`data-speak`): only stored audio is loaded ahead (`data-audio`).
   const audio = source
-    ? html` data-${source.kind === 'unchecked_guess' ? 'speak' : 'audio'}="${source.url}" data-source="${source.kind}"`
+    ? html` data-${source.kind === 'unchecked_guess' ? 'speak' : 'audio'}="${source.url}" data-source="${source.kind}" data-version="${source.version}"`
     : '';
   return html`<li class="person" id="person-${index + 1}" data-person-id="${person.id}"${audio}>
 <p class="seq">${index + 1} of ${total}${person.order_value ? html` · ${person.order_value.label}: ${person.order_value.value}` : ''}</p>
@@ -52,6 +64,7 @@ ${
       : html`<p class="phonetic muted">No phonetic spelling</p>`
 }
 ${guideLines(person.guide)}
+${person.withheld ? html`<p class="withheld">No approved recording <span class="muted">(${WITHHELD_NOTES[person.withheld]})</span></p>` : ''}
 ${
   source
     ? html`<p class="listen"><a href="${source.url}">Play</a> <span class="source-label source-${source.kind}">${SOURCE_LABELS[source.kind]}</span></p>`
@@ -73,13 +86,16 @@ export function readerPage(data: {
 }): SafeHtml {
   const { collection, people } = data;
   const recorded = people?.filter((p) => p.source?.kind === 'recording').length ?? 0;
+  const readerPath = `/dashboard/collections/${collection.id}/reader`;
+  const live = people !== null && people.length > 0;
   return layout({
     title: `Reader · ${collection.name}`,
     styleUrl: data.styleUrl,
     viewer: data.viewer,
     section: 'collections',
     styles: [data.readerStyleUrl],
-    scripts: people && people.length > 0 ? [data.scriptUrl] : [],
+    scripts: live ? [data.scriptUrl] : [],
+    ...(live ? { manifest: `${readerPath}.webmanifest` } : {}),
     bodyClass: 'reader-page',
     body: html`<div class="reader-bar">
 <p class="back"><a href="/dashboard/collections/${collection.id}">← ${collection.name}</a></p>
@@ -103,10 +119,11 @@ ${
 <p id="position" class="position" aria-live="polite"></p>
 <button type="button" id="play" class="big primary" aria-keyshortcuts="Space">▶ Play</button>
 <button type="button" id="next" class="big" aria-keyshortcuts="ArrowRight">Next →</button>
+<button type="button" id="presenter" aria-keyshortcuts="F" aria-pressed="false">Presenter view</button>
 <button type="button" id="print">Print script</button>
 </div>
-<p id="reader-help" class="muted reader-help" hidden>Space plays the name; ← and → move (or swipe). The whole list prints as the script.</p>
-<ol id="script" class="script">${people.map((person, i) => entry(person, i, people.length))}</ol>`
+<p id="reader-help" class="muted reader-help" hidden>Space plays the name; ← and →, or Page Up and Page Down (a presentation clicker), move (or swipe); F opens the full-screen presenter view. The whole list prints as the script.</p>
+<ol id="script" class="script" data-collection-id="${collection.id}" data-service-worker="${readerPath}-sw.js">${people.map((person, i) => entry(person, i, people.length))}</ol>`
 }`,
   });
 }
