@@ -126,7 +126,7 @@ describe('collection pages in Chromium', () => {
     await page.goto(`${t.url}${collectionPath}/reader?order=custom:seat`);
     visit();
     await page.waitForFunction(() => document.body.dataset.audio === 'loaded');
-    expect(await page.locator('#load-status').textContent()).toContain('All 1 recordings are loaded');
+    expect(await page.locator('#load-status').textContent()).toContain('All 1 recordings and voices are saved on this device');
     const position = page.locator('#position');
     const current = page.locator('.person.current');
     expect(await position.textContent()).toBe('1 of 2');

@@ -1,9 +1,15 @@
-// The ceremony reader (dashboard): one person at a time in large type. Space plays the name,
-// the arrow keys (or the big buttons, or a swipe) move. Every recording (and approved computer
-// voice) is first fetched into a blob: URL, a few at a time, so once loading is done the ceremony
-// goes on without a network; a computer's unchecked guess (`data-speak`) is spoken when played.
-// One shared audio element plays them: a page of thousands of <audio> elements would exceed
-// the browser's media player limit. Without this script the page is a plain list with links.
+// The ceremony reader (dashboard): one person at a time in large type. Space plays the name; the
+// arrow keys, Page Up / Page Down (what a presentation clicker sends), the big buttons or a swipe
+// move; F or the button opens the full-screen presenter view. The page, its assets, the page in
+// every other order and every playable audio (recordings, approved computer voices and the
+// computer's unchecked guesses) are kept on this device in the collection's cache, which the
+// reader's service worker (`reader-sw.ts`) answers from when the network is gone: reload, a new
+// order and playing all work offline. Without Cache Storage (a page not served over HTTPS) the
+// audio is kept in memory instead, until the page is left. One shared audio element plays:
+// a page of thousands of <audio> elements would exceed the browser's media player limit.
+// Without this script the page is a plain list with links.
+//
+// Other scripts bring a person up with `window.voicenameReader.showPerson(personId)`.
 (() => {
   const list = document.getElementById('script');
   const controls = document.getElementById('reader-controls');
@@ -13,29 +19,77 @@
   const prev = document.getElementById('prev') as HTMLButtonElement | null;
   const next = document.getElementById('next') as HTMLButtonElement | null;
   const play = document.getElementById('play') as HTMLButtonElement | null;
+  const presenter = document.getElementById('presenter') as HTMLButtonElement | null;
   const print = document.getElementById('print') as HTMLButtonElement | null;
-  if (!list || !controls || !help || !status || !position || !prev || !next || !play || !print) return;
+  if (!list || !controls || !help || !status || !position || !prev || !next || !play || !presenter || !print) return;
   const people = Array.from(list.querySelectorAll<HTMLLIElement>('li.person'));
   if (people.length === 0) return;
 
+  /** Where the device keeps what the reader needs: a cache of this collection's own, or memory. */
+  interface Store {
+    persistent: boolean;
+    get(key: string): Promise<Blob | null>;
+    has(key: string): Promise<boolean>;
+    put(key: string, response: Response): Promise<void>;
+    /** Drops every kept copy not named (older versions of re-recorded audio). */
+    keepOnly(keys: string[]): Promise<void>;
+  }
+
+  const absolute = (key: string) => new URL(key, location.href).href;
+
+  function cacheStore(name: string): Store {
+    const open = caches.open(name);
+    return {
+      persistent: true,
+      get: async (key) => (await (await open).match(key, { ignoreVary: true }))?.blob() ?? null,
+      has: async (key) => (await (await open).match(key, { ignoreVary: true })) !== undefined,
+      put: async (key, response) => (await open).put(key, response),
+      keepOnly: async (keys) => {
+        const wanted = new Set(keys.map(absolute));
+        const cache = await open;
+        for (const request of await cache.keys()) if (!wanted.has(request.url)) await cache.delete(request);
+      },
+    };
+  }
+
+  function memoryStore(): Store {
+    const blobs = new Map<string, Blob>();
+    return {
+      persistent: false,
+      get: async (key) => blobs.get(key) ?? null,
+      has: async (key) => blobs.has(key),
+      put: async (key, response) => void blobs.set(key, await response.blob()),
+      keepOnly: async () => undefined,
+    };
+  }
+
+  const collectionId = list.dataset.collectionId ?? '';
+  const store = 'caches' in window && collectionId !== '' ? cacheStore(`voicename-reader:${collectionId}`) : memoryStore();
+
   const player = new Audio();
   player.preload = 'auto';
-  /** Preloaded audio by the network URL it came from. */
-  const loadedUrls = new Map<string, string>();
   let current = 0;
+  /** The current person's audio as a blob: URL, ready before Play so it starts within the key press. */
+  let prepared: { index: number; url: string } | null = null;
 
   document.body.classList.add('reader-live');
   controls.hidden = false;
   help.hidden = false;
 
-  const audioUrlOf = (index: number): string | null => people[index]?.dataset.audio ?? people[index]?.dataset.speak ?? null;
+  /** What a person plays, and the key of the device's copy (a new version is a new copy). */
+  const playableOf = (index: number): { url: string; key: string } | null => {
+    const person = people[index];
+    const url = person?.dataset.audio ?? person?.dataset.speak;
+    if (!person || url === undefined) return null;
+    return { url, key: `${url}${url.includes('?') ? '&' : '?'}v=${encodeURIComponent(person.dataset.version ?? '')}` };
+  };
   /** The play button says what it plays: their voice, their approved computer voice, or a guess. */
   const sourceLabelOf = (index: number): string => people[index]?.querySelector('.source-label')?.textContent?.trim() ?? '';
 
   const renderPlay = () => {
     const state = player.paused ? (player.ended ? 'ended' : 'paused') : 'playing';
     play.dataset.state = state;
-    const hasAudio = audioUrlOf(current) !== null;
+    const hasAudio = playableOf(current) !== null;
     play.disabled = !hasAudio;
     const label = sourceLabelOf(current);
     play.textContent = !hasAudio
@@ -43,6 +97,15 @@
       : state === 'playing'
         ? '❚❚ Pause'
         : `▶ Play${label === '' ? '' : ` (${label})`}`;
+  };
+
+  const prepare = async (index: number) => {
+    const playable = playableOf(index);
+    if (!playable) return;
+    const blob = await store.get(playable.key).catch(() => null);
+    if (!blob || index !== current || prepared?.index === index) return;
+    if (prepared) URL.revokeObjectURL(prepared.url);
+    prepared = { index, url: URL.createObjectURL(blob) };
   };
 
   const show = (index: number) => {
@@ -57,51 +120,115 @@
     next.disabled = current === people.length - 1;
     player.removeAttribute('src');
     renderPlay();
-    history.replaceState(null, '', `#${person.id}`);
+    history.replaceState(null, '', `${location.pathname}${location.search}#${person.id}`);
+    void prepare(current);
   };
 
-  const togglePlay = () => {
-    const url = audioUrlOf(current);
-    if (url === null) return;
-    if (!player.paused) {
-      player.pause();
-      return;
-    }
-    const source = loadedUrls.get(url) ?? url;
+  /** Brings a person up by their id (stage sync, a scanned name card); false when they are not in this reader. */
+  const showPerson = (personId: string): boolean => {
+    const index = people.findIndex((person) => person.dataset.personId === personId);
+    if (index < 0) return false;
+    show(index);
+    return true;
+  };
+  (window as unknown as { voicenameReader: { showPerson: typeof showPerson } }).voicenameReader = { showPerson };
+
+  const startPlaying = (source: string) => {
     if (player.getAttribute('src') !== source) player.src = source;
     player.currentTime = 0;
     player.play().catch(() => renderPlay());
   };
 
+  const togglePlay = () => {
+    const playable = playableOf(current);
+    if (playable === null) return;
+    if (!player.paused) {
+      player.pause();
+      return;
+    }
+    if (prepared?.index === current) return startPlaying(prepared.url);
+    const index = current;
+    void store
+      .get(playable.key)
+      .catch(() => null)
+      .then((blob) => {
+        if (index !== current) return;
+        if (!blob) return startPlaying(playable.url);
+        prepared = { index, url: URL.createObjectURL(blob) };
+        startPlaying(prepared.url);
+      });
+  };
+
+  // The presenter view: the whole screen, the name and how to say it in the largest type. Where
+  // the browser cannot go full screen (a phone), the page still shows only the presenter view.
+  const setPresenting = (on: boolean) => {
+    document.body.classList.toggle('presenting', on);
+    presenter.setAttribute('aria-pressed', String(on));
+    presenter.textContent = on ? 'Exit presenter view' : 'Presenter view';
+  };
+  const togglePresenter = () => {
+    const on = !document.body.classList.contains('presenting');
+    setPresenting(on);
+    if (on && document.fullscreenEnabled && !document.fullscreenElement) {
+      document.documentElement.requestFullscreen().catch(() => undefined);
+    } else if (!on && document.fullscreenElement) {
+      document.exitFullscreen().catch(() => undefined);
+    }
+  };
+  document.addEventListener('fullscreenchange', () => {
+    if (!document.fullscreenElement) setPresenting(false);
+  });
+
   for (const event of ['play', 'playing', 'pause', 'ended', 'emptied']) player.addEventListener(event, renderPlay);
   prev.addEventListener('click', () => show(current - 1));
   next.addEventListener('click', () => show(current + 1));
   play.addEventListener('click', togglePlay);
+  presenter.addEventListener('click', togglePresenter);
   print.addEventListener('click', () => window.print());
 
-  document.addEventListener('keydown', (event) => {
-    if (event.altKey || event.ctrlKey || event.metaKey) return;
+  const isSpace = (event: KeyboardEvent) => event.key === ' ' || event.key === 'Spacebar';
+  const typingIn = (event: KeyboardEvent) => {
     const target = event.target as HTMLElement | null;
-    if (target && /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) return;
-    const moves: Record<string, number> = {
-      ArrowRight: current + 1,
-      ArrowDown: current + 1,
-      PageDown: current + 1,
-      ArrowLeft: current - 1,
-      ArrowUp: current - 1,
-      PageUp: current - 1,
-      Home: 0,
-      End: people.length - 1,
-    };
-    if (event.key === ' ' || event.key === 'Spacebar') {
-      // Also stops a focused button from being "clicked" by the same Space press.
-      event.preventDefault();
-      togglePlay();
-    } else if (event.key in moves) {
-      event.preventDefault();
-      show(moves[event.key] as number);
-    }
-  });
+    return target !== null && /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName);
+  };
+  // Captured on the window, before anything else sees it: Space never scrolls, never "clicks" a
+  // focused button a second time (buttons act on key-up), never reaches the browser's own pages.
+  window.addEventListener(
+    'keydown',
+    (event) => {
+      if (event.altKey || event.ctrlKey || event.metaKey || typingIn(event)) return;
+      const moves: Record<string, number> = {
+        ArrowRight: current + 1,
+        ArrowDown: current + 1,
+        PageDown: current + 1,
+        ArrowLeft: current - 1,
+        ArrowUp: current - 1,
+        PageUp: current - 1,
+        Home: 0,
+        End: people.length - 1,
+      };
+      if (isSpace(event)) {
+        event.preventDefault();
+        if (!event.repeat) togglePlay();
+      } else if (event.key in moves) {
+        event.preventDefault();
+        show(moves[event.key] as number);
+      } else if (event.key === 'f' || event.key === 'F') {
+        event.preventDefault();
+        togglePresenter();
+      } else if (event.key === 'Escape' && document.body.classList.contains('presenting') && !document.fullscreenElement) {
+        setPresenting(false);
+      }
+    },
+    { capture: true },
+  );
+  window.addEventListener(
+    'keyup',
+    (event) => {
+      if (isSpace(event) && !typingIn(event)) event.preventDefault();
+    },
+    { capture: true },
+  );
 
   // A horizontal swipe on a tablet moves like the arrow keys.
   let touchX: number | null = null;
@@ -119,38 +246,96 @@
   const start = /^#person-(\d+)$/.exec(location.hash);
   show(start ? Number(start[1]) - 1 : 0);
 
-  // Preload every recording and approved voice, four at a time, with visible progress.
-  const urls = people.map((person) => person.dataset.audio).filter((url): url is string => typeof url === 'string');
-  if (urls.length === 0) {
-    status.textContent = `${people.length} people, none with a recording yet.`;
-    return;
-  }
-  let done = 0;
-  let failed = 0;
+  // --- Keeping everything on the device ------------------------------------------------------
+  const pageKey = (order: string) => `${location.pathname}?order=${encodeURIComponent(order)}`;
+  const currentOrder = new URLSearchParams(location.search).get('order') ?? 'import';
+  const orders = Array.from(document.querySelectorAll<HTMLOptionElement>('#reader-order option'), (option) => option.value);
+  const assets = Array.from(
+    document.querySelectorAll<HTMLElement>('link[rel="stylesheet"], link[rel="icon"], script[src]'),
+    (element) => element.getAttribute('href') ?? element.getAttribute('src') ?? '',
+  ).filter((url) => url.startsWith('/'));
+  /** Pages and assets are fetched again on every visit (a kept copy stays when that fails); audio only when missing. */
+  const pageTasks = store.persistent
+    ? [currentOrder, ...orders.filter((order) => order !== currentOrder)].map((order) => ({
+        key: pageKey(order),
+        url: pageKey(order),
+      }))
+    : [];
+  const assetTasks = store.persistent ? assets.map((url) => ({ key: url, url })) : [];
+  const audioTasks = people
+    .map((_, index) => playableOf(index))
+    .filter((playable): playable is { url: string; key: string } => playable !== null);
+
+  let audioDone = 0;
+  let audioFailed = 0;
   const report = () => {
+    const total = audioTasks.length;
+    const kept = store.persistent ? 'saved on this device' : 'loaded';
     status.textContent =
-      done < urls.length
-        ? `Loading recordings: ${done} of ${urls.length}…`
-        : failed === 0
-          ? `All ${urls.length} recordings are loaded: the reader keeps working without a network.`
-          : `${urls.length - failed} of ${urls.length} recordings are loaded; ${failed} could not be and need the network.`;
+      audioDone < total
+        ? `Saving for use without a network: ${audioDone} of ${total} recordings and voices…`
+        : audioFailed > 0
+          ? `${total - audioFailed} of ${total} recordings and voices are ${kept}; ${audioFailed} could not be and need the network.`
+          : total === 0
+            ? `${people.length} people, none with anything to play yet.`
+            : store.persistent
+              ? `All ${total} recordings and voices are saved on this device: the reader works without a network, even after a reload or a change of order.`
+              : `All ${total} recordings and voices are loaded: the reader keeps working without a network until this page is left.`;
   };
-  report();
-  const queue = [...urls];
-  const worker = async () => {
-    for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
-      try {
-        const response = await fetch(url, { credentials: 'same-origin' });
-        if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        loadedUrls.set(url, URL.createObjectURL(await response.blob()));
-      } catch {
-        failed++;
-      }
-      done++;
-      report();
+
+  /** Fetches a fresh copy (past the worker's kept one) and keeps it; else says whether an older copy is kept. */
+  const keep = async (task: { key: string; url: string }): Promise<'fetched' | 'kept' | 'missing'> => {
+    try {
+      const response = await fetch(task.url, { credentials: 'same-origin', cache: 'no-store' });
+      if (!response.ok || response.redirected) throw new Error(`HTTP ${response.status}`);
+      await store.put(task.key, response);
+      return 'fetched';
+    } catch {
+      return (await store.has(task.key).catch(() => false)) ? 'kept' : 'missing';
     }
   };
-  void Promise.all(Array.from({ length: Math.min(4, urls.length) }, worker)).then(() => {
-    document.body.dataset.audio = failed === 0 ? 'loaded' : 'partial';
-  });
+
+  const runAll = async <T>(tasks: T[], work: (task: T) => Promise<void>, parallel = 4) => {
+    const queue = [...tasks];
+    const worker = async () => {
+      for (let task = queue.shift(); task !== undefined; task = queue.shift()) await work(task);
+    };
+    await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, worker));
+  };
+
+  const registerWorker = async (): Promise<boolean> => {
+    const url = list.dataset.serviceWorker;
+    if (!store.persistent || !url || !('serviceWorker' in navigator)) return false;
+    try {
+      await navigator.serviceWorker.register(url, { scope: location.pathname });
+      await navigator.serviceWorker.ready;
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  report();
+  void (async () => {
+    const worker = registerWorker();
+    const pages: string[] = [];
+    const keepPage = async (task: { key: string; url: string }) => void pages.push(await keep(task));
+    await runAll([...pageTasks.slice(0, 1), ...assetTasks], keepPage);
+    await runAll(audioTasks, async (task) => {
+      const ok = (await store.has(task.key).catch(() => false)) || (await keep(task)) !== 'missing';
+      if (!ok) audioFailed++;
+      audioDone++;
+      report();
+    });
+    await runAll(pageTasks.slice(1), keepPage, 1);
+    const allKept = audioFailed === 0 && !pages.includes('missing');
+    // Older versions go only once this visit has fetched every page fresh: a page kept from an
+    // earlier visit may still name them.
+    if (allKept && pages.every((result) => result === 'fetched')) {
+      await store.keepOnly([...pageTasks, ...assetTasks, ...audioTasks].map((task) => task.key)).catch(() => undefined);
+    }
+    report();
+    document.body.dataset.audio = audioFailed === 0 ? 'loaded' : 'partial';
+    document.body.dataset.offline = allKept && (await worker) ? 'ready' : 'partial';
+  })();
 })();

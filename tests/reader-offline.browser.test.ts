@@ -1,0 +1,216 @@
+/**
+ * The ceremony reader in real Chromium with the network cut (`context.setOffline`): once it says
+ * everything is saved, a reload, a change of order and playing (a recording, a computer's guess)
+ * all work offline; a rejected recording is skipped for the guide; the full-screen presenter view
+ * with keys and a clicker's Page Up / Page Down; Space never reaches the browser; another script
+ * brings a person up with `voicenameReader.showPerson`; no serious axe violation at 390 px and on
+ * a desktop; signing out clears what the browser kept.
+ */
+import fs from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestApp } from './helpers/app.js';
+import { speechWav } from './helpers/audio.js';
+import { expectNoSeriousAxeViolations } from './helpers/axe.js';
+import { launchBrowser } from './helpers/browser.js';
+import { lastSignInLink } from './helpers/dashboard.js';
+import { runJobsLater } from './helpers/jobs.js';
+
+let t: TestApp & { url: string };
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let readerPath: string;
+const ids: Record<string, string> = {};
+const EMAIL = 'stage-registrar@example.com';
+
+beforeAll(async () => {
+  t = await startTestServer();
+  browser = await launchBrowser();
+  const { key } = await t.newAccount(EMAIL);
+  const api = async (method: string, url: string, body: unknown, contentType = 'application/json') => {
+    const res = await fetch(`${t.url}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+      body: contentType === 'application/json' ? JSON.stringify(body) : new Uint8Array(body as Buffer),
+    });
+    expect(res.status, url).toBeLessThan(300);
+    return res.json() as Promise<{ id: string }>;
+  };
+  const collection = await api('POST', '/v1/collections', {
+    name: 'Class of 2027',
+    custom_fields: [{ key: 'seat', label: 'Seat', type: 'number', required: false }],
+  });
+  for (const [first, seat] of [
+    ['Ada', 3],
+    ['Bo', 1],
+    ['Cy', 2],
+  ] as const) {
+    const person = await api('POST', `/v1/collections/${collection.id}/users`, {
+      email: `${first.toLowerCase()}@example.com`,
+      first_name: first,
+      last_name: 'Okafor',
+      custom_fields: { seat },
+    });
+    ids[first] = person.id;
+  }
+  await runJobsLater(t.deps, 0);
+  const users = `/v1/collections/${collection.id}/users`;
+  for (const first of ['Ada', 'Bo']) {
+    await api('PUT', `${users}/${ids[first]}/recording`, fs.readFileSync(speechWav()), 'audio/wav');
+  }
+  // Bo's recording said the wrong name: the reader must never play it.
+  await api('POST', `${users}/${ids.Bo}/review`, { decision: 'request_rerecord', note: 'Wrong name' });
+  readerPath = `/dashboard/collections/${collection.id}/reader`;
+
+  context = await browser.newContext();
+  page = await context.newPage();
+  await page.goto(`${t.url}/dashboard/sign-in`);
+  await page.getByLabel('E-mail address').fill(EMAIL);
+  await page.getByRole('button', { name: 'Send sign-in link' }).click();
+  await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
+  await page.goto(lastSignInLink(t, EMAIL));
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+const current = () => page.locator('.person.current');
+const position = () => page.locator('#position').textContent();
+const playState = (state: 'playing' | 'ended') =>
+  page.waitForFunction((wanted) => document.getElementById('play')?.dataset.state === wanted, state, { timeout: 15_000 });
+
+/** Every Space key press the page saw, and whether the reader kept it from the browser. */
+async function watchSpace() {
+  await page.evaluate(() => {
+    const seen: boolean[] = [];
+    (window as unknown as { spaces: boolean[] }).spaces = seen;
+    document.addEventListener('keydown', (event) => {
+      if (event.key === ' ') seen.push(event.defaultPrevented);
+    });
+  });
+  return () => page.evaluate(() => (window as unknown as { spaces: boolean[] }).spaces);
+}
+
+describe('the reader on stage', () => {
+  it('keeps everything on the device: reload, change order and play with the network off; a rejected recording skipped', async () => {
+    await page.goto(`${t.url}${readerPath}`);
+    await page.waitForFunction(() => document.body.dataset.offline === 'ready', undefined, { timeout: 30_000 });
+    expect(await page.locator('#load-status').textContent()).toBe(
+      'All 3 recordings and voices are saved on this device: the reader works without a network, even after a reload or a change of order.',
+    );
+
+    await context.setOffline(true);
+    await page.reload();
+    await page.locator('body.reader-live').waitFor();
+    expect(await page.locator('h1').textContent()).toBe('Reader: Class of 2027');
+    expect(await position()).toBe('1 of 3');
+
+    // A new order, chosen with the page's own form, offline.
+    await page.locator('#reader-order').selectOption('custom:seat');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/order=custom%3Aseat/);
+    await page.locator('body.reader-live').waitFor();
+    expect(await current().locator('.name').textContent()).toBe('Bo Okafor');
+    expect(await current().locator('.seq').textContent()).toBe('1 of 3 · Seat: 1');
+    // Bo's rejected recording is not played: the computer's guess is, labelled as one.
+    expect(await current().locator('.withheld').textContent()).toBe('No approved recording (an organiser asked for a new one)');
+    expect(await current().locator('.ipa').textContent()).toMatch(/^\/.+\/$/);
+    expect(await page.locator('#play').textContent()).toBe('▶ Play (computer guess, not checked)');
+    const spaces = await watchSpace();
+    const scrolled = await page.evaluate(() => window.scrollY);
+    await page.keyboard.press('Space');
+    await playState('playing');
+    expect(await page.evaluate(() => window.scrollY)).toBe(scrolled);
+    await playState('ended');
+
+    await page.keyboard.press('PageDown');
+    await page.keyboard.press('ArrowRight');
+    expect(await current().locator('.name').textContent()).toBe('Ada Okafor');
+    expect(await page.locator('#play').textContent()).toBe('▶ Play (their voice)');
+    await page.keyboard.press('Space');
+    await playState('playing');
+    expect(await spaces()).toEqual([true, true]);
+
+    // Back to the order as imported, and the address without an order, still offline.
+    await page.locator('#reader-order').selectOption('import');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/order=import/);
+    await page.locator('body.reader-live').waitFor();
+    expect(await current().locator('.name').textContent()).toBe('Ada Okafor');
+    await page.goto(`${t.url}${readerPath}#person-2`);
+    await page.locator('body.reader-live').waitFor();
+    expect(await current().locator('.name').textContent()).toBe('Bo Okafor');
+    await context.setOffline(false);
+  }, 90_000);
+
+  it('the presenter view: full screen, large name and guide, clicker keys, Space plays; showPerson; axe at 390 px and desktop', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${t.url}${readerPath}?order=custom:seat`);
+    await page.locator('body.reader-live').waitFor();
+    await expectNoSeriousAxeViolations(page);
+
+    await page.getByRole('button', { name: 'Presenter view' }).click();
+    await page.waitForFunction(() => document.fullscreenElement === document.documentElement);
+    expect(await page.locator('body').getAttribute('class')).toContain('presenting');
+    expect(await page.locator('.reader-bar').isVisible()).toBe(false);
+    const nameSize = await current()
+      .locator('.name')
+      .evaluate((el) => Number.parseFloat(getComputedStyle(el).fontSize));
+    expect(nameSize).toBeGreaterThanOrEqual(100);
+    expect(await current().locator('.respelling').isVisible()).toBe(true);
+    await expectNoSeriousAxeViolations(page);
+
+    // A presentation clicker sends Page Down / Page Up.
+    await page.keyboard.press('PageDown');
+    expect(await current().locator('.name').textContent()).toBe('Cy Okafor');
+    await page.keyboard.press('PageDown');
+    expect(await current().locator('.name').textContent()).toBe('Ada Okafor');
+    await page.keyboard.press('PageUp');
+    expect(await position()).toBe('2 of 3');
+    await page.keyboard.press('PageDown');
+    await page.keyboard.press('Space');
+    await playState('playing');
+
+    // Stage sync brings a person up by id.
+    expect(await page.evaluate((id) => window.voicenameReader.showPerson(id), ids.Bo as string)).toBe(true);
+    expect(await current().locator('.name').textContent()).toBe('Bo Okafor');
+    expect(await page.evaluate(() => window.voicenameReader.showPerson('not-in-this-reader'))).toBe(false);
+    expect(await position()).toBe('1 of 3');
+
+    await page.keyboard.press('f');
+    await page.waitForFunction(() => document.fullscreenElement === null);
+    expect(await page.locator('body').getAttribute('class')).not.toContain('presenting');
+
+    // On a phone, which may refuse full screen, the presenter view still fills the page.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectNoSeriousAxeViolations(page);
+    await page.getByRole('button', { name: 'Presenter view' }).click();
+    await page.locator('body.presenting').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+    await expectNoSeriousAxeViolations(page);
+    await page.getByRole('button', { name: 'Exit presenter view' }).click();
+    await page.waitForFunction(() => !document.body.classList.contains('presenting'));
+  }, 60_000);
+
+  it('signing out clears the kept pages and audio and the worker: the reader is gone offline', async () => {
+    await page.goto(`${t.url}${readerPath}`);
+    await page.waitForFunction(() => document.body.dataset.offline === 'ready', undefined, { timeout: 30_000 });
+    expect(await page.evaluate(() => caches.keys())).toHaveLength(1);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/dashboard\/sign-in/);
+    expect(await page.evaluate(() => caches.keys())).toEqual([]);
+    expect(await page.evaluate(() => navigator.serviceWorker.getRegistrations().then((r) => r.length))).toBe(0);
+    await context.setOffline(true);
+    await expect(page.goto(`${t.url}${readerPath}`)).rejects.toThrow(/ERR_INTERNET_DISCONNECTED/);
+    await context.setOffline(false);
+  }, 60_000);
+});
+
+declare global {
+  interface Window {
+    voicenameReader: { showPerson(personId: string): boolean };
+  }
+}
