@@ -64,6 +64,8 @@ export function readerPage(data: {
   styleUrl: string;
   readerStyleUrl: string;
   scriptUrl: string;
+  /** `reader-sync.ts`: brings up whoever the stage scanner shows. */
+  syncScriptUrl: string;
   viewer: Viewer;
   collection: CollectionItem;
   orders: ReaderOrderOption[];
@@ -79,7 +81,7 @@ export function readerPage(data: {
     viewer: data.viewer,
     section: 'collections',
     styles: [data.readerStyleUrl],
-    scripts: people && people.length > 0 ? [data.scriptUrl] : [],
+    scripts: people && people.length > 0 ? [data.scriptUrl, data.syncScriptUrl] : [],
     bodyClass: 'reader-page',
     body: html`<div class="reader-bar">
 <p class="back"><a href="/dashboard/collections/${collection.id}">← ${collection.name}</a></p>
@@ -91,6 +93,7 @@ export function readerPage(data: {
     )}</select>
 <button type="submit">Apply</button>
 </form>
+<p class="row stage-links"><a href="/dashboard/collections/${collection.id}/cards">Name cards</a> <a href="/dashboard/collections/${collection.id}/stage">Stage scanner</a></p>
 </div>
 ${
   people === null
@@ -106,7 +109,7 @@ ${
 <button type="button" id="print">Print script</button>
 </div>
 <p id="reader-help" class="muted reader-help" hidden>Space plays the name; ← and → move (or swipe). The whole list prints as the script.</p>
-<ol id="script" class="script">${people.map((person, i) => entry(person, i, people.length))}</ol>`
+<ol id="script" class="script" data-stage-events="/dashboard/collections/${collection.id}/stage/events">${people.map((person, i) => entry(person, i, people.length))}</ol>`
 }`,
   });
 }
