@@ -33,7 +33,7 @@ const LONG_NAME = 28;
 
 function qrCode(card: NameCard): SafeHtml {
   const { size, path } = card.qr;
-  return html`<svg class="qr" viewBox="0 0 ${size} ${size}" role="img" aria-label="QR code of card ${card.code}" shape-rendering="crispEdges"><rect width="${size}" height="${size}" fill="#fff"/><path d="${path}" fill="#000"/></svg>`;
+  return html`<svg class="qr" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" role="img" aria-label="QR code of card ${card.code}" shape-rendering="crispEdges"><rect width="${size}" height="${size}" fill="#fff"/><path d="${path}" fill="#000"/></svg>`;
 }
 
 function nameCard(card: NameCard, index: number): SafeHtml {
