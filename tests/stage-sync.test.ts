@@ -10,6 +10,7 @@ import { startTestServer, type TestApp } from './helpers/app.js';
 import { usingPostgres } from './helpers/database.js';
 import { type Browserish, cookieHeader, get, inviteAndJoin, post, signIn } from './helpers/dashboard.js';
 import { runJobsLater } from './helpers/jobs.js';
+import { seedPeople } from './helpers/seed-people.js';
 
 let t: TestApp & { url: string };
 let key: string;
@@ -147,6 +148,23 @@ describe('name cards', () => {
       expect(codesOf((await get(t, organiser, `${base()}/cards`)).body).get(id)).toBe(code);
     }
     expect(new Set(codes.values()).size).toBe(3);
+  });
+
+  it('come 400 to a page, in the line-up order across pages; a page that is not a number is a 400', async () => {
+    const big = (await t.request({ method: 'POST', url: '/v1/collections', key, json: { name: 'Big ceremony' } })).json()
+      .id as string;
+    await seedPeople(t.deps, big, 401);
+    await t.deps.db.kysely.updateTable('collections').set({ member_count: 401 }).where('id', '=', big).execute();
+    const first = (await get(t, organiser, `/dashboard/collections/${big}/cards`)).body;
+    expect(codesOf(first).size).toBe(400);
+    expect(first).toContain('401 cards, 400 a page: print each page in turn.');
+    expect(first).toContain(`<a href="/dashboard/collections/${big}/cards?page=2">Cards 401–401</a>`);
+    const second = (await get(t, organiser, `/dashboard/collections/${big}/cards?page=2`)).body;
+    expect(codesOf(second).size).toBe(1);
+    expect(second).toContain('<p class="card-seq">401</p>');
+    expect(second).toContain('Person 400');
+    expect((await get(t, organiser, `/dashboard/collections/${big}/cards?page=9`)).body).toContain('Person 400');
+    expect((await get(t, organiser, `/dashboard/collections/${big}/cards?page=0`)).statusCode).toBe(400);
   });
 
   it('are 404 for another organisation', async () => {

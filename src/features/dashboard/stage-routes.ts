@@ -9,7 +9,7 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { type NameCard, nameCardsPage, stageScannerPage } from '../../web/views/dashboard/stage.js';
 import { getCollection } from '../collections/service.js';
-import { lineupOptions, nameCardsOf, setLineupOrder, showPersonOnStage, watchStage } from '../stage/service.js';
+import { CARDS_PER_PAGE, lineupOptions, nameCardsOf, setLineupOrder, showPersonOnStage, watchStage } from '../stage/service.js';
 import { queryText, viewerOf } from './forms.js';
 import { formField, redirect, requireSession, sendCameraPage, sendPage, sessionOf } from './http.js';
 import { displayValue } from './person-routes.js';
@@ -39,7 +39,10 @@ export function stageRoutes(deps: Deps, options: { styleUrl: string }) {
     });
 
     app.get<{ Params: { id: string } }>('/collections/:id/cards', { preHandler: requireSession }, async (request, reply) => {
-      const cards = await nameCardsOf(deps, accountOf(request), request.params.id);
+      const pageText = queryText(request, 'page') ?? '1';
+      if (!/^[1-9]\d{0,5}$/.test(pageText))
+        throw new AppError('parameter_invalid', 'The page is a whole number from 1.', { param: 'page' });
+      const cards = await nameCardsOf(deps, accountOf(request), request.params.id, Number(pageText));
       const field =
         cards.order.by === 'custom_field'
           ? cards.collection.custom_fields.find((f) => f.key === (cards.order as { key: string }).key)
@@ -56,6 +59,7 @@ export function stageRoutes(deps: Deps, options: { styleUrl: string }) {
           lineup: cards.lineup,
           notice: notice === undefined ? null : (LINEUP_NOTICES[notice] ?? null),
           maxPeople: cards.maxPeople,
+          pages: { page: cards.page, pages: cards.pages, first: cards.first, total: cards.total, perPage: CARDS_PER_PAGE },
           cards:
             cards.people?.map(({ user, code, qr }): NameCard => {
               const value = field ? user.custom_fields[field.key] : undefined;

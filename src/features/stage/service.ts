@@ -151,22 +151,32 @@ export interface NameCardPerson {
   qr: QrPath;
 }
 
-/** QR codes drawn between two turns of the event loop: 250 take about 25 ms, so 5,000 cards never hold other requests long. */
-const QR_BATCH = 250;
+/**
+ * Cards on one page: 100 printed sheets. A browser prints that in seconds; 5,000 cards on one
+ * page were 10 MB of markup and over 2 s of server time (their QR codes mostly).
+ */
+export const CARDS_PER_PAGE = 400;
+/** QR codes drawn between two turns of the event loop (about 15 ms of work). */
+const QR_BATCH = 100;
 
 /**
- * The collection's name cards in its line-up order, each with its code and QR code; `people`
- * is null past READER_MAX_PEOPLE, as for the reader.
+ * One page (from 1) of the collection's name cards in its line-up order, each with its code and
+ * QR code; `people` is null past READER_MAX_PEOPLE, as for the reader. A page past the last is
+ * the last (the collection may have shrunk since the link was made).
  */
-export async function nameCardsOf(deps: StageDeps, accountId: string, collectionId: string) {
+export async function nameCardsOf(deps: StageDeps, accountId: string, collectionId: string, page: number) {
   const collection = await getCollection(deps, accountId, collectionId);
   const lineup = await getLineupOrder(deps, accountId, collection.id);
   const order = parseLineupOrder(lineup, collection);
   const list = await listPeopleForReader(deps, accountId, collection.id, order);
-  if (list.people === null) return { collection: list.collection, lineup, order, people: null, maxPeople: READER_MAX_PEOPLE };
+  const pages = Math.max(1, Math.ceil((list.people?.length ?? 0) / CARDS_PER_PAGE));
+  const current = Math.min(page, pages);
+  const first = (current - 1) * CARDS_PER_PAGE;
+  const result = { collection: list.collection, lineup, order, maxPeople: READER_MAX_PEOPLE, page: current, pages, first };
+  if (list.people === null) return { ...result, total: 0, people: null };
   const codes = await stageCodesOf(deps, collection.id);
   const people: NameCardPerson[] = [];
-  for (const [i, user] of list.people.entries()) {
+  for (const [i, user] of list.people.slice(first, first + CARDS_PER_PAGE).entries()) {
     if (i > 0 && i % QR_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
     const stored = codes.get(user.id);
     // A person added after the codes were read gets theirs on the next visit.
@@ -174,5 +184,5 @@ export async function nameCardsOf(deps: StageDeps, accountId: string, collection
     const code = formatStageCode(stored);
     people.push({ user, code, qr: qrPath(code) });
   }
-  return { collection: list.collection, lineup, order, people, maxPeople: READER_MAX_PEOPLE };
+  return { ...result, total: list.people.length, people };
 }

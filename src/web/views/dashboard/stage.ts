@@ -22,6 +22,15 @@ export interface NameCard {
   qr: { size: number; path: string };
 }
 
+/** Which page of cards this is (from 1) of how many, where its first card stands in the line-up (from 0), of how many cards. */
+export interface CardPages {
+  page: number;
+  pages: number;
+  first: number;
+  total: number;
+  perPage: number;
+}
+
 export interface LineupChoice {
   value: string;
   label: string;
@@ -47,6 +56,18 @@ ${card.phonetic_spelling ? html`<p class="card-phonetic">Phonetic spelling: <bdi
 </article>`;
 }
 
+/** Links to every page of cards when there is more than one (each prints on its own). */
+function cardPages(base: string, pages: CardPages): SafeHtml {
+  if (pages.pages < 2) return html``;
+  const range = (page: number) => `${(page - 1) * pages.perPage + 1}–${Math.min(page * pages.perPage, pages.total)}`;
+  return html`<nav aria-label="Pages of cards" class="card-pages"><p>${pages.total} cards, ${pages.perPage} a page: print each page in turn.</p>
+<ul class="plain row">${Array.from({ length: pages.pages }, (_, i) => i + 1).map((page) =>
+    page === pages.page
+      ? html`<li><strong aria-current="page">Cards ${range(page)}</strong></li>`
+      : html`<li><a href="${base}/cards?page=${page}">Cards ${range(page)}</a></li>`,
+  )}</ul></nav>`;
+}
+
 function lineupForm(collectionId: string, viewer: Viewer, choices: LineupChoice[], lineup: string): SafeHtml {
   const current = choices.find((c) => c.value === lineup)?.label ?? lineup;
   if (!canChange(viewer)) return html`<p id="lineup-order">Line-up order: <strong>${current}</strong></p>`;
@@ -68,11 +89,12 @@ export function nameCardsPage(data: {
   choices: LineupChoice[];
   lineup: string;
   notice: string | null;
-  /** Null when the collection has more people than one page of cards holds. */
+  /** This page's cards; null when the collection has more people than the reader holds. */
   cards: NameCard[] | null;
   maxPeople: number;
+  pages: CardPages;
 }): SafeHtml {
-  const { collection, cards } = data;
+  const { collection, cards, pages } = data;
   const sheets: NameCard[][] = [];
   for (let i = 0; cards && i < cards.length; i += CARDS_PER_SHEET) sheets.push(cards.slice(i, i + CARDS_PER_SHEET));
   const base = `/dashboard/collections/${collection.id}`;
@@ -90,6 +112,7 @@ export function nameCardsPage(data: {
 <p>One card per person in the line-up order, four to a printed page (A4 or Letter): cut once across and once down. The reader follows the same order. At the stage stairs, scan each card with the <a href="${base}/stage">stage scanner</a>: the person comes up on every open <a href="${base}/reader">reader</a>. A card’s QR code holds only its code, which means nothing outside this collection.</p>
 ${lineupForm(collection.id, data.viewer, data.choices, data.lineup)}
 <p class="muted">Print with your browser’s Print command; choose no headers and footers.</p>
+${cardPages(base, pages)}
 </div>
 ${
   cards === null
@@ -99,7 +122,7 @@ ${
       : html`<div class="sheets" id="cards">${sheets.map(
           (sheet, s) =>
             html`<section class="sheet" aria-label="Printed page ${s + 1} of ${sheets.length}">${sheet.map((card, i) =>
-              nameCard(card, s * CARDS_PER_SHEET + i),
+              nameCard(card, pages.first + s * CARDS_PER_SHEET + i),
             )}</section>`,
         )}</div>`
 }`,
