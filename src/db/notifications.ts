@@ -1,6 +1,7 @@
 /**
  * Messages between the processes that share a database: "jobs were committed" (wake the
- * workers) and "these play links changed" (drop them from every cache). On PostgreSQL they
+ * workers), "these play links changed" (drop them from every cache) and "show this person on
+ * the collection's readers" (the stage scanner, src/features/stage). On PostgreSQL they
  * travel by LISTEN/NOTIFY and arrive in other processes within milliseconds; on SQLite (one
  * process by design) they stay in this process. Either way, delivery is best effort: workers
  * still poll and caches still expire, so a lost message costs latency, never correctness.
@@ -17,7 +18,8 @@ import type { DatabaseConfig } from '../config.js';
 import type { Db } from './index.js';
 import { loadPg } from './pg.js';
 
-export type Topic = 'jobs' | 'play_links';
+export type Topic = 'jobs' | 'play_links' | 'stage';
+const TOPICS: readonly Topic[] = ['jobs', 'play_links', 'stage'];
 
 export interface Notifications {
   /** Tells this process's subscribers now, and other processes' once the message arrives. */
@@ -79,7 +81,7 @@ export function createNotifications(config: DatabaseConfig, db: Db, logger: Logg
       if (!closed) scheduleReconnect();
     });
     connection.on('notification', (message) => {
-      const topic = (['jobs', 'play_links'] as const).find((t) => channel(t) === message.channel);
+      const topic = TOPICS.find((t) => channel(t) === message.channel);
       if (!topic || !message.payload) return;
       const separator = message.payload.indexOf(' ');
       if (message.payload.slice(0, separator) === origin) return;
@@ -87,7 +89,7 @@ export function createNotifications(config: DatabaseConfig, db: Db, logger: Logg
     });
     try {
       await connection.connect();
-      for (const topic of ['jobs', 'play_links'] as const) await connection.query(`listen "${channel(topic)}"`);
+      for (const topic of TOPICS) await connection.query(`listen "${channel(topic)}"`);
     } catch (err) {
       logger.warn({ err }, 'notifications: could not listen; polling and cache expiry cover the gap');
       await connection.end().catch(() => {});

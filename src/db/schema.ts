@@ -22,6 +22,7 @@ import type {
   PlayLinkSettingsTable,
   PlayLinksTable,
   PronunciationsTable,
+  StageCodesTable,
   RecordingsTable,
   UsersTable,
 } from './schema/people.js';
@@ -53,6 +54,7 @@ export interface Database {
   recordings: RecordingsTable;
   play_links: PlayLinksTable;
   pronunciations: PronunciationsTable;
+  stage_codes: StageCodesTable;
   play_link_settings: PlayLinkSettingsTable;
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;

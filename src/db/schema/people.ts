@@ -35,6 +35,8 @@ export interface CollectionsTable {
   reply_to: string | null;
   /** Invitation text template (`{{first_name}}` …); null: the default text of the language. */
   invitation_message: string | null;
+  /** The ceremony's line-up (0027): `import`, `display_name`, `last_name` or `custom:<field key>`. */
+  lineup_order: Generated<string>;
 }
 
 export interface UsersTable {
@@ -116,6 +118,15 @@ export interface PronunciationsTable {
   audio_duration_ms: number | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A person's name-card code for the stage scanner (0027; src/features/stage). */
+export interface StageCodesTable {
+  user_id: string;
+  collection_id: string;
+  /** Random, unique within the collection; what the card's QR code and its printed text carry. */
+  code: string;
+  created_at: string;
 }
 
 export type MailStatus = 'queued' | 'sent' | 'failed';

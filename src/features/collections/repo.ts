@@ -6,7 +6,7 @@ import type { PageCursor } from '../../lib/pagination.js';
 
 export type CollectionRow = Omit<
   CollectionsTable,
-  'member_count' | 'recorded_count' | 'review_required' | 'language' | 'self_edit' | 'reminder_days'
+  'member_count' | 'recorded_count' | 'review_required' | 'language' | 'self_edit' | 'reminder_days' | 'lineup_order'
 > & {
   member_count: number;
   recorded_count: number;

@@ -151,6 +151,10 @@ export const sendMediaPage = (reply: FastifyReply, page: SafeHtml, status = 200)
 export const sendReaderPage = (reply: FastifyReply, page: SafeHtml) =>
   sendPage(reply.header('content-security-policy', READER_PAGE_CSP), page);
 
+/** The stage scanner: a page with our script that may use this origin's camera (off on every other page). */
+export const sendCameraPage = (reply: FastifyReply, page: SafeHtml, status = 200) =>
+  sendMediaPage(reply.header('permissions-policy', 'camera=(self), microphone=(), geolocation=()'), page, status);
+
 export const redirect = (reply: FastifyReply, location: string) => reply.code(303).header('location', location).send();
 
 export const formField = (request: FastifyRequest, name: string): string | undefined => {

@@ -1,19 +1,20 @@
 /**
  * The ceremony reader (`/dashboard/collections/:id/reader`): the collection in reading order,
  * one person at a time with `reader.ts`, printable as the whole script. `?order=` chooses import
- * order (default), `last_name`, or `custom:<key>` for one of the collection's custom fields.
+ * order, `display_name`, `last_name`, or `custom:<key>` for one of the collection's custom
+ * fields; without it, the collection's line-up order (stage-routes.ts). `reader-sync.ts` brings
+ * up whoever the stage scanner shows.
  * Beside it, per collection: its web app manifest (installable) and its service worker
  * (`reader-sw.ts`), which keeps the page, its assets and its audio on the device so a reload,
  * a change of order or a dropped network never stops a ceremony.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../errors.js';
 import { contentSecurityPolicy } from '../../http/security-headers.js';
-import { type ReaderOrderOption, type ReaderPerson, readerPage } from '../../web/views/dashboard/reader.js';
-import type { Collection } from '../collections/schemas.js';
+import { type ReaderPerson, readerPage } from '../../web/views/dashboard/reader.js';
 import { getCollection } from '../collections/service.js';
-import { listPeopleForReader, READER_MAX_PEOPLE, type ReaderOrder } from '../users/people-service.js';
+import { getLineupOrder, lineupOptions, parseLineupOrder } from '../stage/service.js';
+import { listPeopleForReader, READER_MAX_PEOPLE } from '../users/people-service.js';
 import { queryText, viewerOf } from './forms.js';
 import { requireSession, sendReaderPage, sessionOf } from './http.js';
 import { displayValue, guideAudioPath, optionalText } from './person-routes.js';
@@ -24,20 +25,6 @@ import type { User } from '../users/schemas.js';
  * sub-resources, only `fetch` back to us, to answer the reader's requests when online.
  */
 const SERVICE_WORKER_CSP = contentSecurityPolicy(["default-src 'none'", "connect-src 'self'"]);
-
-const orderOptions = (collection: Collection): ReaderOrderOption[] => [
-  { value: 'import', label: 'As imported' },
-  { value: 'last_name', label: 'Last name' },
-  ...collection.custom_fields.map((f) => ({ value: `custom:${f.key}`, label: f.label })),
-];
-
-function readerOrderOf(value: string, options: ReaderOrderOption[]): ReaderOrder {
-  if (!options.some((o) => o.value === value)) {
-    throw new AppError('parameter_invalid', `Choose an order: ${options.map((o) => o.label).join(', ')}.`, { param: 'order' });
-  }
-  if (value === 'import' || value === 'last_name') return { by: value };
-  return { by: 'custom_field', key: value.slice('custom:'.length) };
-}
 
 /**
  * What the reader plays for a person: their voice, else the computer voice they approved, else
@@ -63,15 +50,17 @@ export function readerRoutes(deps: Deps, options: { styleUrl: string }) {
   const { styleUrl } = options;
   const readerStyleUrl = deps.assets.url('reader.css');
   const scriptUrl = deps.assets.url('reader.ts');
+  const syncScriptUrl = deps.assets.url('reader-sync.ts');
   const serviceWorker = deps.assets.byName('reader-sw.ts');
   if (!serviceWorker) throw new Error('the reader service worker asset is missing');
   return async (app: FastifyInstance) => {
     app.get<{ Params: { id: string } }>('/collections/:id/reader', { preHandler: requireSession }, async (request, reply) => {
       const accountId = sessionOf(request).account.id;
       const collection = await getCollection(deps, accountId, request.params.id);
-      const orders = orderOptions(collection);
-      const order = queryText(request, 'order') ?? 'import';
-      const readerOrder = readerOrderOf(order, orders);
+      const orders = lineupOptions(collection);
+      // The line-up the organiser set is the default; the menu changes it for this page only.
+      const order = queryText(request, 'order') ?? (await getLineupOrder(deps, accountId, collection.id));
+      const readerOrder = parseLineupOrder(order, collection);
       const orderField =
         readerOrder.by === 'custom_field' ? collection.custom_fields.find((f) => f.key === readerOrder.key) : undefined;
       const list = await listPeopleForReader(deps, accountId, collection.id, readerOrder);
@@ -95,6 +84,7 @@ export function readerRoutes(deps: Deps, options: { styleUrl: string }) {
           styleUrl,
           readerStyleUrl,
           scriptUrl,
+          syncScriptUrl,
           viewer: viewerOf(request),
           collection: list.collection,
           orders,

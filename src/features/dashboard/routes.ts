@@ -51,6 +51,7 @@ import { membersRoutes } from './members-routes.js';
 import { guideRoutes } from './guide-routes.js';
 import { personRoutes } from './person-routes.js';
 import { readerRoutes } from './reader-routes.js';
+import { stageRoutes } from './stage-routes.js';
 import { countSessions, signOutOtherSessions } from './service.js';
 import { profileDomainRoutes } from './profile-domain-routes.js';
 import { profileManageRoutes } from './profile-manage-routes.js';
@@ -130,6 +131,7 @@ export function dashboardRoutes(deps: Deps) {
       personRoutes,
       guideRoutes,
       readerRoutes,
+      stageRoutes,
     ])
       await app.register(pages(deps, { styleUrl }));
 

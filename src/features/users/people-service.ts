@@ -213,8 +213,8 @@ async function findPeople(
   return { rows: scanned.rows, lastScanned: scanned.rows.length > PEOPLE_PAGE_SIZE ? null : scanned.lastScanned };
 }
 
-/** How the reader orders a collection: as imported, by last name, or by a custom field's value. */
-export type ReaderOrder = { by: 'import' } | { by: 'last_name' } | { by: 'custom_field'; key: string };
+/** How the reader orders a collection: as imported, alphabetically, by last name, or by a custom field's value. */
+export type ReaderOrder = { by: 'import' } | { by: 'display_name' } | { by: 'last_name' } | { by: 'custom_field'; key: string };
 
 export interface ReaderList {
   collection: Collection;
@@ -238,6 +238,7 @@ function compareValues(a: FieldValue, b: FieldValue): number {
 function sortForReader(people: User[], order: ReaderOrder): User[] {
   if (order.by === 'import') return people;
   // Array.prototype.sort is stable: ties keep import order.
+  if (order.by === 'display_name') return [...people].sort((a, b) => collator.compare(a.display_name, b.display_name));
   if (order.by === 'last_name') {
     // One-name people sort by the name they have.
     const surname = (p: User) => (p.last_name === '' ? p.display_name : p.last_name);

@@ -243,6 +243,12 @@
     { passive: true },
   );
 
+  // The stage scanner (reader-sync.ts) brings a person up by their id.
+  document.addEventListener('reader:show-person', (event) => {
+    const index = people.findIndex((person) => person.dataset.personId === (event as CustomEvent<string>).detail);
+    if (index >= 0) show(index);
+  });
+
   const start = /^#person-(\d+)$/.exec(location.hash);
   show(start ? Number(start[1]) - 1 : 0);
 

@@ -77,6 +77,8 @@ export function readerPage(data: {
   styleUrl: string;
   readerStyleUrl: string;
   scriptUrl: string;
+  /** `reader-sync.ts`: brings up whoever the stage scanner shows. */
+  syncScriptUrl: string;
   viewer: Viewer;
   collection: CollectionItem;
   orders: ReaderOrderOption[];
@@ -94,7 +96,7 @@ export function readerPage(data: {
     viewer: data.viewer,
     section: 'collections',
     styles: [data.readerStyleUrl],
-    scripts: live ? [data.scriptUrl] : [],
+    scripts: live ? [data.scriptUrl, data.syncScriptUrl] : [],
     ...(live ? { manifest: `${readerPath}.webmanifest` } : {}),
     bodyClass: 'reader-page',
     body: html`<div class="reader-bar">
@@ -107,6 +109,7 @@ export function readerPage(data: {
     )}</select>
 <button type="submit">Apply</button>
 </form>
+<p class="row stage-links"><a href="/dashboard/collections/${collection.id}/cards">Name cards</a> <a href="/dashboard/collections/${collection.id}/stage">Stage scanner</a></p>
 </div>
 ${
   people === null
@@ -123,7 +126,7 @@ ${
 <button type="button" id="print">Print script</button>
 </div>
 <p id="reader-help" class="muted reader-help" hidden>Space plays the name; ← and →, or Page Up and Page Down (a presentation clicker), move (or swipe); F opens the full-screen presenter view. The whole list prints as the script.</p>
-<ol id="script" class="script" data-collection-id="${collection.id}" data-service-worker="${readerPath}-sw.js">${people.map((person, i) => entry(person, i, people.length))}</ol>`
+<ol id="script" class="script" data-collection-id="${collection.id}" data-service-worker="${readerPath}-sw.js" data-stage-events="/dashboard/collections/${collection.id}/stage/events">${people.map((person, i) => entry(person, i, people.length))}</ol>`
 }`,
   });
 }

@@ -1,0 +1,47 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+
+/** The stored line-up order of a collection (the caller has checked that the collection is the account's). */
+export const findLineupOrder = async (db: Kysely<Database>, collectionId: string): Promise<string | undefined> =>
+  (await db.selectFrom('collections').select('lineup_order').where('id', '=', collectionId).executeTakeFirst())?.lineup_order;
+
+export const updateLineupOrder = (db: Kysely<Database>, collectionId: string, order: string, at: string) =>
+  db.updateTable('collections').set({ lineup_order: order, updated_at: at }).where('id', '=', collectionId).execute();
+
+/** The people of the collection who have no card code yet. */
+export const findPeopleWithoutCode = (db: Kysely<Database>, collectionId: string): Promise<string[]> =>
+  db
+    .selectFrom('users')
+    .leftJoin('stage_codes', 'stage_codes.user_id', 'users.id')
+    .select('users.id')
+    .where('users.collection_id', '=', collectionId)
+    .where('stage_codes.user_id', 'is', null)
+    .execute()
+    .then((rows) => rows.map((row) => row.id));
+
+/**
+ * Stores new codes; a person who got one meanwhile (another card page made it first) keeps theirs.
+ * A code already taken in the collection is a unique violation: the caller draws again.
+ */
+export const insertStageCodes = (
+  db: Kysely<Database>,
+  rows: { user_id: string; collection_id: string; code: string; created_at: string }[],
+) =>
+  db
+    .insertInto('stage_codes')
+    .values(rows)
+    .onConflict((c) => c.column('user_id').doNothing())
+    .execute();
+
+export const listStageCodes = (db: Kysely<Database>, collectionId: string) =>
+  db.selectFrom('stage_codes').select(['user_id', 'code']).where('collection_id', '=', collectionId).execute();
+
+/** The person a card code names in this collection. */
+export const findPersonByCode = (db: Kysely<Database>, collectionId: string, code: string) =>
+  db
+    .selectFrom('stage_codes')
+    .innerJoin('users', 'users.id', 'stage_codes.user_id')
+    .select(['users.id', 'users.display_name'])
+    .where('stage_codes.collection_id', '=', collectionId)
+    .where('stage_codes.code', '=', code)
+    .executeTakeFirst();
