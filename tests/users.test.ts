@@ -70,6 +70,7 @@ describe('POST …/users', () => {
         'has_recording',
         'recording_status',
         'review_note',
+        'listened_at',
         'record_url',
         'invitation',
         'field_sources',

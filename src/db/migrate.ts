@@ -24,6 +24,7 @@ import * as m0022 from './migrations/0022_people_search.js';
 import * as m0023 from './migrations/0023_people_search_changes_only.js';
 import * as m0024 from './migrations/0024_pronunciation.js';
 import * as m0025 from './migrations/0025_entity_pronunciation.js';
+import * as m0026 from './migrations/0026_review_listened.js';
 import * as m0027 from './migrations/0027_stage_sync.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0023_people_search_changes_only': m0023,
   '0024_pronunciation': m0024,
   '0025_entity_pronunciation': m0025,
+  '0026_review_listened': m0026,
   '0027_stage_sync': m0027,
 };
 

@@ -7,13 +7,14 @@
  * hook appends who (the dashboard member, or the API key's prefix and name), the action, which
  * object, when and from which address to the organisation's log. The object is what the handler
  * named with `auditObject(request, id)`, else the route's last URL parameter, else the `id` of
- * the JSON answer (a created object). A mutating route that changes no organisation data says
+ * the JSON answer (a created object); `auditDetail` adds what was decided (a review's decision and
+ * note), and `auditEach` writes one entry per object of a bulk change instead. A mutating route that changes no organisation data says
  * why instead: `config: { audit: { exempt: 'signs the browser out' } }`; tests/audit.test.ts
  * fails for a mutating route with neither.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
-import { type AuditActor, recordAudit } from '../features/audit/service.js';
+import { type AuditActor, type AuditDetail, recordAudit } from '../features/audit/service.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -25,12 +26,26 @@ declare module 'fastify' {
     auditObjectId: string | null;
     /** Set by `auditNothing`. */
     auditSkipped: boolean;
+    /** What the entry decided beyond its action (set with `auditDetail`). */
+    auditDetails: AuditDetail | null;
+    /** A bulk change: one entry per object (set with `auditEach`), instead of the one entry. */
+    auditEntries: { objectId: string; detail: AuditDetail | null }[] | null;
   }
 }
 
 /** Names the object of this request's audit entry (e.g. the id of what the handler created). */
 export function auditObject(request: FastifyRequest, id: string): void {
   request.auditObjectId = id;
+}
+
+/** Adds what this request decided to its audit entry (e.g. a review's decision and note). */
+export function auditDetail(request: FastifyRequest, detail: AuditDetail): void {
+  request.auditDetails = detail;
+}
+
+/** A bulk change: one audit entry per object it changed, each with its detail (none at all when the list is empty). */
+export function auditEach(request: FastifyRequest, entries: { objectId: string; detail: AuditDetail | null }[]): void {
+  request.auditEntries = entries;
 }
 
 /** This request changed nothing after all (e.g. a form shown again with more rows): no entry. */
@@ -68,6 +83,8 @@ function actorOf(request: FastifyRequest): { accountId: string; actor: AuditActo
 export function registerAuditLog(app: FastifyInstance, deps: Deps): void {
   app.decorateRequest('auditObjectId', null);
   app.decorateRequest('auditSkipped', false);
+  app.decorateRequest('auditDetails', null);
+  app.decorateRequest('auditEntries', null);
   app.addHook('onSend', async (request, reply, payload) => {
     const action = request.routeOptions.config?.audit;
     if (
@@ -81,7 +98,8 @@ export function registerAuditLog(app: FastifyInstance, deps: Deps): void {
     const who = actorOf(request);
     if (!who) return payload;
     try {
-      await recordAudit(deps, { ...who, action, objectId: objectOf(request, payload), ip: request.ip });
+      const entries = request.auditEntries ?? [{ objectId: objectOf(request, payload), detail: request.auditDetails }];
+      for (const entry of entries) await recordAudit(deps, { ...who, action, ...entry, ip: request.ip });
     } catch (err) {
       // The change itself succeeded and is committed: answer it, and say loudly that the log missed it.
       request.log.error({ err, action }, 'audit entry could not be written');

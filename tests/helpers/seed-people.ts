@@ -40,6 +40,8 @@ export async function seedPeople(
       record_token: randomUUID().replace(/-/g, ''),
       recording_status: 'none',
       review_note: null,
+      listened_at: null,
+      listened_by: null,
       import_position: i,
       created_at: at,
       updated_at: at,

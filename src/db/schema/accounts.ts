@@ -48,6 +48,8 @@ export interface AuditLogTable {
   /** e.g. `api_key.created`, `webhook.deleted`. */
   action: string;
   object_id: string | null;
+  /** What the entry decided beyond its action, as a JSON object (0026: a review's `decision` and `note`); null for most. */
+  detail: string | null;
   ip: string;
   created_at: string;
 }

@@ -62,6 +62,10 @@ export interface UsersTable {
   recording_status: RecordingStatus;
   /** The organiser's note with `needs_rerecord`; null otherwise. */
   review_note: string | null;
+  /** When the current recording was played in the dashboard (0026); cleared by a new recording or its deletion. */
+  listened_at: string | null;
+  /** The member (e-mail) who played it then. */
+  listened_by: string | null;
   /**
    * Position within the request (batch or import) that created the person, 0 for a single
    * create: rows of one import share `created_at`, so import order is (created_at, this, id).

@@ -19,3 +19,18 @@ export const listAuditRows = (db: Db, accountId: string, cursor: PageCursor | nu
     .orderBy('id', 'desc')
     .limit(limit + 1)
     .execute();
+
+/**
+ * The names of the people (of this organisation's collections) among these object ids: the log
+ * names a person as they are called now, and no longer once they are deleted.
+ */
+export const findPeopleNames = (db: Db, accountId: string, ids: string[]): Promise<{ id: string; display_name: string }[]> =>
+  ids.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom('users')
+        .innerJoin('collections', 'collections.id', 'users.collection_id')
+        .select(['users.id', 'users.display_name'])
+        .where('collections.account_id', '=', accountId)
+        .where('users.id', 'in', ids)
+        .execute();

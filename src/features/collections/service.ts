@@ -349,17 +349,21 @@ export const countedStatuses = (reviewRequired: boolean): RecordingStatus[] =>
 const counts = (status: RecordingStatus, reviewRequired: boolean) => (countedStatuses(reviewRequired).includes(status) ? 1 : 0);
 
 /**
- * Moves `recorded_count` for one person whose recording status goes from `from` to `to`, inside
- * the caller's transaction (which holds that person's row lock). The delta follows the
- * collection's review setting as committed when the counter row is locked.
+ * Moves `recorded_count` for one person (or `people` people) whose recording status goes from
+ * `from` to `to`, inside the caller's transaction (which holds those people's row locks). The
+ * delta follows the collection's review setting as committed when the counter row is locked.
  */
 export async function countRecordingStatusChange(
   trx: Kysely<Database>,
   collectionId: string,
   from: RecordingStatus,
   to: RecordingStatus,
+  people = 1,
 ): Promise<void> {
-  const delta = { withReview: counts(to, true) - counts(from, true), withoutReview: counts(to, false) - counts(from, false) };
+  const delta = {
+    withReview: (counts(to, true) - counts(from, true)) * people,
+    withoutReview: (counts(to, false) - counts(from, false)) * people,
+  };
   if (delta.withReview === 0 && delta.withoutReview === 0) return;
   await addToRecordedCount(trx, collectionId, delta);
 }

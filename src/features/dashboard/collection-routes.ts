@@ -22,7 +22,7 @@ import {
   newCollectionPage,
   type NewCollectionForm,
 } from '../../web/views/dashboard/collections.js';
-import { collectionPage, ORDER_LABELS, type PeopleFilters } from '../../web/views/dashboard/people.js';
+import { collectionPage, ORDER_LABELS, type PeopleFilters, peopleQuery } from '../../web/views/dashboard/people.js';
 import {
   type Collection,
   CreateCollectionBody,
@@ -32,6 +32,7 @@ import {
 } from '../collections/schemas.js';
 import { archiveCollection, createCollection, getCollection, listCollections, updateCollection } from '../collections/service.js';
 import { COVERAGE_STATES, type Coverage } from '../pronunciation/schemas.js';
+import { countListenedAwaitingReview } from '../recordings/listened-service.js';
 import {
   countCoverageStates,
   listPeople,
@@ -43,7 +44,7 @@ import {
   type PeopleStatusFilter,
 } from '../users/people-service.js';
 import { checkBody, formErrorOf, queryText, viewerOf } from './forms.js';
-import { formField, redirect, requireSession, sendPage, sessionOf } from './http.js';
+import { formField, redirect, requireSession, sendMediaPage, sendPage, sessionOf } from './http.js';
 
 /** Success messages after a redirect, chosen by a fixed code in the query (never echoed input). */
 export const COLLECTION_NOTICES: Record<string, string> = {
@@ -54,6 +55,7 @@ export const COLLECTION_NOTICES: Record<string, string> = {
   'person-deleted': 'The person, their recording and their links are deleted.',
   'recording-deleted': 'The recording is deleted. The record link still works for a new one.',
   'recording-approved': 'The recording is approved.',
+  'played-approved': 'The played recordings awaiting a decision are approved.',
   'rerecord-requested': 'A new recording is asked for. The note shows on their record page until they record again.',
   'fields-updated': 'The custom fields are saved.',
   'settings-updated': 'The invitation and branding settings are saved.',
@@ -249,9 +251,13 @@ export function collectionRoutes(deps: Deps, options: { styleUrl: string }) {
         ...(cursor ? { cursor } : {}),
       });
       const filters: PeopleFilters = { search: search.trim(), status, coverage, order };
-      return sendPage(
+      const shownPage = cursor && Number.isInteger(pageNumber) && pageNumber > 1 ? Math.min(pageNumber, MAX_PAGE_NUMBER) : 1;
+      return sendMediaPage(
         reply,
         collectionPage({
+          scriptUrl: deps.assets.url('review.ts'),
+          query: peopleQuery(filters, cursor ? { cursor, page: String(shownPage) } : {}),
+          playedCount: await countListenedAwaitingReview(deps, accountOf(request), page.collection.id),
           styleUrl,
           viewer: viewerOf(request),
           collection: page.collection,
@@ -259,7 +265,7 @@ export function collectionRoutes(deps: Deps, options: { styleUrl: string }) {
           coverage: await countCoverageStates(deps, accountOf(request), page.collection.id),
           filters,
           // Only labels the rows ("People 101–200"); the cursor alone decides what is shown.
-          page: cursor && Number.isInteger(pageNumber) && pageNumber > 1 ? Math.min(pageNumber, MAX_PAGE_NUMBER) : 1,
+          page: shownPage,
           pageSize: PEOPLE_PAGE_SIZE,
           nextCursor: page.next_cursor,
           searchedWindow: page.partial ? SEARCH_WINDOW : 0,

@@ -16,13 +16,12 @@ import { getPlayLink } from '../play-links/service.js';
 import { exportPerson } from '../exports/person-service.js';
 import { openRecordingAudio } from '../recordings/audio-service.js';
 import { deleteRecording } from '../recordings/service.js';
-import { reviewRecording } from '../users/review-service.js';
-import { type CreateUserBody, ReviewBody, type User } from '../users/schemas.js';
+import type { CreateUserBody, User } from '../users/schemas.js';
 import { createUser } from '../users/create-service.js';
 import { deleteUser, getUser } from '../users/service.js';
 import { noticeOf } from './collection-routes.js';
 import { seesWriteLinks } from './access.js';
-import { checkBody, formErrorOf, viewerOf } from './forms.js';
+import { formErrorOf, viewerOf } from './forms.js';
 import { formField, redirect, requireSession, sendMediaPage, sendPage, sessionOf } from './http.js';
 
 export type PersonParams = { Params: { id: string; userId: string } };
@@ -190,33 +189,6 @@ export function personRoutes(deps: Deps, options: { styleUrl: string }) {
 
     app.get<PersonParams>('/collections/:id/people/:userId', { preHandler: requireSession }, async (request, reply) =>
       sendMediaPage(reply, await renderPerson(request, await load(request))),
-    );
-
-    app.post<PersonParams>(
-      '/collections/:id/people/:userId/review',
-      { preHandler: requireSession, config: { audit: 'recording.reviewed' } },
-      async (request, reply) => {
-        const loaded = await load(request);
-        const decision = formField(request, 'decision') ?? '';
-        const note = (formField(request, 'note') ?? '').trim();
-        try {
-          const body = checkBody<ReviewBody>(ReviewBody, {
-            decision,
-            ...(decision === 'request_rerecord' && note !== '' ? { note } : {}),
-          });
-          await reviewRecording(deps, loaded.accountId, loaded.collection.id, loaded.user.id, body);
-        } catch (error) {
-          const refused = formErrorOf(error);
-          if (!refused) throw error;
-          return sendMediaPage(
-            reply,
-            await renderPerson(request, loaded, { review: { error: refused, noteDraft: note } }),
-            refused.status,
-          );
-        }
-        const notice = decision === 'approve' ? 'recording-approved' : 'rerecord-requested';
-        return redirect(reply, `/dashboard/collections/${loaded.collection.id}/people/${loaded.user.id}?notice=${notice}`);
-      },
     );
 
     // A subject-access request answered from the dashboard: the same ZIP as the API's user export.

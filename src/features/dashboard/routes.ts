@@ -51,6 +51,7 @@ import { membersRoutes } from './members-routes.js';
 import { guideRoutes } from './guide-routes.js';
 import { personRoutes } from './person-routes.js';
 import { readerRoutes } from './reader-routes.js';
+import { reviewRoutes } from './review-routes.js';
 import { stageRoutes } from './stage-routes.js';
 import { countSessions, signOutOtherSessions } from './service.js';
 import { profileDomainRoutes } from './profile-domain-routes.js';
@@ -129,6 +130,7 @@ export function dashboardRoutes(deps: Deps) {
       invitationRoutes,
       collectionFileRoutes,
       personRoutes,
+      reviewRoutes,
       guideRoutes,
       readerRoutes,
       stageRoutes,

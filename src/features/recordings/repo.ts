@@ -93,9 +93,16 @@ export const setPhoneticSpelling = (
     .where('id', '=', userId)
     .execute();
 
-/** Sets the person's recording status and the organiser's note (null clears it). */
+/**
+ * Sets the person's recording status and the organiser's note (null clears it), after a new
+ * recording or its deletion: nobody has listened to what is there now.
+ */
 export const setRecordingStatus = (trx: Kysely<Database>, userId: string, status: RecordingStatus, note: string | null) =>
-  trx.updateTable('users').set({ recording_status: status, review_note: note }).where('id', '=', userId).execute();
+  trx
+    .updateTable('users')
+    .set({ recording_status: status, review_note: note, listened_at: null, listened_by: null })
+    .where('id', '=', userId)
+    .execute();
 
 /** The user behind a recorder-page token, with what their page shows of the collection, if it is live. */
 export const findUserByRecordToken = (db: Kysely<Database>, token: string) =>
@@ -117,3 +124,39 @@ export const findUserByRecordToken = (db: Kysely<Database>, token: string) =>
     .where('users.record_token', '=', token)
     .where('collections.archived_at', 'is', null)
     .executeTakeFirst();
+
+/** The organiser played the person's current recording in the dashboard (only if there is one). */
+export const setListened = (trx: Kysely<Database>, collectionId: string, userId: string, at: string, by: string) =>
+  trx
+    .updateTable('users')
+    .set({ listened_at: at, listened_by: by })
+    .where('id', '=', userId)
+    .where('collection_id', '=', collectionId)
+    .where('recording_status', '!=', 'none')
+    .returning(['id', 'listened_at'])
+    .executeTakeFirst();
+
+/** People whose recording awaits a decision and was played in the dashboard, oldest recording first. */
+export const listListenedAwaiting = (db: Kysely<Database>, collectionId: string) =>
+  db
+    .selectFrom('users')
+    .select(['id', 'display_name'])
+    .where('collection_id', '=', collectionId)
+    .where('recording_status', '=', 'recorded')
+    .where('listened_at', 'is not', null)
+    .orderBy('listened_at')
+    .orderBy('id')
+    .execute();
+
+export const countListenedAwaiting = async (db: Kysely<Database>, collectionId: string): Promise<number> =>
+  Number(
+    (
+      await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('collection_id', '=', collectionId)
+        .where('recording_status', '=', 'recorded')
+        .where('listened_at', 'is not', null)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );

@@ -84,6 +84,8 @@ function prepareUser(
       record_token: newRecordToken(),
       recording_status: 'none',
       review_note: null,
+      listened_at: null,
+      listened_by: null,
       import_position: position,
       mail_status: null,
       mail_error: null,

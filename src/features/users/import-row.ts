@@ -145,6 +145,8 @@ export function buildUser(
     record_token: target?.record_token ?? newRecordToken(),
     recording_status: target?.recording_status ?? 'none',
     review_note: target?.review_note ?? null,
+    listened_at: target?.listened_at ?? null,
+    listened_by: target?.listened_by ?? null,
     // The file's order: people created by one import share `created_at` (see below).
     import_position: target?.import_position ?? read.row,
     mail_status: target?.mail_status ?? null,

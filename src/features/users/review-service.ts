@@ -3,7 +3,9 @@
  * note, which the person then reads on their recorder page. The next recording clears the note
  * and starts over at `recorded` (src/features/recordings/service.ts). A request for a new recording
  * is also mailed to the person with the note (src/features/invitations). Where the collection has
- * `review_required`, only approved recordings count in `recorded_count`.
+ * `review_required`, only approved recordings count in `recorded_count`. Recordings the organiser
+ * played in the dashboard (`listened_at`, src/features/recordings/listened-service.ts) can be
+ * approved together.
  */
 import { withTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
@@ -11,9 +13,16 @@ import { isUuid } from '../../lib/ids.js';
 import type { RecordingStatus } from '../collections/schemas.js';
 import { countRecordingStatusChange, requireLiveCollection } from '../collections/service.js';
 import { type InvitationsDeps, queueRerecordMail } from '../invitations/service.js';
+import { listenedAwaitingReview } from '../recordings/listened-service.js';
 import { lockUser, updateUserRow } from './repo.js';
 import type { ReviewBody, User } from './schemas.js';
 import { toUser, type UsersDeps } from './service.js';
+
+/** What the audit log keeps of a decision: which one, and the note asking for a new recording. */
+export const reviewAuditDetail = (input: ReviewBody): Record<string, string> => ({
+  decision: input.decision,
+  ...(input.decision === 'request_rerecord' && input.note ? { note: input.note.trim() } : {}),
+});
 
 /**
  * Records the organiser's decision on the person's current recording and answers the updated
@@ -64,4 +73,32 @@ export async function reviewRecording(
     return updated;
   });
   return toUser(deps.config.baseUrl, row, true);
+}
+
+/**
+ * Approves every recording of the collection that awaits a decision and was played in the
+ * dashboard, in one transaction, and answers who was approved (id and name, for the audit log).
+ * Each person is checked again under their row lock: a new recording that arrived meanwhile
+ * cleared its marker and is left for review.
+ */
+export async function approveListenedRecordings(
+  deps: UsersDeps,
+  accountId: string,
+  collectionId: string,
+): Promise<{ id: string; display_name: string }[]> {
+  const collection = await requireLiveCollection(deps, accountId, collectionId);
+  const candidates = await listenedAwaitingReview(deps, accountId, collection.id);
+  if (candidates.length === 0) return [];
+  const at = deps.clock.now().toISOString();
+  return withTransaction(deps, async ({ trx }) => {
+    const approved: { id: string; display_name: string }[] = [];
+    for (const candidate of candidates) {
+      const user = await lockUser(trx, collection.id, candidate.id, at);
+      if (!user || user.recording_status !== 'recorded' || user.listened_at === null) continue;
+      await updateUserRow(trx, user.id, { recording_status: 'approved', review_note: null });
+      approved.push({ id: user.id, display_name: user.display_name });
+    }
+    if (approved.length > 0) await countRecordingStatusChange(trx, collection.id, 'recorded', 'approved', approved.length);
+    return approved;
+  });
 }

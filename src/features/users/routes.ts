@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { auditNothing } from '../../http/audit.js';
+import { auditDetail, auditNothing } from '../../http/audit.js';
 import { accountOf } from '../../http/auth.js';
 import { ErrorResponse } from '../../http/schemas.js';
 import { requireLiveCollection } from '../collections/service.js';
@@ -29,7 +29,7 @@ import {
   UserList,
   UserParams,
 } from './schemas.js';
-import { reviewRecording } from './review-service.js';
+import { reviewAuditDetail, reviewRecording } from './review-service.js';
 import { createUser, createUsers } from './create-service.js';
 import { deleteUser, getUser, listUsers, rotateRecordLink, updateUser } from './service.js';
 
@@ -283,13 +283,23 @@ export const usersRoutes =
             '`{"decision": "approve"}` sets `recording_status` to `approved`; `{"decision": "request_rerecord", "note": "…"}` ' +
             "sets `needs_rerecord` and shows the note on the person's recorder page until their next recording. " +
             'With `review_required` on the collection, only approved recordings count in `recorded_count`. ' +
+            'The decision and its note are written to the audit log. ' +
             'Returns the user; 409 `no_recording_to_review` when the person has no recording.',
           params: UserParams,
           body: ReviewBody,
           response: { 200: User, 409: ErrorResponse, ...errors },
         },
       },
-      async (request) =>
-        reviewRecording(deps, accountOf(request), request.params.collection_id, request.params.user_id, request.body),
+      async (request) => {
+        const user = await reviewRecording(
+          deps,
+          accountOf(request),
+          request.params.collection_id,
+          request.params.user_id,
+          request.body,
+        );
+        auditDetail(request, reviewAuditDetail(request.body));
+        return user;
+      },
     );
   };

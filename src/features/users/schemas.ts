@@ -100,6 +100,10 @@ export const User = Type.Object(
     review_note: Nullable(
       Type.String({ description: "The organiser's note asking for a new recording (with `needs_rerecord`); null otherwise." }),
     ),
+    listened_at: Nullable(Type.String({ format: 'date-time' }), {
+      description:
+        'When an organiser last played the current recording in the dashboard; null if nobody has, or without a recording.',
+    }),
     record_url: Type.String({ description: 'The personal recorder page: `{BASE_URL}/r/<token>`. Anyone with it can record.' }),
     invitation: Type.Object(
       {

@@ -85,6 +85,7 @@ export function toUser(baseUrl: string, row: UserRow, hasRecording: boolean, gui
     has_recording: hasRecording,
     recording_status: row.recording_status,
     review_note: row.review_note,
+    listened_at: row.listened_at,
     record_url: recordUrl(baseUrl, row.record_token),
     invitation: {
       status: row.mail_status,

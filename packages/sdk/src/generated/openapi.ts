@@ -242,7 +242,7 @@ export interface paths {
     put?: never;
     /**
      * Approve a recording or ask for a new one
-     * @description `{"decision": "approve"}` sets `recording_status` to `approved`; `{"decision": "request_rerecord", "note": "…"}` sets `needs_rerecord` and shows the note on the person's recorder page until their next recording. With `review_required` on the collection, only approved recordings count in `recorded_count`. Returns the user; 409 `no_recording_to_review` when the person has no recording.
+     * @description `{"decision": "approve"}` sets `recording_status` to `approved`; `{"decision": "request_rerecord", "note": "…"}` sets `needs_rerecord` and shows the note on the person's recorder page until their next recording. With `review_required` on the collection, only approved recordings count in `recorded_count`. The decision and its note are written to the audit log. Returns the user; 409 `no_recording_to_review` when the person has no recording.
      */
     post: operations['users.review'];
     delete?: never;
@@ -1924,6 +1924,11 @@ export interface components {
       recording_status: 'none' | 'recorded' | 'approved' | 'needs_rerecord';
       /** @description The organiser's note asking for a new recording (with `needs_rerecord`); null otherwise. */
       review_note: string | null;
+      /**
+       * Format: date-time
+       * @description When an organiser last played the current recording in the dashboard; null if nobody has, or without a recording.
+       */
+      listened_at: string | null;
       /** @description The personal recorder page: `{BASE_URL}/r/<token>`. Anyone with it can record. */
       record_url: string;
       /** @description E-mail to this person: see POST /v1/collections/{id}/invitations. */

@@ -6,8 +6,27 @@ export interface AuditItem {
   actor: { kind: 'member'; email: string } | { kind: 'api_key'; prefix: string; name: string | null };
   action: string;
   object_id: string | null;
+  /** The person the entry is about, by name, when it is one. */
+  object_name: string | null;
+  /** What was decided (a review's `decision` and `note`). */
+  detail: Record<string, string> | null;
   ip: string;
   created_at: string;
+}
+
+const DECISIONS: Record<string, string> = {
+  approve: 'Approved',
+  request_rerecord: 'Asked for a new recording',
+};
+
+/** A review's decision (and note) in words under the action; other details as name: value. */
+function detailLine(detail: Record<string, string> | null): SafeHtml {
+  if (detail === null) return html``;
+  const { decision, note, ...rest } = detail;
+  const said = decision === undefined ? null : (DECISIONS[decision] ?? decision);
+  return html`${said === null ? '' : html`<br><span class="decision">${said}</span>`}${
+    note === undefined ? '' : html`: <q class="note">${note}</q>`
+  }${Object.entries(rest).map(([name, value]) => html`<br><span class="muted">${name}: ${value}</span>`)}`;
 }
 
 /** Proof of an erasure (no personal data): what, when, by whom, how many objects. */
@@ -75,8 +94,12 @@ ${
         (e) => html`<tr data-action="${e.action}">
   <td data-label="When">${when(e.created_at)}</td>
   <td data-label="Who">${actorCell(e.actor)}</td>
-  <td data-label="Action"><code>${e.action}</code></td>
-  <td data-label="Object" class="break">${e.object_id === null ? html`<span class="muted">—</span>` : html`<code>${e.object_id}</code>`}</td>
+  <td data-label="Action"><code>${e.action}</code>${detailLine(e.detail)}</td>
+  <td data-label="Object" class="break">${
+    e.object_id === null
+      ? html`<span class="muted">—</span>`
+      : html`${e.object_name === null ? '' : html`<bdi class="object-name">${e.object_name}</bdi><br>`}<code>${e.object_id}</code>`
+  }</td>
   <td data-label="From"><code>${e.ip}</code></td>
 </tr>`,
       )}</tbody>

@@ -6,8 +6,8 @@ import { html, type SafeHtml } from '../../html.js';
 import { type CollectionItem, type FormError, formErrorBox, progressBar } from './collections.js';
 import { canChange, csrfField, layout, type Viewer, when } from './layout.js';
 import { COVERAGE_LABELS, coverageBadge, coverageCounts, type CoverageState } from './coverage.js';
-
-export type RecordingStatus = 'none' | 'recorded' | 'approved' | 'needs_rerecord';
+import { type RecordingStatus, statusBadge } from './recording-status.js';
+import { approvePlayedForm, reviewControls } from './review.js';
 
 export interface PersonItem {
   id: string;
@@ -70,22 +70,6 @@ export function statusFilterLabels(reviewRequired: boolean): Record<string, stri
     needs_rerecord: 'Needs re-record',
     ...(reviewRequired ? { awaiting_review: 'Awaiting review' } : {}),
   };
-}
-
-/** A person's recording status as a badge; with review on, a recording not yet reviewed awaits review. */
-export function statusBadge(status: RecordingStatus, reviewRequired: boolean): SafeHtml {
-  switch (status) {
-    case 'none':
-      return html`<span class="badge wait">Not recorded</span>`;
-    case 'recorded':
-      return reviewRequired
-        ? html`<span class="badge wait">Awaiting review</span>`
-        : html`<span class="badge ok">Recorded</span>`;
-    case 'approved':
-      return html`<span class="badge ok">Approved</span>`;
-    case 'needs_rerecord':
-      return html`<span class="badge off">Needs re-record</span>`;
-  }
 }
 
 /** "goes by Sam · they/them" under a name, when either is set. */
@@ -169,6 +153,12 @@ export function collectionPage(data: {
   /** People looked at by a search read in order that stopped before filling the page (see `searchNote`); 0 otherwise. */
   searchedWindow: number;
   notice?: string | null;
+  /** The review script (in-place decisions, the listened marker). */
+  scriptUrl: string;
+  /** This page's query string (filters, cursor): where a review form returns to without script. */
+  query: string;
+  /** Recordings awaiting a decision that were played in the dashboard ("approve the played"). */
+  playedCount: number;
 }): SafeHtml {
   const { collection, filters } = data;
   const base = `/dashboard/collections/${collection.id}`;
@@ -178,9 +168,24 @@ export function collectionPage(data: {
   const admin = canChange(data.viewer);
   const rows = data.people.map(
     (p) => html`<tr data-person-id="${p.id}">
-  <td data-label="Name"><a href="${base}/people/${p.id}">${p.display_name}</a>${preferredLine(p)}${p.phonetic_spelling ? html`<br><span class="muted phonetic">${p.phonetic_spelling}</span>` : ''}</td>
+  <td data-label="Name" id="row-${p.id}"><a href="${base}/people/${p.id}">${p.display_name}</a>${preferredLine(p)}${p.phonetic_spelling ? html`<br><span class="muted phonetic">${p.phonetic_spelling}</span>` : ''}</td>
   <td data-label="E-mail" class="email">${p.email}</td>
-  <td data-label="Status">${statusBadge(p.recording_status, review)}</td>
+  <td data-label="Status" class="review-status">${statusBadge(p.recording_status, review)}</td>
+  ${
+    admin
+      ? html`<td data-label="Review" class="review">${
+          p.recording_status === 'none'
+            ? html`<span class="muted">Nothing to review</span>`
+            : reviewControls({
+                base,
+                person: p,
+                csrfToken: data.viewer.csrfToken,
+                back: { to: 'table', query: data.query },
+                idPrefix: 'table',
+              })
+        }</td>`
+      : ''
+  }
   <td data-label="Name said by" class="coverage">${coverageBadge(p.pronunciation.coverage)}</td>
   <td data-label="E-mail sent" class="invitation">${invitationBadge(p.invitation)}</td>
   <td data-label="Added">${when(p.created_at)}</td>
@@ -192,9 +197,10 @@ export function collectionPage(data: {
     viewer: data.viewer,
     section: 'collections',
     notice: data.notice ?? null,
+    scripts: [data.scriptUrl],
     body: html`<p><a href="/dashboard/collections">← Collections</a></p>
 <div class="heading-row"><h1 id="collection-name">${collection.name}</h1>
-<div class="row">${admin ? html`<a class="button primary" href="${base}/people/new">Add a person</a><a class="button" href="${base}/import">Import a CSV file</a>` : ''}<a class="button" href="${base}/reader">Reader view</a></div></div>
+<div class="row">${admin ? html`<a class="button primary" href="${base}/people/new">Add a person</a><a class="button" href="${base}/import">Import a CSV file</a>` : ''}<a class="button" href="${base}/review" id="review-mode-link">Review mode</a><a class="button" href="${base}/reader">Reader view</a></div></div>
 ${collection.description ? html`<p class="description">${collection.description}</p>` : ''}
 ${progressBar(collection)}
 ${coverageCounts(data.coverage)}
@@ -203,6 +209,7 @@ ${review ? html`<p class="muted" id="review-on">Review is on: a recording counts
 ${admin ? html`<p class="row"><a href="${base}/edit">Edit collection and fields</a><a href="${base}/settings">Invitations and branding</a><a class="danger-link" href="${base}/archive">Archive…</a></p>` : ''}
 <h2>People</h2>
 ${admin && collection.member_count > 0 ? inviteForm(base, data.viewer.csrfToken) : ''}
+${admin ? approvePlayedForm(base, data.viewer.csrfToken, data.playedCount, data.query) : ''}
 ${filterForm(collection.id, filters, review)}
 ${data.searchedWindow > 0 ? searchNote(data.searchedWindow) : ''}
 ${
@@ -220,7 +227,7 @@ ${
           filtered ? '' : html` of ${collection.member_count}`
         }</p>
 <table class="list people" id="people">
-<thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Status</th><th scope="col">Name said by</th><th scope="col">Invitation</th><th scope="col">Added</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Status</th>${admin ? html`<th scope="col">Review</th>` : ''}<th scope="col">Name said by</th><th scope="col">Invitation</th><th scope="col">Added</th></tr></thead>
 <tbody>${rows}</tbody>
 </table>`
 }

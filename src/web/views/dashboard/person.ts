@@ -7,11 +7,9 @@
 import { html, type SafeHtml } from '../../html.js';
 import { type CollectionItem, type FormError, formErrorBox } from './collections.js';
 import { canChange, confirmationPage, csrfField, layout, type Viewer, when } from './layout.js';
-import { type InvitationState, invitationBadge, type RecordingStatus, statusBadge } from './people.js';
+import { type InvitationState, invitationBadge } from './people.js';
+import { MAX_REVIEW_NOTE, type RecordingStatus, statusBadge } from './recording-status.js';
 import { type GuideFormState, guideSection, type NameLanguages, type PersonGuide } from './person-guide.js';
-
-/** The longest review note (the API's limit). */
-export const MAX_REVIEW_NOTE = 500;
 
 export interface PersonDetail {
   id: string;
