@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { approveGuide } from '../src/features/pronunciation/service.js';
 import { speechWav } from './helpers/audio.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
@@ -212,6 +212,12 @@ describe('the ceremony reader', () => {
     expect(spoken.headers['content-type']).toBe('audio/mpeg');
     expect(spoken.headers['cache-control']).toBe('private, no-store');
     expect(spoken.rawPayload.length).toBeGreaterThan(500);
+    // Made once per guide: the reader fetching it again (offline copy, another device) costs no synthesis.
+    const synthesize = vi.spyOn(t.deps.speech, 'synthesize');
+    const again = await get(t, organiser, `${personPath(ids.guide)}/guide.mp3`);
+    expect(again.rawPayload.equals(spoken.rawPayload)).toBe(true);
+    expect(synthesize).not.toHaveBeenCalled();
+    synthesize.mockRestore();
 
     const nothing = entryOf(page, ids.none);
     expect(nothing).not.toMatch(/data-(audio|speak)=/);

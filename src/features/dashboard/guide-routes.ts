@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import type { GuideFormState } from '../../web/views/dashboard/person-guide.js';
-import { speakGuide } from '../pronunciation/service.js';
+import { guessAudio } from '../pronunciation/service.js';
 import { type UpdateUserBody, UpdateUserBody as UpdateUserSchema } from '../users/schemas.js';
 import { updateUser } from '../users/service.js';
 import { checkBody, formErrorOf } from './forms.js';
@@ -89,13 +89,13 @@ export function guideRoutes(deps: Deps, options: { styleUrl: string }) {
       },
     );
 
-    // The computer's guess, spoken for the reader and the person page: made on demand, private to the session.
+    // The computer's guess, spoken for the reader and the person page: made once per guide, private to the session.
     app.get<PersonParams>('/collections/:id/people/:userId/guide.mp3', { preHandler: requireSession }, async (request, reply) => {
       const { user } = await load(request);
       const { ipa, language } = user.pronunciation;
       if (!ipa) throw new AppError('resource_missing', 'This person has no pronunciation guide yet.');
-      const spoken = await speakGuide(deps, { ipa, language: language ?? 'en' });
-      return reply.type('audio/mpeg').header('cache-control', 'private, no-store').send(spoken.mp3);
+      const mp3 = await guessAudio(deps, user.id, { ipa, language: language ?? 'en' });
+      return reply.type('audio/mpeg').header('cache-control', 'private, no-store').send(mp3);
     });
   };
 }

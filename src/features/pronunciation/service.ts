@@ -14,6 +14,7 @@ import { type TransactionScope, withTransaction } from '../../db/transaction.js'
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { randomToken } from '../../lib/ids.js';
+import { sha256Hex } from '../../lib/secrets.js';
 import type { PageCursor } from '../../lib/pagination.js';
 import { suggestLanguage } from '../../pronunciation/guide.js';
 import { ipaToRespelling, RespellingError, respellingToIpa } from '../../pronunciation/respelling-key.js';
@@ -236,6 +237,23 @@ async function speakName(deps: Pick<Deps, 'speech'>, guide: { ipa: string; langu
     if (!(error instanceof UnknownPhonemesError) || guide.language.split('-')[0] === 'en') throw error;
     return deps.speech.synthesize({ phonemes: guide.ipa, language: 'en' });
   }
+}
+
+/**
+ * A person's guide as the computer says it, for the reader and the person page: kept beside the
+ * person's recordings under a key of what was spoken (so erasing the person erases it, and a
+ * changed guide is a new file), made once instead of on every play. The reader fetches every
+ * guess of a collection ahead to work offline: 5,000 unapproved guides would otherwise be 5,000
+ * syntheses per visit, on the engine agents' paid requests also wait for. The hourly orphan sweep
+ * removes old ones (nothing references them); the next play makes the file again.
+ */
+export async function guessAudio(deps: Pick<Deps, 'speech' | 'blobs'>, userId: string, guide: { ipa: string; language: string }) {
+  const key = `${recordingBlobPrefix(userId)}guess-${sha256Hex(`${guide.language}\n${guide.ipa}`).slice(0, 32)}.mp3`;
+  const kept = await deps.blobs.get(key);
+  if (kept) return kept;
+  const spoken = await speakGuide(deps, guide);
+  await deps.blobs.put(key, spoken.mp3, 'audio/mpeg');
+  return spoken.mp3;
 }
 
 /** A respelling or IPA being edited, as a guide to speak (before it is saved). */
