@@ -156,40 +156,46 @@ describe('stage sync in Chromium', () => {
     await page.close();
   });
 
-  it('typing a card’s code on the phone’s scanner brings that person up on the open reader within a second', async () => {
-    const codes = new Map((await cardsOfPage()).map((c) => [c.id, c.code]));
-    const reader = await context.newPage();
-    await reader.setViewportSize({ width: 1280, height: 800 });
-    await reader.goto(`${t.url}${base()}/reader`);
-    await reader.locator('#script[data-stage-sync="connected"]').waitFor();
-    expect(await reader.locator('li.person.current').getAttribute('data-person-id')).toBe(ids['Ana']);
+  // A wall-clock bound on a shared CI machine: a run that a busy neighbour slowed is tried again (up
+  // to twice); a broken path fails every time.
+  it(
+    'typing a card’s code on the phone’s scanner brings that person up on the open reader within a second',
+    { retry: 2 },
+    async () => {
+      const codes = new Map((await cardsOfPage()).map((c) => [c.id, c.code]));
+      const reader = await context.newPage();
+      await reader.setViewportSize({ width: 1280, height: 800 });
+      await reader.goto(`${t.url}${base()}/reader`);
+      await reader.locator('#script[data-stage-sync="connected"]').waitFor();
+      expect(await reader.locator('li.person.current').getAttribute('data-person-id')).toBe(ids['Ana']);
 
-    const phone = await context.newPage();
-    await phone.setViewportSize({ width: 390, height: 844 });
-    await phone.goto(`${t.url}${base()}/stage`);
-    expect(await overflows(phone)).toBe(false);
-    await expectNoSeriousAxeViolations(phone);
-    // Chromium on Linux has no BarcodeDetector: the camera button stays hidden, typing works.
-    expect(await phone.getByRole('button', { name: 'Scan a card with the camera' }).isVisible()).toBe(false);
+      const phone = await context.newPage();
+      await phone.setViewportSize({ width: 390, height: 844 });
+      await phone.goto(`${t.url}${base()}/stage`);
+      expect(await overflows(phone)).toBe(false);
+      await expectNoSeriousAxeViolations(phone);
+      // Chromium on Linux has no BarcodeDetector: the camera button stays hidden, typing works.
+      expect(await phone.getByRole('button', { name: 'Scan a card with the camera' }).isVisible()).toBe(false);
 
-    for (const name of ['Zoë', 'محمد', 'Siobhán']) {
-      await phone.getByLabel('Or type the code printed under the QR code').fill(codes.get(ids[name] as string) as string);
-      const started = Date.now();
+      for (const name of ['Zoë', 'محمد', 'Siobhán']) {
+        await phone.getByLabel('Or type the code printed under the QR code').fill(codes.get(ids[name] as string) as string);
+        const started = Date.now();
+        await phone.getByRole('button', { name: 'Show on the readers' }).click();
+        await reader.locator(`li.person.current[data-person-id="${ids[name]}"]`).waitFor({ timeout: 1_000 });
+        expect(Date.now() - started).toBeLessThan(1_000);
+        await phone.getByRole('status').getByText(`${name}`, { exact: false }).waitFor();
+        expect(await phone.getByLabel('Or type the code printed under the QR code').inputValue()).toBe('');
+      }
+      await phone.getByLabel('Or type the code printed under the QR code').fill('NOT-A-CODE');
       await phone.getByRole('button', { name: 'Show on the readers' }).click();
-      await reader.locator(`li.person.current[data-person-id="${ids[name]}"]`).waitFor({ timeout: 1_000 });
-      expect(Date.now() - started).toBeLessThan(1_000);
-      await phone.getByRole('status').getByText(`${name}`, { exact: false }).waitFor();
-      expect(await phone.getByLabel('Or type the code printed under the QR code').inputValue()).toBe('');
-    }
-    await phone.getByLabel('Or type the code printed under the QR code').fill('NOT-A-CODE');
-    await phone.getByRole('button', { name: 'Show on the readers' }).click();
-    await phone.getByText('A card code is 10 letters and digits').waitFor();
-    expect(await phone.getByLabel('Or type the code printed under the QR code').getAttribute('aria-invalid')).toBe('true');
-    await expectNoSeriousAxeViolations(phone);
-    expect(await reader.locator('li.person.current').getAttribute('data-person-id')).toBe(ids['Siobhán']);
-    await phone.close();
-    await reader.close();
-  });
+      await phone.getByText('A card code is 10 letters and digits').waitFor();
+      expect(await phone.getByLabel('Or type the code printed under the QR code').getAttribute('aria-invalid')).toBe('true');
+      await expectNoSeriousAxeViolations(phone);
+      expect(await reader.locator('li.person.current').getAttribute('data-person-id')).toBe(ids['Siobhán']);
+      await phone.close();
+      await reader.close();
+    },
+  );
 
   describe.skipIf(!usingPostgres())('on PostgreSQL, with the reader on another API process', () => {
     let b: TestApp & { url: string };
@@ -203,22 +209,27 @@ describe('stage sync in Chromium', () => {
       await b.deps.cards.renderer.close();
     });
 
-    it('a code typed on the scanner of one process brings the person up on the reader of the other within a second', async () => {
-      const codes = new Map((await cardsOfPage()).map((c) => [c.id, c.code]));
-      const reader = await context.newPage();
-      // Cookies are per host, not per port: the session works on both processes.
-      await reader.goto(`${b.url}${base()}/reader`);
-      await reader.locator('#script[data-stage-sync="connected"]').waitFor();
-      const phone = await context.newPage();
-      await phone.goto(`${t.url}${base()}/stage`);
-      await phone.getByLabel('Or type the code printed under the QR code').fill(codes.get(ids['Zoë'] as string) as string);
-      const started = Date.now();
-      await phone.getByRole('button', { name: 'Show on the readers' }).click();
-      await reader.locator(`li.person.current[data-person-id="${ids['Zoë']}"]`).waitFor({ timeout: 1_000 });
-      expect(Date.now() - started).toBeLessThan(1_000);
-      await phone.close();
-      await reader.close();
-    });
+    // Wall clock across two processes and PostgreSQL's NOTIFY: retried like the test above.
+    it(
+      'a code typed on the scanner of one process brings the person up on the reader of the other within a second',
+      { retry: 2 },
+      async () => {
+        const codes = new Map((await cardsOfPage()).map((c) => [c.id, c.code]));
+        const reader = await context.newPage();
+        // Cookies are per host, not per port: the session works on both processes.
+        await reader.goto(`${b.url}${base()}/reader`);
+        await reader.locator('#script[data-stage-sync="connected"]').waitFor();
+        const phone = await context.newPage();
+        await phone.goto(`${t.url}${base()}/stage`);
+        await phone.getByLabel('Or type the code printed under the QR code').fill(codes.get(ids['Zoë'] as string) as string);
+        const started = Date.now();
+        await phone.getByRole('button', { name: 'Show on the readers' }).click();
+        await reader.locator(`li.person.current[data-person-id="${ids['Zoë']}"]`).waitFor({ timeout: 1_000 });
+        expect(Date.now() - started).toBeLessThan(1_000);
+        await phone.close();
+        await reader.close();
+      },
+    );
   });
 });
 
