@@ -24,6 +24,7 @@ import * as m0022 from './migrations/0022_people_search.js';
 import * as m0023 from './migrations/0023_people_search_changes_only.js';
 import * as m0024 from './migrations/0024_pronunciation.js';
 import * as m0025 from './migrations/0025_entity_pronunciation.js';
+import * as m0028 from './migrations/0028_person_language.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '0023_people_search_changes_only': m0023,
   '0024_pronunciation': m0024,
   '0025_entity_pronunciation': m0025,
+  '0028_person_language': m0028,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

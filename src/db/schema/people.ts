@@ -35,6 +35,8 @@ export interface CollectionsTable {
   reply_to: string | null;
   /** Invitation text template (`{{first_name}}` …); null: the default text of the language. */
   invitation_message: string | null;
+  /** Reminder text template (0028), like `invitation_message`; null: the default reminder of the language. */
+  reminder_message: string | null;
 }
 
 export interface UsersTable {
@@ -87,6 +89,8 @@ export interface UsersTable {
   given_name_language: string | null;
   /** The family name's own language, when it differs from `name_language`. */
   family_name_language: string | null;
+  /** The language of the person's mail and record page (0028, a locale of src/i18n); null: the collection's. */
+  language: string | null;
 }
 
 /** Who last wrote a pronunciation guide's text. */

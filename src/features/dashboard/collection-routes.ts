@@ -58,7 +58,6 @@ export const COLLECTION_NOTICES: Record<string, string> = {
   'fields-updated': 'The custom fields are saved.',
   'settings-updated': 'The invitation and branding settings are saved.',
   'invitations-queued': 'The invitations are on their way. Each person’s e-mail status shows in the table.',
-  'invitations-none': 'Nobody to invite: everyone has recorded, unsubscribed or was invited in the last 24 hours.',
   'invitation-queued': 'The invitation is on its way.',
   'invitation-skipped': 'No invitation sent: this person unsubscribed from this collection’s e-mail.',
   'guide-suggested': 'Your guide is saved. They see it on their record page and may approve or change it.',

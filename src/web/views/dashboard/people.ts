@@ -143,14 +143,17 @@ export const INVITE_CHOICES: Record<string, string> = {
   none: 'E-mail people with nothing yet',
 };
 
-/** Invites people still to record (people invited in the last 24 hours are skipped unless "again" is ticked). */
-function inviteForm(base: string, csrfToken: string): SafeHtml {
-  return html`<form method="post" action="${base}/invitations" class="row" id="invite-form">
-${csrfField(csrfToken)}
+/**
+ * Chooses who to e-mail; the next page names how many get the invitation or the reminder, in
+ * which languages, and sends on confirmation (people e-mailed in the last 24 hours only when ticked).
+ */
+function inviteForm(base: string): SafeHtml {
+  return html`<form method="get" action="${base}/invitations/confirm" class="row" id="invite-form">
 <label for="invite-who" class="visually-hidden">Who to e-mail</label>
 <select id="invite-who" name="who">${Object.entries(INVITE_CHOICES).map(([value, label]) => html`<option value="${value}">${label}</option>`)}</select>
-<button type="submit" class="primary">Send invitations</button>
-<label class="check" for="invite-resend"><input type="checkbox" id="invite-resend" name="resend" value="true"> Also people invited in the last 24 hours</label>
+<button type="submit" class="primary">Review and send…</button>
+<label class="check" for="invite-resend"><input type="checkbox" id="invite-resend" name="resend" value="true"> Also people e-mailed in the last 24 hours</label>
+<a href="${base}/invitations/preview">Preview the mail</a>
 <a href="${base}/settings">Mail text and reminders</a>
 </form>`;
 }
@@ -202,7 +205,7 @@ ${review ? html`<p class="muted" id="review-on">Review is on: a recording counts
 <p class="row" id="downloads"><a href="${base}/export?format=csv" download>Download CSV</a><a href="${base}/export?format=zip" download>Download ZIP (recordings and CSV)</a></p>
 ${admin ? html`<p class="row"><a href="${base}/edit">Edit collection and fields</a><a href="${base}/settings">Invitations and branding</a><a class="danger-link" href="${base}/archive">Archive…</a></p>` : ''}
 <h2>People</h2>
-${admin && collection.member_count > 0 ? inviteForm(base, data.viewer.csrfToken) : ''}
+${admin && collection.member_count > 0 ? inviteForm(base) : ''}
 ${filterForm(collection.id, filters, review)}
 ${data.searchedWindow > 0 ? searchNote(data.searchedWindow) : ''}
 ${
