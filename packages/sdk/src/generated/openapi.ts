@@ -520,7 +520,7 @@ export interface paths {
     };
     /**
      * Export the people (CSV) or their recordings (ZIP)
-     * @description CSV: one row per person in import order (display name, first/last name, e-mail, external_id, phonetic spelling, play link, record link, recording status, review note, then each custom field by key); cells that a spreadsheet would read as a formula start with `'`. ZIP: `<row>-<display name>.mp3` for every person with a recording (row = their row in the CSV, header = row 1) and `people.csv` with an `audio_file` column. Streamed as it is made, with no time limit while the client keeps reading.
+     * @description CSV: one row per person in import order (display name, first/last name, e-mail, external_id, phonetic spelling, play link, record link, recording status, review note, then each custom field by key, then the pronunciation columns, then preferred name, pronouns, language, invitation status and review status), comma- or `separator=semicolon`-separated, with a UTF-8 byte-order mark unless `bom=false`; cells that a spreadsheet would read as a formula start with `'`. ZIP: `<row>-<display name>.mp3` for every person with a recording (row = their row in the CSV, header = row 1) and `people.csv` with an `audio_file` column. Streamed as it is made, with no time limit while the client keeps reading.
      */
     get: operations['exports.collection'];
     put?: never;
@@ -6574,6 +6574,10 @@ export interface operations {
       query: {
         /** @description `csv`: the people as a spreadsheet; `zip`: their recordings as MP3 files plus that spreadsheet. */
         format: 'csv' | 'zip';
+        /** @description What separates the CSV’s cells: `comma` (RFC 4180), or `semicolon`, which Excel opens as columns where the decimal mark is a comma (much of Europe). */
+        separator?: 'comma' | 'semicolon';
+        /** @description Start the CSV with a UTF-8 byte-order mark, so Excel reads accents and other scripts right; `false` for tools that expect plain UTF-8. */
+        bom?: boolean;
       };
       header?: never;
       path: {

@@ -158,6 +158,20 @@ function inviteForm(base: string): SafeHtml {
 </form>`;
 }
 
+/**
+ * The CSV and ZIP downloads with the CSV's options: a semicolon for Excel where the decimal mark
+ * is a comma, and the byte-order mark Excel needs for accents (unticked sends only the hidden
+ * `bom=false`; ticked sends `true` first, which wins).
+ */
+const downloadForm = (base: string): SafeHtml =>
+  html`<form method="get" action="${base}/export" class="row" id="downloads">
+<label for="export-separator">Separator</label>
+<select id="export-separator" name="separator"><option value="comma">Comma</option><option value="semicolon">Semicolon (Excel in much of Europe)</option></select>
+<label class="check" for="export-bom"><input type="checkbox" id="export-bom" name="bom" value="true" checked> Byte-order mark (Excel shows accents right)</label><input type="hidden" name="bom" value="false">
+<button type="submit" name="format" value="csv">Download CSV</button>
+<button type="submit" name="format" value="zip">Download ZIP (recordings and CSV)</button>
+</form>`;
+
 export function collectionPage(data: {
   styleUrl: string;
   viewer: Viewer;
@@ -202,7 +216,7 @@ ${collection.description ? html`<p class="description">${collection.description}
 ${progressBar(collection)}
 ${coverageCounts(data.coverage)}
 ${review ? html`<p class="muted" id="review-on">Review is on: a recording counts as recorded once it is approved.</p>` : ''}
-<p class="row" id="downloads"><a href="${base}/export?format=csv" download>Download CSV</a><a href="${base}/export?format=zip" download>Download ZIP (recordings and CSV)</a></p>
+${downloadForm(base)}
 ${admin ? html`<p class="row"><a href="${base}/edit">Edit collection and fields</a><a href="${base}/settings">Invitations and branding</a><a class="danger-link" href="${base}/archive">Archive…</a></p>` : ''}
 <h2>People</h2>
 ${admin && collection.member_count > 0 ? inviteForm(base) : ''}
