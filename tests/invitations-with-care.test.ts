@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessageSender } from '../src/features/invitations/sender.js';
+import { queueDueReminders } from '../src/features/invitations/service.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { type Browserish, get, inviteAndJoin, post, signIn } from './helpers/dashboard.js';
 
@@ -107,6 +108,30 @@ describe("a person's own language", () => {
     expect(byEmail.get('chen@example.com')).toMatchObject({ language: 'de', name_language: 'zh' });
   });
 
+  it('is chosen on the dashboard when adding a person, and shown on their page', async () => {
+    const id = await collection();
+    const base = `/dashboard/collections/${id}`;
+    const form = await get(t, organiser, `${base}/people/new`);
+    expect(form.body).toContain('<option value="">The collection’s language</option>');
+    const added = await post(t, organiser, `${base}/people`, {
+      csrf: organiser.csrf,
+      first_name: 'Karim',
+      email: 'karim@example.com',
+      language: 'ar',
+    });
+    expect(added.statusCode, added.body).toBe(303);
+    const page = await get(t, organiser, added.headers.location as string);
+    expect(page.body).toContain('<dd id="person-language">العربية</dd>');
+    const refused = await post(t, organiser, `${base}/people`, {
+      csrf: organiser.csrf,
+      first_name: 'Lior',
+      email: 'lior@example.com',
+      language: 'he',
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('<select id="person-language" name="language" aria-invalid="true"');
+  });
+
   it("is the language of the person's mail and record page (before the browser's), else the browser's, else the collection's", async () => {
     const id = await collection({ language: 'en' });
     const dieter = await addPerson(id, 'Dieter', { language: 'de' });
@@ -129,6 +154,10 @@ describe("a person's own language", () => {
     expect((await page(dieter, 'fr')).body).toContain('<html lang="de" dir="ltr">');
     expect((await page(emma, 'fr')).body).toContain('<html lang="fr" dir="ltr">');
     expect((await page(emma, 'tlh')).body).toContain('<html lang="en" dir="ltr">');
+    // The unsubscribe page of Dieter's mail too.
+    const unsubscribe = /\/u\/[A-Za-z0-9_-]{32}/.exec(t.deps.mailer.lastMessageTo(dieter.email)?.text ?? '')?.[0];
+    const unsubscribePage = await t.request({ method: 'GET', url: unsubscribe!, headers: { 'accept-language': 'fr' } });
+    expect(unsubscribePage.body).toContain('<html lang="de"');
   });
 });
 
@@ -178,6 +207,26 @@ describe('the reminder text and the count before sending', () => {
     });
     expect(typo.statusCode).toBe(400);
     expect(typo.json().error).toMatchObject({ param: 'invitation_settings.reminder_message' });
+  });
+
+  it("goes out on a scheduled reminder day in the organiser's words and the person's language", async () => {
+    const today = new Date();
+    const deadline = new Date(today.getTime() + 2 * 86_400_000).toISOString().slice(0, 10);
+    const id = await collection({
+      deadline,
+      invitation_settings: { reminders: [2], reminder_message: 'Plus que deux jours, {{first_name}} : {{record_url}}' },
+    });
+    const julie = await addPerson(id, 'Julie', { language: 'fr' });
+    await t.request({ method: 'POST', url: `/v1/collections/${id}/invitations`, key, json: { user_ids: [julie.id] } });
+    await sender.kick();
+    // Invited before the reminder day.
+    const yesterday = new Date(today.getTime() - 86_400_000).toISOString();
+    await t.deps.db.kysely.updateTable('users').set({ invited_at: yesterday }).where('id', '=', julie.id).execute();
+    expect(await queueDueReminders(t.deps)).toBeGreaterThanOrEqual(1);
+    await sender.kick();
+    const reminder = t.deps.mailer.lastMessageTo(julie.email);
+    expect(reminder?.subject).toMatch(/^Rappel.+votre nom pour Graduation$/);
+    expect(reminder?.text).toContain(`Plus que deux jours, Julie : ${julie.record_url}`);
   });
 
   it('keeps the reminder text on the settings page', async () => {

@@ -2,6 +2,7 @@
  * One collection: its people table (search, filter, order, pages of 100) and the form that adds
  * one person.
  */
+import { LOCALE_NAMES, LOCALES } from '../../../i18n/index.js';
 import { html, type SafeHtml } from '../../html.js';
 import { type CollectionItem, type FormError, formErrorBox, progressBar } from './collections.js';
 import { canChange, csrfField, layout, type Viewer, when } from './layout.js';
@@ -271,6 +272,8 @@ export interface NewPersonForm {
   pronouns: string;
   phonetic_spelling: string;
   external_id: string;
+  /** The person's own language of mail and record page; '' for the collection's. */
+  language: string;
   custom: Record<string, string>;
 }
 
@@ -283,6 +286,7 @@ export const emptyPersonForm = (): NewPersonForm => ({
   pronouns: '',
   phonetic_spelling: '',
   external_id: '',
+  language: '',
   custom: {},
 });
 
@@ -344,6 +348,11 @@ ${csrfField(data.viewer.csrfToken)}
 <input id="pronouns" name="pronouns" value="${form.pronouns}" maxlength="40" autocomplete="off"${invalid(error, 'pronouns')}>
 <label for="phonetic">Phonetic spelling <span class="muted">(optional, e.g. shi-VAWN)</span></label>
 <input id="phonetic" name="phonetic_spelling" value="${form.phonetic_spelling}" maxlength="100" autocomplete="off"${invalid(error, 'phonetic_spelling')}>
+<label for="person-language">Language of their mail and record page</label>
+<select id="person-language" name="language"${invalid(error, 'language')}><option value="">The collection’s language</option>${LOCALES.map(
+      (locale) =>
+        html`<option value="${locale}"${form.language === locale ? html` selected` : ''}>${LOCALE_NAMES[locale]}</option>`,
+    )}</select>
 <label for="external-id">Your id for this person <span class="muted">(optional)</span></label>
 <input id="external-id" name="external_id" value="${form.external_id}" maxlength="255" autocomplete="off"${invalid(error, 'external_id')}>
 ${data.fields.map((field) => customInput(field, form.custom[field.key] ?? '', error))}
