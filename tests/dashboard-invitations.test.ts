@@ -56,6 +56,12 @@ describe('dashboard invitations', () => {
     // Nothing left before the confirmation.
     expect(await t.deps.db.kysely.selectFrom('mail_messages').select('id').where('collection_id', '=', id).execute()).toEqual([]);
 
+    // Confirmed for one person, but two would get it now: nothing leaves, and the page says why.
+    const stale = await post(t, organiser, `${base}/invitations`, { csrf: organiser.csrf, who: 'not_recorded', expected: '1' });
+    expect(stale.headers.location).toBe(`${base}/invitations/confirm?who=not_recorded&changed=true`);
+    expect((await get(t, organiser, stale.headers.location as string)).body).toContain('Nothing was sent: the count changed');
+    expect(await t.deps.db.kysely.selectFrom('mail_messages').select('id').where('collection_id', '=', id).execute()).toEqual([]);
+
     const sent = await post(t, organiser, `${base}/invitations`, { csrf: organiser.csrf, who: 'not_recorded', expected: '2' });
     expect(sent.statusCode).toBe(303);
     expect(sent.headers.location).toBe(`${base}?notice=invitations-queued`);

@@ -34,8 +34,8 @@ function selectionOf(who: string): Pick<InvitationsBody, 'filter' | 'coverage'> 
   return selection;
 }
 
-const confirmUrl = (collectionId: string, who: string, resend: boolean) =>
-  `/dashboard/collections/${collectionId}/invitations/confirm?who=${encodeURIComponent(who)}${resend ? '&resend=true' : ''}`;
+const confirmUrl = (collectionId: string, who: string, resend: boolean, changed = false) =>
+  `/dashboard/collections/${collectionId}/invitations/confirm?who=${encodeURIComponent(who)}${resend ? '&resend=true' : ''}${changed ? '&changed=true' : ''}`;
 
 /** The previewed mail's kind and language from the query (the collection's language by default). */
 function previewChoice(request: FastifyRequest, fallback: string): { kind: PreviewKind; locale: Locale } {
@@ -71,7 +71,8 @@ export function invitationRoutes(deps: Deps, options: { styleUrl: string }) {
         });
         const viewer = viewerOf(request);
         const whoLabel = INVITE_CHOICES[who] ?? '';
-        return sendPage(reply, invitationConfirmPage({ styleUrl, viewer, collection, who, whoLabel, resend, plan }));
+        const changed = queryText(request, 'changed') === 'true';
+        return sendPage(reply, invitationConfirmPage({ styleUrl, viewer, collection, who, whoLabel, resend, plan, changed }));
       },
     );
 
@@ -81,7 +82,14 @@ export function invitationRoutes(deps: Deps, options: { styleUrl: string }) {
       async (request, reply) => {
         const who = formField(request, 'who') ?? 'not_recorded';
         const resend = formField(request, 'resend') === 'true';
-        const result = await queueInvitations(deps, accountOf(request), request.params.id, { ...selectionOf(who), resend });
+        const body = { ...selectionOf(who), resend };
+        // Confirmed for a count: if people recorded or were added since, the organiser looks again.
+        const expected = formField(request, 'expected');
+        if (expected !== undefined) {
+          const plan = await queueInvitations(deps, accountOf(request), request.params.id, { ...body, dry_run: true });
+          if (String(plan.queued) !== expected) return redirect(reply, confirmUrl(plan.collection_id, who, resend, true));
+        }
+        const result = await queueInvitations(deps, accountOf(request), request.params.id, body);
         // Nothing sent: the confirmation page says why, and offers to include people e-mailed today.
         if (result.queued === 0) return redirect(reply, confirmUrl(result.collection_id, who, resend));
         return redirect(reply, `/dashboard/collections/${result.collection_id}?notice=invitations-queued`);

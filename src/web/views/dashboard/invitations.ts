@@ -43,6 +43,8 @@ export function invitationConfirmPage(data: {
   whoLabel: string;
   resend: boolean;
   plan: BatchPlan;
+  /** The count confirmed before was no longer right: nothing was sent. */
+  changed?: boolean;
 }): SafeHtml {
   const { collection, plan } = data;
   const base = `/dashboard/collections/${collection.id}`;
@@ -57,6 +59,7 @@ export function invitationConfirmPage(data: {
     body: html`<p><a href="${base}">← ${collection.name}</a></p>
 <h1>Send e-mail</h1>
 <p class="muted">${data.whoLabel}.</p>
+${data.changed ? html`<p class="notice" role="status" id="count-changed">Nothing was sent: the count changed since you looked (people recorded, were added or were e-mailed). Check it again.</p>` : ''}
 ${
   plan.queued === 0
     ? nobodyReason(plan, base, data.who)
