@@ -118,7 +118,12 @@ describe('dashboard invitations', () => {
     await sender.kick();
     const page = await get(t, organiser, base);
     expect(page.body).toMatch(/id="invitation-status"><span class="badge ok">Sent/);
-    expect(page.body).toContain('>Send the invitation again</button>');
+    // Invited before: the button says what they will get, and it is the reminder.
+    expect(page.body).toContain('>Send a reminder</button>');
+    const again = await post(t, organiser, `${base}/invite`, { csrf: organiser.csrf });
+    expect(again.headers.location).toBe(`${base}?notice=reminder-queued`);
+    await sender.kick();
+    expect(t.deps.mailer.lastMessageTo(people[0]!.email)?.subject).toBe('Reminder: record how your name is said for Choir');
   });
 
   it('shows a viewer the status but no button, and refuses their post', async () => {

@@ -59,6 +59,7 @@ export const COLLECTION_NOTICES: Record<string, string> = {
   'settings-updated': 'The invitation and branding settings are saved.',
   'invitations-queued': 'The invitations are on their way. Each person’s e-mail status shows in the table.',
   'invitation-queued': 'The invitation is on its way.',
+  'reminder-queued': 'The reminder is on its way.',
   'invitation-skipped': 'No invitation sent: this person unsubscribed from this collection’s e-mail.',
   'guide-suggested': 'Your guide is saved. They see it on their record page and may approve or change it.',
   'languages-updated': 'The languages are saved. A guide made by the computer is made again in the new language.',

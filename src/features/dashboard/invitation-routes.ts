@@ -103,7 +103,7 @@ export function invitationRoutes(deps: Deps, options: { styleUrl: string }) {
         const { id, userId } = request.params;
         // Asked for one person by name: sent even when they were invited today.
         const result = await queueInvitations(deps, accountOf(request), id, { user_ids: [userId], resend: true });
-        const notice = result.queued > 0 ? 'invitation-queued' : 'invitation-skipped';
+        const notice = result.reminders > 0 ? 'reminder-queued' : result.queued > 0 ? 'invitation-queued' : 'invitation-skipped';
         return redirect(reply, `/dashboard/collections/${id}/people/${userId}?notice=${notice}`);
       },
     );

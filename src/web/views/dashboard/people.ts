@@ -28,6 +28,8 @@ export interface PersonItem {
 export interface InvitationState {
   status: 'queued' | 'sent' | 'failed' | null;
   error: string | null;
+  /** When the last invitation (or a reminder sent with one) was queued. */
+  invited_at: string | null;
   updated_at: string | null;
   unsubscribed_at: string | null;
 }

@@ -145,10 +145,14 @@ ${recording ? html`<a class="button" href="${base}/delete-recording">Delete reco
   });
 }
 
-/** The latest e-mail to the person, and (for admins) a button that sends the invitation now. */
+/**
+ * The latest e-mail to the person, and (for admins) a button that e-mails them now, named for
+ * what they will get: someone invited before whose mail did not fail gets the reminder text.
+ */
 function invitationSection(base: string, person: PersonDetail, csrfToken: string, admin: boolean): SafeHtml {
   const { invitation } = person;
-  const button = person.invitation.status === null ? 'Send invitation' : 'Send the invitation again';
+  const reminder = invitation.invited_at !== null && invitation.status !== 'failed';
+  const button = reminder ? 'Send a reminder' : invitation.status === null ? 'Send invitation' : 'Send the invitation again';
   return html`<section class="card" id="invitation">
 <h2>Invitation</h2>
 <p id="invitation-status">${invitationBadge(invitation)}</p>
