@@ -43,7 +43,7 @@ describe('collection settings through /v1', () => {
       language: 'en',
       self_edit: true,
       branding: { organisation_name: null, intro: null, privacy_note: null, logo_url: null },
-      invitation_settings: { reminders: [], sender_name: null, reply_to: null, message: null },
+      invitation_settings: { reminders: [], sender_name: null, reply_to: null, message: null, reminder_message: null },
     });
   });
 
@@ -68,6 +68,7 @@ describe('collection settings through /v1', () => {
       sender_name: 'Graduation Office',
       reply_to: 'grad@example.edu',
       message: 'Hi {{first_name}}: {{record_url}}',
+      reminder_message: null,
     });
     expect(read).toMatchObject({ deadline: '2027-03-01', language: 'ar', self_edit: false });
     const listed = (await api('GET', '/v1/collections?limit=100'))

@@ -39,33 +39,72 @@ async function collectionWith(names: string[]) {
 }
 
 describe('dashboard invitations', () => {
-  it('e-mails everyone who has not recorded from the people table, and shows each status', async () => {
+  it('e-mails everyone who has not recorded after a confirmation naming the count, and shows each status', async () => {
     const { id, people } = await collectionWith(['Aroha', 'Bilal']);
-    const page = await get(t, organiser, `/dashboard/collections/${id}`);
+    const base = `/dashboard/collections/${id}`;
+    const page = await get(t, organiser, base);
     expect(page.body).toContain('E-mail everyone who has not recorded');
+    expect(page.body).toContain(`<form method="get" action="${base}/invitations/confirm" class="row" id="invite-form">`);
     expect(page.body).toMatch(/<td data-label="E-mail sent" class="invitation"><span class="muted">Not invited<\/span>/);
 
-    const sent = await post(t, organiser, `/dashboard/collections/${id}/invitations`, {
-      csrf: organiser.csrf,
-      filter: 'not_recorded',
-    });
+    const confirm = await get(t, organiser, `${base}/invitations/confirm?who=not_recorded`);
+    expect(confirm.statusCode).toBe(200);
+    expect(confirm.body).toContain('<strong>2 people will get an e-mail.</strong>');
+    expect(confirm.body).toContain('2 people: the invitation');
+    expect(confirm.body).toMatch(/>English<\/a>: 2/);
+    expect(confirm.body).toContain('>Send 2 e-mails</button>');
+    // Nothing left before the confirmation.
+    expect(await t.deps.db.kysely.selectFrom('mail_messages').select('id').where('collection_id', '=', id).execute()).toEqual([]);
+
+    // Confirmed for one person, but two would get it now: nothing leaves, and the page says why.
+    const stale = await post(t, organiser, `${base}/invitations`, { csrf: organiser.csrf, who: 'not_recorded', expected: '1' });
+    expect(stale.headers.location).toBe(`${base}/invitations/confirm?who=not_recorded&changed=true`);
+    expect((await get(t, organiser, stale.headers.location as string)).body).toContain('Nothing was sent: the count changed');
+    expect(await t.deps.db.kysely.selectFrom('mail_messages').select('id').where('collection_id', '=', id).execute()).toEqual([]);
+
+    const sent = await post(t, organiser, `${base}/invitations`, { csrf: organiser.csrf, who: 'not_recorded', expected: '2' });
     expect(sent.statusCode).toBe(303);
-    expect(sent.headers.location).toBe(`/dashboard/collections/${id}?notice=invitations-queued`);
-    expect((await get(t, organiser, `/dashboard/collections/${id}`)).body.match(/badge wait">Queued/g)).toHaveLength(2);
+    expect(sent.headers.location).toBe(`${base}?notice=invitations-queued`);
+    expect((await get(t, organiser, base)).body.match(/badge wait">Queued/g)).toHaveLength(2);
 
     await sender.kick();
-    const after = await get(t, organiser, `/dashboard/collections/${id}`);
+    const after = await get(t, organiser, base);
     expect(after.body.match(/badge ok">Sent/g)).toHaveLength(2);
     // The default mailer keeps it for the development mailbox.
     const mail = t.deps.mailer.lastMessageTo(people[0]!.email);
     expect(mail?.subject).toBe('Choir: record how your name is said');
     expect(mail?.text).toContain(people[0]!.record_url);
 
-    // Again at once: everyone was invited in the last 24 hours.
-    const again = await post(t, organiser, `/dashboard/collections/${id}/invitations`, { csrf: organiser.csrf });
-    expect(again.headers.location).toBe(`/dashboard/collections/${id}?notice=invitations-none`);
-    const resent = await post(t, organiser, `/dashboard/collections/${id}/invitations`, { csrf: organiser.csrf, resend: 'true' });
-    expect(resent.headers.location).toBe(`/dashboard/collections/${id}?notice=invitations-queued`);
+    // Again at once: both were e-mailed in the last 24 hours. The page says so (not "everyone has
+    // recorded") and offers to include them; a post anyway lands there.
+    const again = await get(t, organiser, `${base}/invitations/confirm?who=not_recorded`);
+    expect(again.body).toContain('Nobody new to e-mail: 2 people who have not recorded');
+    expect(again.body).toContain('were e-mailed in the last 24 hours.');
+    expect(again.body).toContain('>E-mail the 2 people again</button>');
+    expect(again.body).not.toContain('everyone chosen has recorded');
+    const none = await post(t, organiser, `${base}/invitations`, { csrf: organiser.csrf, who: 'not_recorded' });
+    expect(none.headers.location).toBe(`${base}/invitations/confirm?who=not_recorded`);
+
+    // Included: people invited before get the reminder, not the invitation word for word.
+    const resend = await get(t, organiser, `${base}/invitations/confirm?who=not_recorded&resend=true`);
+    expect(resend.body).toContain('2 people invited before: the reminder');
+    expect(resend.body).not.toContain('id="batch-invitations"');
+    const resent = await post(t, organiser, `${base}/invitations`, { csrf: organiser.csrf, who: 'not_recorded', resend: 'true' });
+    expect(resent.headers.location).toBe(`${base}?notice=invitations-queued`);
+    await sender.kick();
+    expect(t.deps.mailer.lastMessageTo(people[1]!.email)?.subject).toBe('Reminder: record how your name is said for Choir');
+  });
+
+  it('says when everyone chosen has recorded, and keeps the confirmation from viewers', async () => {
+    const { id, people } = await collectionWith(['Emre']);
+    const base = `/dashboard/collections/${id}`;
+    // Recorded (how is not the subject here).
+    await t.deps.db.kysely.updateTable('users').set({ recording_status: 'recorded' }).where('id', '=', people[0]!.id).execute();
+    const confirm = await get(t, organiser, `${base}/invitations/confirm?who=not_recorded`);
+    expect(confirm.body).toContain('Nobody to e-mail: everyone chosen has recorded.');
+    expect(confirm.body).not.toContain('id="confirm-send"');
+    const viewer = await inviteAndJoin(t, organiser, 'invites-confirm-viewer@example.com', 'viewer');
+    expect((await get(t, viewer, `${base}/invitations/confirm?who=not_recorded`)).statusCode).toBe(403);
   });
 
   it("invites one person from their page, and refuses a form without the session's token", async () => {
@@ -79,7 +118,12 @@ describe('dashboard invitations', () => {
     await sender.kick();
     const page = await get(t, organiser, base);
     expect(page.body).toMatch(/id="invitation-status"><span class="badge ok">Sent/);
-    expect(page.body).toContain('>Send the invitation again</button>');
+    // Invited before: the button says what they will get, and it is the reminder.
+    expect(page.body).toContain('>Send a reminder</button>');
+    const again = await post(t, organiser, `${base}/invite`, { csrf: organiser.csrf });
+    expect(again.headers.location).toBe(`${base}?notice=reminder-queued`);
+    await sender.kick();
+    expect(t.deps.mailer.lastMessageTo(people[0]!.email)?.subject).toBe('Reminder: record how your name is said for Choir');
   });
 
   it('shows a viewer the status but no button, and refuses their post', async () => {

@@ -131,7 +131,7 @@ describe('the organiser’s journey in Chromium at 390 px', () => {
 
     // The ZIP download: a valid archive with both MP3s and the CSV.
     const downloading = page.waitForEvent('download');
-    await page.getByRole('link', { name: /^Download ZIP/ }).click();
+    await page.getByRole('button', { name: /^Download ZIP/ }).click();
     const download = await downloading;
     expect(download.suggestedFilename()).toBe('Class of 2027.zip');
     const entries = await readZip(fs.readFileSync(await download.path()));

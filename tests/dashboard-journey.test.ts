@@ -186,9 +186,12 @@ describe('downloads', () => {
     await record(collectionId, people[0]!.id);
   });
 
-  it('offers CSV and ZIP links that any member, a viewer too, can download', async () => {
+  it('offers CSV and ZIP downloads that any member, a viewer too, can download', async () => {
     const page = await get(t, viewer, `/dashboard/collections/${collectionId}`);
-    expect(page.body).toContain(`<a href="/dashboard/collections/${collectionId}/export?format=csv" download>Download CSV</a>`);
+    expect(page.body).toContain(
+      `<form method="get" action="/dashboard/collections/${collectionId}/export" class="row" id="downloads">`,
+    );
+    expect(page.body).toContain('<button type="submit" name="format" value="csv">Download CSV</button>');
     expect(page.body).not.toContain('Import a CSV file');
     const csv = await get(t, viewer, `/dashboard/collections/${collectionId}/export?format=csv`);
     expect(csv.statusCode).toBe(200);

@@ -143,6 +143,11 @@ describe('export from disk', () => {
       'ipa',
       'not_like',
       'pronunciation_approved_at',
+      'preferred_name',
+      'pronouns',
+      'language',
+      'invitation_status',
+      'review_status',
     ]);
     // The batch's order, although its rows share one created_at and have random ids.
     expect(rows.map((r) => r[3])).toEqual(PEOPLE.map((p) => p.email));
@@ -157,6 +162,8 @@ describe('export from disk', () => {
       year: '1843',
       alumni: 'true',
       pronunciation_coverage: 'recording',
+      invitation_status: 'not_invited',
+      review_status: 'not_reviewed',
     });
     expect(byEmail.get('evil@example.com')).toMatchObject({
       display_name: "'@SUM(A1:A9)",
@@ -167,6 +174,7 @@ describe('export from disk', () => {
       year: "'-5",
       recording_status: 'needs_rerecord',
       review_note: 'Please say it slowly.',
+      review_status: 'needs_rerecord',
     });
     expect(byEmail.get('zed@example.com')).toMatchObject({
       last_name: 'Quoted, Name',
@@ -207,7 +215,7 @@ describe('export from disk', () => {
     }
     const [header, ...rows] = csvRows(entries[5]!.data);
     // Where it was before the pronunciation columns were appended after it.
-    const audioColumn = header!.length - 7;
+    const audioColumn = header!.length - 12;
     expect(header!.slice(audioColumn)).toEqual([
       'audio_file',
       'name_language',
@@ -216,6 +224,11 @@ describe('export from disk', () => {
       'ipa',
       'not_like',
       'pronunciation_approved_at',
+      'preferred_name',
+      'pronouns',
+      'language',
+      'invitation_status',
+      'review_status',
     ]);
     expect(rows.map((r) => r[audioColumn])).toEqual([
       '2-Ada Lovelace.mp3',

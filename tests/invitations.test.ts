@@ -81,7 +81,10 @@ describe('POST /v1/collections/{id}/invitations', () => {
     expect(res.json()).toEqual({
       object: 'invitation_batch',
       collection_id: id,
+      dry_run: false,
       queued: 2,
+      reminders: 0,
+      by_language: { en: 2 },
       skipped: { recently_invited: 0, unsubscribed: 0 },
     });
     expect((await person(id, a.id)).invitation).toMatchObject({ status: 'queued', invited_at: clock.now().toISOString() });

@@ -65,6 +65,7 @@ describe('POST …/users', () => {
         'name_language',
         'given_name_language',
         'family_name_language',
+        'language',
         'pronunciation',
         'custom_fields',
         'has_recording',

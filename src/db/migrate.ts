@@ -26,6 +26,7 @@ import * as m0024 from './migrations/0024_pronunciation.js';
 import * as m0025 from './migrations/0025_entity_pronunciation.js';
 import * as m0026 from './migrations/0026_review_listened.js';
 import * as m0027 from './migrations/0027_stage_sync.js';
+import * as m0028 from './migrations/0028_person_language.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '0025_entity_pronunciation': m0025,
   '0026_review_listened': m0026,
   '0027_stage_sync': m0027,
+  '0028_person_language': m0028,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

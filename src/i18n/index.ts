@@ -17,7 +17,9 @@ export {
   LOCALE_NAMES,
   formatDay,
   isLocale,
+  localeOfTag,
   negotiateLocale,
+  personLocale,
   textDirection,
   type Locale,
 } from './locales.js';

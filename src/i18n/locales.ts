@@ -1,7 +1,8 @@
 /**
  * The languages people who are not developers read voicename in (the record page, the player
- * page, e-mails), and how one is picked for a request: the browser's `Accept-Language` first,
- * then the collection's default language, then English.
+ * page, e-mails), and how one is picked: the person's own language when the organiser set one
+ * (their mail and record page), else, for a page, the browser's `Accept-Language`, then the
+ * collection's default language, then English.
  */
 import Negotiator from 'negotiator';
 
@@ -26,6 +27,15 @@ export const isLocale = (value: unknown): value is Locale =>
   typeof value === 'string' && (LOCALES as readonly string[]).includes(value);
 
 /**
+ * The locale a language tag reads as (`es-MX` → `es`, `zh-CN` → `zh-Hans`, any case), or null for
+ * a language we have no catalogue for: how a person's own `language` is checked and stored.
+ */
+export function localeOfTag(tag: string): Locale | null {
+  const lower = tag.trim().toLowerCase();
+  return LOCALE_OF_TAG.get(lower) ?? LOCALE_OF_TAG.get(lower.split('-')[0] ?? '') ?? null;
+}
+
+/**
  * The locale for a page or mail: the best match of `Accept-Language` among ours, else the
  * collection's default, else English. A tag with a region we do not list (`es-MX`) falls back to
  * its language (`es`).
@@ -35,12 +45,22 @@ export function negotiateLocale(acceptLanguage: string | undefined, fallback: st
   if (!acceptLanguage) return preferred;
   const requested = new Negotiator({ headers: { 'accept-language': acceptLanguage } }).languages();
   for (const tag of requested) {
-    const lower = tag.toLowerCase();
-    const match = LOCALE_OF_TAG.get(lower) ?? LOCALE_OF_TAG.get(lower.split('-')[0] ?? '');
+    const match = localeOfTag(tag);
     if (match) return match;
   }
   return preferred;
 }
+
+/**
+ * The locale of a person's own page or mail: their `language` when set (the organiser knows it,
+ * and a shared or borrowed browser may ask for another), else the browser's choice (pages only:
+ * mail has no browser), else the collection's language.
+ */
+export const personLocale = (
+  personLanguage: string | null | undefined,
+  acceptLanguage: string | undefined,
+  collectionLanguage: string | null | undefined,
+): Locale => (isLocale(personLanguage) ? personLanguage : negotiateLocale(acceptLanguage, collectionLanguage));
 
 /** `dir` for the `<html>` element: Arabic is written right to left. */
 export const textDirection = (locale: Locale): 'ltr' | 'rtl' => (locale === 'ar' ? 'rtl' : 'ltr');

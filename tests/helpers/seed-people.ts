@@ -53,6 +53,7 @@ export async function seedPeople(
       name_language: null,
       given_name_language: null,
       family_name_language: null,
+      language: null,
     });
   }
   await deps.db.kysely.transaction().execute((trx) => insertUsers(trx, rows));

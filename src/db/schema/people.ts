@@ -37,6 +37,8 @@ export interface CollectionsTable {
   invitation_message: string | null;
   /** The ceremony's line-up (0027): `import`, `display_name`, `last_name` or `custom:<field key>`. */
   lineup_order: Generated<string>;
+  /** Reminder text template (0028), like `invitation_message`; null: the default reminder of the language. */
+  reminder_message: string | null;
 }
 
 export interface UsersTable {
@@ -93,6 +95,8 @@ export interface UsersTable {
   given_name_language: string | null;
   /** The family name's own language, when it differs from `name_language`. */
   family_name_language: string | null;
+  /** The language of the person's mail and record page (0028, a locale of src/i18n); null: the collection's. */
+  language: string | null;
 }
 
 /** Who last wrote a pronunciation guide's text. */

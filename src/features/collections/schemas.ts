@@ -51,7 +51,7 @@ const Deadline = Type.String({
 });
 const Language = Type.Enum(LOCALES, {
   description:
-    "Default language of the record page, player page and mail; a person's browser language (`Accept-Language`) wins when it is one of these.",
+    "Default language of the record page, player page and mail; a person's own `language` wins on their mail and record page, and a browser language (`Accept-Language`) that is one of these wins on pages otherwise.",
 });
 const SelfEdit = Type.Boolean({
   description:
@@ -117,6 +117,13 @@ const InvitationText = {
       'The invitation text, with placeholders `{{first_name}}`, `{{display_name}}`, `{{collection}}`, `{{deadline}}` and `{{record_url}}` ' +
       '(escaped in the HTML part). Null: the default text in the collection’s language.',
   }),
+  reminder_message: SafeText({
+    multiline: true,
+    maxLength: 5000,
+    description:
+      'The reminder text (scheduled reminders, and invitations to people invited before), with the placeholders of `message`. ' +
+      'Null: the default reminder in the person’s language.',
+  }),
 };
 
 export const InvitationSettings = Type.Object(
@@ -125,6 +132,7 @@ export const InvitationSettings = Type.Object(
     sender_name: Nullable(Type.String()),
     reply_to: Nullable(Type.String()),
     message: Nullable(Type.String()),
+    reminder_message: Nullable(Type.String()),
   },
   { title: 'InvitationSettings', additionalProperties: false },
 );
@@ -135,6 +143,7 @@ const InvitationSettingsInput = Type.Object(
     sender_name: Type.Optional(Nullable(InvitationText.sender_name)),
     reply_to: Type.Optional(Nullable(InvitationText.reply_to)),
     message: Type.Optional(Nullable(InvitationText.message)),
+    reminder_message: Type.Optional(Nullable(InvitationText.reminder_message)),
   },
   { additionalProperties: false, description: 'Fields to change; null clears one.' },
 );

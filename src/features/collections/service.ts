@@ -64,6 +64,7 @@ export function toCollection(row: CollectionRow, baseUrl: string): Collection {
       sender_name: row.sender_name,
       reply_to: row.reply_to,
       message: row.invitation_message,
+      reminder_message: row.reminder_message,
     },
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -84,6 +85,7 @@ type SettingsColumns = Partial<
     | 'sender_name'
     | 'reply_to'
     | 'invitation_message'
+    | 'reminder_message'
   >
 >;
 
@@ -102,14 +104,16 @@ export const unknownPlaceholders = (message: string): string[] =>
  */
 function settingsColumns(input: SettingsInput, current?: CollectionRow): SettingsColumns {
   if (input.deadline) checkCalendarDate(input.deadline);
-  const message = input.invitation_settings?.message;
-  if (message) {
-    const unknown = unknownPlaceholders(message);
+  for (const [field, what] of [
+    ['message', 'invitation'],
+    ['reminder_message', 'reminder'],
+  ] as const) {
+    const unknown = unknownPlaceholders(input.invitation_settings?.[field] ?? '');
     if (unknown.length > 0) {
       throw new AppError(
         'parameter_invalid',
-        `Unknown placeholder {{${unknown[0]}}} in the invitation message. Use ${INVITATION_PLACEHOLDERS.map((p) => `{{${p}}}`).join(', ')}.`,
-        { param: 'invitation_settings.message' },
+        `Unknown placeholder {{${unknown[0]}}} in the ${what} message. Use ${INVITATION_PLACEHOLDERS.map((p) => `{{${p}}}`).join(', ')}.`,
+        { param: `invitation_settings.${field}` },
       );
     }
   }
@@ -133,6 +137,7 @@ function settingsColumns(input: SettingsInput, current?: CollectionRow): Setting
     sender_name: mail?.sender_name,
     reply_to: mail?.reply_to,
     invitation_message: mail?.message,
+    reminder_message: mail?.reminder_message,
   };
   return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined));
 }
@@ -208,6 +213,7 @@ export async function createCollection(deps: Deps, accountId: string, input: Cre
     sender_name: null,
     reply_to: null,
     invitation_message: null,
+    reminder_message: null,
     ...settingsColumns(input),
   };
   await insertCollection(deps.db.kysely, row);

@@ -104,6 +104,13 @@ export function collectionFileRoutes(deps: Deps, options: { styleUrl: string }) 
       if (format !== 'csv' && format !== 'zip') {
         throw new AppError('parameter_invalid', 'Choose the CSV or the ZIP download.', { param: 'format' });
       }
+      const separator = queryText(request, 'separator') ?? 'comma';
+      if (separator !== 'comma' && separator !== 'semicolon') {
+        throw new AppError('parameter_invalid', 'Choose a comma or a semicolon to separate the cells.', { param: 'separator' });
+      }
+      const bom = queryText(request, 'bom') ?? 'true';
+      if (bom !== 'true' && bom !== 'false')
+        throw new AppError('parameter_invalid', 'Say whether to add a byte-order mark.', { param: 'bom' });
       const controller = new AbortController();
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) controller.abort();
@@ -111,6 +118,7 @@ export function collectionFileRoutes(deps: Deps, options: { styleUrl: string }) 
       const file = await exportCollection(deps, accountOf(request), request.params.id, format, {
         signal: controller.signal,
         writeLinks: seesWriteLinks(request),
+        csv: { separator, bom: bom === 'true' },
       });
       reply.raw.setTimeout(deps.config.requestTimeoutMs, () => {
         controller.abort();

@@ -35,7 +35,7 @@ export const SESSION_COOKIE = 'vn_session';
 export const SIGN_IN_COOKIE = 'vn_signin';
 const COOKIE_PATH = '/dashboard';
 /** Form fields that may hold line breaks (textareas), as the API's multi-line fields do. */
-const MULTILINE_FIELDS = new Set(['description', 'note']);
+const MULTILINE_FIELDS = new Set(['description', 'note', 'message', 'reminder_message']);
 const ALL_VALUES = Symbol('every value of each field');
 type FormBody = Record<string, string> & { [ALL_VALUES]?: Record<string, string[]> };
 const SIGN_IN_COOKIE_MAX_AGE_S = 60 * 60;

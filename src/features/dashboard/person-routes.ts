@@ -84,6 +84,7 @@ function createBodyOf(form: NewPersonForm, fields: CustomField[]): CreateUserBod
     ...(form.pronouns === '' ? {} : { pronouns: form.pronouns }),
     ...(form.phonetic_spelling === '' ? {} : { phonetic_spelling: form.phonetic_spelling }),
     ...(form.external_id === '' ? {} : { external_id: form.external_id }),
+    ...(form.language === '' ? {} : { language: form.language }),
     ...(Object.keys(custom).length === 0 ? {} : { custom_fields: custom }),
   };
 }
@@ -173,6 +174,7 @@ export function personRoutes(deps: Deps, options: { styleUrl: string }) {
           pronouns: text('pronouns'),
           phonetic_spelling: text('phonetic_spelling'),
           external_id: text('external_id'),
+          language: text('language'),
           custom: Object.fromEntries(collection.custom_fields.map((f) => [f.key, formField(request, `custom_${f.key}`) ?? ''])),
         };
         try {

@@ -23,6 +23,7 @@ export const settingsFormOf = (collection: Collection): SettingsForm => ({
   reply_to: collection.invitation_settings.reply_to ?? '',
   reminders: collection.invitation_settings.reminders.join(', '),
   message: collection.invitation_settings.message ?? '',
+  reminder_message: collection.invitation_settings.reminder_message ?? '',
 });
 
 const orNull = (value: string): string | null => (value.trim() === '' ? null : value);
@@ -75,6 +76,7 @@ export function settingsRoutes(deps: Deps, options: { styleUrl: string }) {
           reply_to: field('reply_to').trim(),
           reminders: field('reminders'),
           message: field('message'),
+          reminder_message: field('reminder_message'),
         };
         try {
           const body = checkBody<UpdateCollectionBody>(UpdateCollectionBody, {
@@ -91,6 +93,7 @@ export function settingsRoutes(deps: Deps, options: { styleUrl: string }) {
               reply_to: orNull(form.reply_to),
               reminders: remindersOf(form.reminders),
               message: orNull(form.message),
+              reminder_message: orNull(form.reminder_message),
             },
           });
           await updateCollection(deps, accountId, collection.id, body);

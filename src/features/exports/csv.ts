@@ -24,6 +24,11 @@ export function csvCell(value: string | number | boolean | null | undefined): st
   return `"${text.replace(/"/g, '""')}"`;
 }
 
+/** What separates cells: a comma (RFC 4180), or a semicolon, what Excel expects where a comma is the decimal mark. */
+export type CsvSeparator = ',' | ';';
+
 /** One line of cells, ended by CRLF. */
-export const csvLine = (cells: readonly (string | number | boolean | null | undefined)[]): string =>
-  `${cells.map(csvCell).join(',')}\r\n`;
+export const csvLine = (
+  cells: readonly (string | number | boolean | null | undefined)[],
+  separator: CsvSeparator = ',',
+): string => `${cells.map(csvCell).join(separator)}\r\n`;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { accountOf } from '../../http/auth.js';
 import { ErrorResponse } from '../../http/schemas.js';
-import { ExportCsv, ExportParams, ExportQuery, ExportZip } from './schemas.js';
+import { type CsvOptions, ExportCsv, ExportParams, ExportQuery, ExportZip } from './schemas.js';
 import { exportPerson } from './person-service.js';
 import { exportCollection } from './service.js';
 
@@ -18,7 +18,9 @@ export const exportsRoutes =
           summary: 'Export the people (CSV) or their recordings (ZIP)',
           description:
             'CSV: one row per person in import order (display name, first/last name, e-mail, external_id, phonetic spelling, ' +
-            'play link, record link, recording status, review note, then each custom field by key); cells that a spreadsheet ' +
+            'play link, record link, recording status, review note, then each custom field by key, then the pronunciation ' +
+            'columns, then preferred name, pronouns, language, invitation status and review status), comma- or ' +
+            '`separator=semicolon`-separated, with a UTF-8 byte-order mark unless `bom=false`; cells that a spreadsheet ' +
             "would read as a formula start with `'`. ZIP: `<row>-<display name>.mp3` for every person with a recording (row = " +
             'their row in the CSV, header = row 1) and `people.csv` with an `audio_file` column. Streamed as it is made, ' +
             'with no time limit while the client keeps reading.',
@@ -37,7 +39,7 @@ export const exportsRoutes =
       },
       async (request, reply) => {
         const { collection_id } = request.params as { collection_id: string };
-        const { format } = request.query as { format: 'csv' | 'zip' };
+        const { format, separator, bom } = request.query as { format: 'csv' | 'zip' } & Partial<CsvOptions>;
         const controller = new AbortController();
         reply.raw.once('close', () => {
           if (!reply.raw.writableFinished) controller.abort();
@@ -46,6 +48,7 @@ export const exportsRoutes =
           signal: controller.signal,
           // An API key acts for the whole organisation: it can rotate record links anyway.
           writeLinks: true,
+          csv: { separator: separator ?? 'comma', bom: bom ?? true },
         });
         // A client that reads nothing for this long is gone: drop it rather than hold the export open.
         reply.raw.setTimeout(deps.config.requestTimeoutMs, () => {

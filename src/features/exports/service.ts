@@ -22,7 +22,8 @@ import type { CustomField } from '../collections/schemas.js';
 import { requireLiveCollection } from '../collections/service.js';
 import { playLinkUrls } from '../play-links/index.js';
 import { coverageOf } from '../pronunciation/present.js';
-import { csvLine, UTF8_BOM } from './csv.js';
+import { type CsvSeparator, csvLine, UTF8_BOM } from './csv.js';
+import { type CsvOptions, DEFAULT_CSV_OPTIONS } from './schemas.js';
 import { attachmentDisposition, audioFileName } from './file-names.js';
 import { type ExportPersonRow, type ImportOrderCursor, listPeopleInImportOrder } from './repo.js';
 
@@ -55,25 +56,33 @@ export async function exportCollection(
   accountId: string,
   collectionId: string,
   format: ExportFormat,
-  options: { signal?: AbortSignal; writeLinks: boolean },
+  options: { signal?: AbortSignal; writeLinks: boolean; csv?: CsvOptions },
 ): Promise<CollectionExport> {
   const collection = await requireLiveCollection(deps, accountId, collectionId);
   const fields = JSON.parse(collection.custom_fields) as CustomField[];
   const people = () => peopleInImportOrder(deps.db, collection.id);
   const columns = header(fields, options.writeLinks);
   const toCells = cellsOf(deps.config.baseUrl, fields, options.writeLinks);
+  const csv = options.csv ?? DEFAULT_CSV_OPTIONS;
+  const layout: CsvLayout = { separator: csv.separator === 'semicolon' ? ';' : ',', start: csv.bom ? UTF8_BOM : '' };
   if (format === 'csv') {
     return {
       contentType: 'text/csv; charset=utf-8',
       contentDisposition: attachmentDisposition(collection.name, 'csv'),
-      stream: csvStream(people, toCells, columns, options.signal),
+      stream: csvStream(people, toCells, columns, layout, options.signal),
     };
   }
   return {
     contentType: 'application/zip',
     contentDisposition: attachmentDisposition(collection.name, 'zip'),
-    stream: zipStream(deps, people, toCells, columns, options.signal),
+    stream: zipStream(deps, people, toCells, columns, layout, options.signal),
   };
+}
+
+/** The CSV's separator and what it starts with (the byte-order mark, or nothing). */
+interface CsvLayout {
+  separator: CsvSeparator;
+  start: string;
 }
 
 /** Every person of the collection in import order, a page at a time. */
@@ -114,18 +123,40 @@ const PRONUNCIATION_COLUMNS = [
   'pronunciation_approved_at',
 ];
 
+/**
+ * What organisers read at a glance, last of all (every earlier column stays where it was):
+ * `language` (the person's mail and record page language; empty: the collection's),
+ * `invitation_status` (`not_invited`, `queued`, `sent`, `failed` or `unsubscribed`) and
+ * `review_status` (`not_reviewed`, `approved`, `needs_rerecord`; empty without a recording).
+ */
+const ORGANISER_COLUMNS = ['preferred_name', 'pronouns', 'language', 'invitation_status', 'review_status'];
+
+/** The columns after the ZIP's `audio_file` column. */
+const AFTER_AUDIO_FILE = PRONUNCIATION_COLUMNS.length + ORGANISER_COLUMNS.length;
+
 /** The ZIP's `audio_file` column, where it was before the pronunciation columns came after it. */
 const withAudioFile = <T>(row: T[], audioFile: T): T[] => [
-  ...row.slice(0, row.length - PRONUNCIATION_COLUMNS.length),
+  ...row.slice(0, row.length - AFTER_AUDIO_FILE),
   audioFile,
-  ...row.slice(row.length - PRONUNCIATION_COLUMNS.length),
+  ...row.slice(row.length - AFTER_AUDIO_FILE),
 ];
+
+const REVIEW_STATUS: Record<ExportPersonRow['recording_status'], string | null> = {
+  none: null,
+  recorded: 'not_reviewed',
+  approved: 'approved',
+  needs_rerecord: 'needs_rerecord',
+};
+
+const invitationStatus = (person: ExportPersonRow): string =>
+  person.unsubscribed_at !== null ? 'unsubscribed' : (person.mail_status ?? 'not_invited');
 
 /** Column names as the API names the fields, so the file can be imported again; custom fields by key. */
 const header = (fields: CustomField[], writeLinks: boolean) => [
   ...STANDARD_COLUMNS.filter((column) => writeLinks || column !== 'record_url'),
   ...fields.map((field) => field.key),
   ...PRONUNCIATION_COLUMNS,
+  ...ORGANISER_COLUMNS,
 ];
 
 type Cells = (string | number | boolean | null)[];
@@ -152,6 +183,11 @@ function cellsOf(baseUrl: string, fields: CustomField[], writeLinks: boolean) {
       person.ipa,
       person.not_like,
       person.guide_approved_at,
+      person.preferred_name,
+      person.pronouns,
+      person.language,
+      invitationStatus(person),
+      REVIEW_STATUS[person.recording_status],
     ];
   };
 }
@@ -160,13 +196,14 @@ function csvStream(
   people: () => AsyncGenerator<ExportPersonRow>,
   toCells: (person: ExportPersonRow) => Cells,
   columns: string[],
+  layout: CsvLayout,
   signal: AbortSignal | undefined,
 ): Readable {
   async function* lines() {
-    yield UTF8_BOM + csvLine(columns);
+    yield layout.start + csvLine(columns, layout.separator);
     for await (const person of people()) {
       signal?.throwIfAborted();
-      yield csvLine(toCells(person));
+      yield csvLine(toCells(person), layout.separator);
     }
   }
   return readableFrom(lines());
@@ -199,6 +236,7 @@ function zipStream(
   people: () => AsyncGenerator<ExportPersonRow>,
   toCells: (person: ExportPersonRow) => Cells,
   columns: string[],
+  layout: CsvLayout,
   signal: AbortSignal | undefined,
 ): Readable {
   const zip = new ZipFile();
@@ -224,7 +262,7 @@ function zipStream(
       const writeCsv = async (text: string) => {
         if (!file.write(text)) await once(file, 'drain');
       };
-      await writeCsv(UTF8_BOM + csvLine(withAudioFile(columns, 'audio_file')));
+      await writeCsv(layout.start + csvLine(withAudioFile(columns, 'audio_file'), layout.separator));
       const open = (person: ExportPersonRow) => (person.blob_key === null ? null : deps.blobs.stream(person.blob_key));
       const iterator = people()[Symbol.asyncIterator]();
       let next = await iterator.next();
@@ -247,7 +285,7 @@ function zipStream(
         } else if (person.blob_key !== null) {
           deps.logger.warn({ user_id: person.id }, 'export: a recording has no audio file; exported without it');
         }
-        await writeCsv(csvLine(withAudioFile(toCells(person), fileName)));
+        await writeCsv(csvLine(withAudioFile(toCells(person), fileName), layout.separator));
       }
       file.end();
       await finished(file);

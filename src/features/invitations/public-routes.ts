@@ -9,7 +9,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { applyPageSecurity, type PageSecurity } from '../../http/security-headers.js';
-import { negotiateLocale } from '../../i18n/index.js';
+import { personLocale } from '../../i18n/index.js';
 import { unsubscribePage } from '../../web/views/unsubscribe.js';
 import { describeUnsubscribe, unsubscribe } from './service.js';
 
@@ -33,7 +33,7 @@ export const unsubscribeRoutes =
       subject: Awaited<ReturnType<typeof describeUnsubscribe>>,
     ) =>
       unsubscribePage({
-        locale: negotiateLocale(request.headers['accept-language'], subject?.language),
+        locale: personLocale(subject?.personLanguage, request.headers['accept-language'], subject?.collectionLanguage),
         styleUrl: deps.assets.url('recorder.css'),
         subject,
         actionUrl: `/u/${request.params.token}`,

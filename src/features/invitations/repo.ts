@@ -139,13 +139,15 @@ export const findMessageContext = (db: Kysely<Database>, userId: string) =>
       'collections.name as collection_name',
       'collections.archived_at as collection_archived_at',
       'collections.deadline',
-      'collections.language',
+      // Not `language`: the person's own (`users.language`) comes first.
+      'collections.language as collection_language',
       'collections.organisation_name',
       'collections.privacy_note',
       'collections.logo_key',
       'collections.sender_name',
       'collections.reply_to',
       'collections.invitation_message',
+      'collections.reminder_message',
     ])
     .where('users.id', '=', userId)
     .executeTakeFirst();
@@ -162,7 +164,8 @@ export const findMessageByToken = (db: Kysely<Database>, token: string) =>
       'users.email',
       'users.unsubscribed_at',
       'collections.name as collection_name',
-      'collections.language',
+      'users.language as person_language',
+      'collections.language as collection_language',
     ])
     .where('mail_messages.unsubscribe_token', '=', token)
     .executeTakeFirst();
@@ -201,7 +204,10 @@ export type InviteSelection = { userIds: string[] } | { stillToRecord: true } | 
  * their voice nor a computer voice they approved. Each guide is looked up by its key.
  */
 export function peopleToInvite(db: Kysely<Database>, collectionId: string, selection: InviteSelection) {
-  let query = db.selectFrom('users').select(['id', 'invited_at', 'unsubscribed_at']).where('collection_id', '=', collectionId);
+  let query = db
+    .selectFrom('users')
+    .select(['id', 'invited_at', 'unsubscribed_at', 'mail_status', 'language'])
+    .where('collection_id', '=', collectionId);
   if ('userIds' in selection) return query.where('id', 'in', selection.userIds).execute();
   if ('stillToRecord' in selection) return query.where('recording_status', 'in', STILL_TO_RECORD).execute();
   query = query.where('recording_status', '=', 'none');
@@ -216,3 +222,21 @@ export function peopleToInvite(db: Kysely<Database>, collectionId: string, selec
   else query = query.where(sql<boolean>`not ${guides(null)}`);
   return query.execute();
 }
+
+/**
+ * The first person (in import order) whose mail is in `locale`: their own language, or none set
+ * when the collection's is `locale` (`collectionReads`). What the preview greets.
+ */
+export const samplePersonIn = (db: Kysely<Database>, collectionId: string, locale: string, collectionReads: boolean) =>
+  db
+    .selectFrom('users')
+    .select(['first_name', 'display_name'])
+    .where('collection_id', '=', collectionId)
+    .where((eb) =>
+      collectionReads ? eb.or([eb('language', '=', locale), eb('language', 'is', null)]) : eb('language', '=', locale),
+    )
+    .orderBy('created_at')
+    .orderBy('import_position')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();

@@ -27,6 +27,13 @@ export const InvitationsBody = Type.Object(
     resend: Type.Optional(
       Type.Boolean({ default: false, description: 'Also invite people invited in the last 24 hours (skipped otherwise).' }),
     ),
+    dry_run: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Answer the counts (who would get what, in which language) and send nothing: the confirmation before sending.',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'CreateInvitations' },
 );
@@ -36,7 +43,18 @@ export const InvitationsResult = Type.Object(
   {
     object: Type.Literal('invitation_batch'),
     collection_id: Type.String({ format: 'uuid' }),
-    queued: Type.Integer({ description: 'Invitations queued: one e-mail per person, sent in the background.' }),
+    dry_run: Type.Boolean({ description: 'true: nothing was queued; the counts say what sending would do.' }),
+    queued: Type.Integer({
+      description: 'Messages queued (or, on a dry run, that would be): one e-mail per person, sent in the background.',
+    }),
+    reminders: Type.Integer({
+      description:
+        'Of `queued`, people invited before (whose last e-mail did not fail): they get the reminder text, not the invitation again.',
+    }),
+    by_language: Type.Record(Type.String(), Type.Integer(), {
+      description:
+        'Of `queued`, how many in each language (en, es, fr, de, zh-Hans, ar): the person’s `language`, else the collection’s.',
+    }),
     skipped: Type.Object(
       {
         recently_invited: Type.Integer({ description: 'Invited in the last 24 hours (send again with `"resend": true`).' }),

@@ -12,10 +12,8 @@
  */
 import type { Logger } from 'pino';
 import { type TransactionDeps, withTransaction } from '../../db/transaction.js';
-import { isLocale, DEFAULT_LOCALE } from '../../i18n/index.js';
 import { type ChannelMessage, MessageFailure } from '../../integrations/channels/channel.js';
 import type { MessageChannels } from '../../integrations/channels/registry.js';
-import { logoUrl } from '../collections/service.js';
 import { recordEvent } from '../events/service.js';
 import { recordUrl } from '../users/service.js';
 import {
@@ -30,6 +28,7 @@ import {
   settleSkippedPerson,
   STILL_TO_RECORD,
 } from './repo.js';
+import { mailLocale, personMessageData } from './mail-content.js';
 import { unsubscribeUrl } from './service.js';
 
 export type MessageSenderDeps = TransactionDeps & {
@@ -180,20 +179,12 @@ export class MessageSender {
     const { baseUrl } = this.deps.config;
     return {
       kind: message.kind,
-      locale: isLocale(context.language) ? context.language : DEFAULT_LOCALE,
-      data: {
-        person: context,
-        collection: context.collection_name,
-        organisation: context.organisation_name,
-        deadline: context.deadline,
-        privacyNote: context.privacy_note,
-        logoUrl: logoUrl(baseUrl, context.logo_key),
-        template: context.invitation_message,
-        note: message.note,
+      locale: mailLocale(context.language, context.collection_language),
+      data: personMessageData(baseUrl, message.kind, context, context, {
         recordUrl: recordUrl(baseUrl, context.record_token),
         unsubscribeUrl: unsubscribeUrl(baseUrl, message.unsubscribe_token),
-        sender: { name: context.sender_name, replyTo: context.reply_to },
-      },
+        note: message.note,
+      }),
     };
   }
 

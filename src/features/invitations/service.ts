@@ -7,6 +7,7 @@
  */
 import type { Insertable } from 'kysely';
 import type { MailKind, MailMessagesTable } from '../../db/schema.js';
+import type { Locale } from '../../i18n/index.js';
 import { type TransactionDeps, type TransactionScope, withTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import type { ChannelChoice } from '../../integrations/channels/registry.js';
@@ -22,6 +23,9 @@ import {
   unsubscribePerson,
 } from './repo.js';
 import type { InvitationsBody, InvitationsResult } from './schemas.js';
+import { mailLocale } from './mail-content.js';
+
+type InviteDb = Parameters<typeof peopleToInvite>[0];
 
 /** `channelFor`: which message channel a person's message goes through (the registry's choice). */
 export type InvitationsDeps = TransactionDeps & { channels: { channelFor: ChannelChoice } };
@@ -56,10 +60,60 @@ function messageRow(
 }
 
 /**
- * Queues one invitation per chosen person (by id, everyone still to record, or the people without
- * a recording whose pronunciation is only a guide or nothing) and answers how
- * many were queued and skipped. Unknown ids are a 400 naming the first; unsubscribed people and
- * people invited in the last 24 hours (unless `resend`) are skipped.
+ * Who a batch goes to, and with which text: the chosen people (by id, everyone still to record,
+ * or the people without a recording whose pronunciation is only a guide or nothing) minus the
+ * unsubscribed and, unless `resend`, those invited in the last 24 hours. A person invited
+ * before whose last mail did not fail gets the reminder text, not the invitation word for word.
+ * Unknown ids are a 400 naming the first.
+ */
+async function planBatch(trx: InviteDb, collection: { id: string; language: string }, body: InvitationsBody, now: Date) {
+  const recentSince = new Date(now.getTime() - RECENT_INVITATION_MS).toISOString();
+  const people = await peopleToInvite(
+    trx,
+    collection.id,
+    body.user_ids ? { userIds: body.user_ids } : body.coverage ? { coverage: body.coverage } : { stillToRecord: true },
+  );
+  if (body.user_ids) {
+    const found = new Set(people.map((person) => person.id));
+    const missing = body.user_ids.findIndex((id) => !found.has(id));
+    if (missing >= 0) {
+      throw new AppError('resource_missing', `No user ${body.user_ids[missing]} in this collection.`, {
+        param: `user_ids[${missing}]`,
+      });
+    }
+  }
+  const unsubscribed = people.filter((person) => person.unsubscribed_at !== null);
+  const recent = people.filter(
+    (person) => person.unsubscribed_at === null && !body.resend && person.invited_at !== null && person.invited_at > recentSince,
+  );
+  const skipped = new Set([...unsubscribed, ...recent].map((person) => person.id));
+  const chosen = people.filter((person) => !skipped.has(person.id));
+  const remind = (person: (typeof people)[number]) => person.invited_at !== null && person.mail_status !== 'failed';
+  const byLanguage: Partial<Record<Locale, number>> = {};
+  for (const person of chosen) {
+    const locale = mailLocale(person.language, collection.language);
+    byLanguage[locale] = (byLanguage[locale] ?? 0) + 1;
+  }
+  return {
+    invitations: chosen.filter((person) => !remind(person)).map((person) => person.id),
+    reminders: chosen.filter(remind).map((person) => person.id),
+    result: {
+      object: 'invitation_batch' as const,
+      collection_id: collection.id,
+      dry_run: body.dry_run === true,
+      queued: chosen.length,
+      reminders: chosen.filter(remind).length,
+      by_language: byLanguage,
+      skipped: { recently_invited: recent.length, unsubscribed: unsubscribed.length },
+    },
+  };
+}
+
+/**
+ * Queues one message per person of the batch (see `planBatch`: the invitation, or the reminder
+ * text for people invited before) and answers how many were queued and skipped, and in which
+ * languages. With `dry_run`, answers the same counts and queues nothing: the confirmation
+ * before sending.
  */
 export async function queueInvitations(
   deps: InvitationsDeps,
@@ -77,37 +131,14 @@ export async function queueInvitations(
   }
   const collection = await requireLiveCollection(deps, accountId, collectionId);
   const now = deps.clock.now();
+  if (body.dry_run) return (await planBatch(deps.db.kysely, collection, body, now)).result;
   const at = now.toISOString();
-  const recentSince = new Date(now.getTime() - RECENT_INVITATION_MS).toISOString();
   return withTransaction(deps, async (tx) => {
-    const people = await peopleToInvite(
-      tx.trx,
-      collection.id,
-      body.user_ids ? { userIds: body.user_ids } : body.coverage ? { coverage: body.coverage } : { stillToRecord: true },
-    );
-    if (body.user_ids) {
-      const found = new Set(people.map((person) => person.id));
-      const missing = body.user_ids.findIndex((id) => !found.has(id));
-      if (missing >= 0) {
-        throw new AppError('resource_missing', `No user ${body.user_ids[missing]} in this collection.`, {
-          param: `user_ids[${missing}]`,
-        });
-      }
-    }
-    const unsubscribed = people.filter((person) => person.unsubscribed_at !== null);
-    const recent = people.filter(
-      (person) =>
-        person.unsubscribed_at === null && !body.resend && person.invited_at !== null && person.invited_at > recentSince,
-    );
-    const skipped = new Set([...unsubscribed, ...recent].map((person) => person.id));
-    const chosen = people.filter((person) => !skipped.has(person.id)).map((person) => person.id);
-    await queueMessages(tx, deps.channels.channelFor, { accountId, collectionId: collection.id, kind: 'invitation', at }, chosen);
-    return {
-      object: 'invitation_batch' as const,
-      collection_id: collection.id,
-      queued: chosen.length,
-      skipped: { recently_invited: recent.length, unsubscribed: unsubscribed.length },
-    };
+    const plan = await planBatch(tx.trx, collection, body, now);
+    const batch = { accountId, collectionId: collection.id, at, markInvited: true };
+    await queueMessages(tx, deps.channels.channelFor, { ...batch, kind: 'invitation' }, plan.invitations);
+    await queueMessages(tx, deps.channels.channelFor, { ...batch, kind: 'reminder' }, plan.reminders);
+    return plan.result;
   });
 }
 
@@ -122,6 +153,8 @@ async function queueMessages(
     at: string;
     note?: string | null;
     dedupeKey?: (userId: string) => string;
+    /** Sets `invited_at`: an invitation batch (its reminders too, so the 24-hour rule covers them). */
+    markInvited?: boolean;
   },
   userIds: string[],
 ): Promise<string[]> {
@@ -133,7 +166,7 @@ async function queueMessages(
     ),
   );
   const queued = await insertMessages(tx.trx, rows);
-  await markPeopleQueued(tx.trx, queued, input.at, input.kind === 'invitation');
+  await markPeopleQueued(tx.trx, queued, input.at, input.markInvited === true);
   if (queued.length > 0) tx.wakeWorkerAfterCommit();
   return queued;
 }
@@ -212,7 +245,9 @@ export async function queueDueReminders(deps: InvitationsDeps): Promise<number> 
 export interface UnsubscribeView {
   collection: string;
   email: string;
-  language: string;
+  /** The person's own language (null: none set) and the collection's: the page's language follows `personLocale`. */
+  personLanguage: string | null;
+  collectionLanguage: string;
   unsubscribed: boolean;
 }
 
@@ -222,7 +257,8 @@ const findByToken = (deps: InvitationsDeps, token: string) =>
 const viewOf = (row: NonNullable<Awaited<ReturnType<typeof findMessageByToken>>>, unsubscribed: boolean): UnsubscribeView => ({
   collection: row.collection_name,
   email: row.email,
-  language: row.language,
+  personLanguage: row.person_language,
+  collectionLanguage: row.collection_language,
   unsubscribed,
 });
 

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { checkBody } from '../../http/validation.js';
-import { negotiateLocale, translator } from '../../i18n/index.js';
+import { personLocale, translator } from '../../i18n/index.js';
 import { RESPELLING_KEY } from '../../pronunciation/respelling-key.js';
 import type { RecorderGuideData } from '../../web/views/recorder-guide.js';
 import { guideAudioUrl } from '../pronunciation/present.js';
@@ -192,7 +192,7 @@ export function registerGuideRoutes(app: FastifyInstance, deps: Deps, context: G
     if (!context.sameOrigin(request)) throw forbiddenElsewhere();
     const user = await requireRecorderUser(deps, tokenOf(request));
     const body = checkBody<HearDraftBody>(HearDraftBody, request.body);
-    const locale = negotiateLocale(request.headers['accept-language'], user.language);
+    const locale = personLocale(user.language, request.headers['accept-language'], user.collection_language);
     const spoken = await speakDraft(
       deps,
       user,

@@ -11,7 +11,7 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { applyPageSecurity } from '../../http/security-headers.js';
 import { checkBody } from '../../http/validation.js';
-import { negotiateLocale } from '../../i18n/index.js';
+import { negotiateLocale, personLocale } from '../../i18n/index.js';
 import { escapeHtml } from '../../web/html.js';
 import { type RecorderPageData, recorderNotFoundPage, recorderPage } from '../../web/views/recorder.js';
 import { logoUrl } from '../collections/service.js';
@@ -70,7 +70,7 @@ export const recorderRoutes =
       extra: Pick<RecorderPageData, 'notice' | 'detailsError'> & { guide?: RecorderPageData['guide'] },
     ): Promise<string> => {
       const hasRecording = await userHasRecording(deps, user.id);
-      const locale = negotiateLocale(request.headers['accept-language'], user.language);
+      const locale = personLocale(user.language, request.headers['accept-language'], user.collection_language);
       const playLink = hasRecording ? (await getPlayLink(deps, user.account_id, user.collection_id, user.id)).play_link : null;
       return recorderPage({
         locale,

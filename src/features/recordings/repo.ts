@@ -113,7 +113,8 @@ export const findUserByRecordToken = (db: Kysely<Database>, token: string) =>
     .select([
       'collections.account_id',
       'collections.name as collection_name',
-      'collections.language',
+      // Not `language`: the person's own (`users.language`) comes first.
+      'collections.language as collection_language',
       'collections.deadline',
       'collections.self_edit',
       'collections.organisation_name',

@@ -30,6 +30,8 @@ import {
   type Issue,
   LANGUAGE_FIELDS,
   languageIssue,
+  personLanguageIssue,
+  personLanguageOf,
   normalizeUserEmail,
   notBlank,
   shapeIssues,
@@ -61,6 +63,8 @@ function prepareUser(
     const issue = languageIssue(body[field], field);
     if (issue) issues.push(issue);
   }
+  const language = personLanguageIssue(body.language);
+  if (language) issues.push(language);
   const custom = checkCustomValues(definitions, {}, body.custom_fields);
   issues.push(...custom.issues);
   if (issues.length > 0 || 'issue' in email) return { issues };
@@ -80,6 +84,7 @@ function prepareUser(
       name_language: canonicalLanguage(body.name_language),
       given_name_language: canonicalLanguage(body.given_name_language),
       family_name_language: canonicalLanguage(body.family_name_language),
+      language: personLanguageOf(body.language),
       custom_fields: JSON.stringify(custom.values),
       record_token: newRecordToken(),
       recording_status: 'none',

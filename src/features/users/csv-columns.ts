@@ -19,6 +19,7 @@ export const STANDARD_FIELDS = [
   'name_language',
   'given_name_language',
   'family_name_language',
+  'language',
 ] as const;
 export type StandardField = (typeof STANDARD_FIELDS)[number];
 
@@ -32,9 +33,11 @@ export const COLUMN_ALIASES: Record<StandardField, string[]> = {
   pronouns: ['pronoun'],
   external_id: ['external id'],
   phonetic_spelling: ['phonetic', 'pronunciation'],
-  name_language: ['language', 'name language'],
+  name_language: ['name language'],
   given_name_language: ['given name language', 'first name language'],
   family_name_language: ['family name language', 'surname language', 'last name language'],
+  // The person's own language (their mail and record page); the name's language is `name_language`.
+  language: ['preferred language', 'mail language', 'locale'],
 };
 
 /** Columns every file must have. */

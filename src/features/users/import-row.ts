@@ -13,7 +13,7 @@ import type { UserRow } from './repo.js';
 import { CreateUserBody } from './schemas.js';
 import { canonicalLanguage } from '../../lib/languages.js';
 import { defaultDisplayName, newRecordToken, optionalText } from './service.js';
-import { type CustomValues, checkCustomValues, normalizeUserEmail } from './validate.js';
+import { type CustomValues, checkCustomValues, normalizeUserEmail, personLanguageIssue, personLanguageOf } from './validate.js';
 
 export type CellValue = string | number | boolean;
 
@@ -99,6 +99,12 @@ export function buildUser(
       message: `"${fields.email}" is not a valid e-mail address.`,
     });
   }
+  const languageProblem = personLanguageIssue(fields.language);
+  if (languageProblem && !issues.some((i) => i.column === plan.columnOf('language'))) {
+    const column = plan.columnOf('language');
+    const message = languageProblem.message.replace('field "language"', `"${column}"`);
+    issues.push({ row: read.row, column, code: languageProblem.code, message });
+  }
   // Custom values: the file's columns over the person's current values; empty cells remove.
   const current = target ? (JSON.parse(target.custom_fields) as CustomValues) : {};
   const changes = target ? read.custom : Object.fromEntries(Object.entries(read.custom).filter(([, v]) => v !== null));
@@ -141,6 +147,7 @@ export function buildUser(
     name_language: language('name_language'),
     given_name_language: language('given_name_language'),
     family_name_language: language('family_name_language'),
+    language: has('language') ? personLanguageOf(value('language')) : (target?.language ?? null),
     custom_fields: JSON.stringify(custom.values),
     record_token: target?.record_token ?? newRecordToken(),
     recording_status: target?.recording_status ?? 'none',

@@ -164,6 +164,7 @@ export async function updateUserRows(trx: Kysely<Database>, rows: UserRow[]): Pr
           name_language: eb.ref('excluded.name_language'),
           given_name_language: eb.ref('excluded.given_name_language'),
           family_name_language: eb.ref('excluded.family_name_language'),
+          language: eb.ref('excluded.language'),
           custom_fields: eb.ref('excluded.custom_fields'),
           field_sources: eb.ref('excluded.field_sources'),
           updated_at: eb.ref('excluded.updated_at'),

@@ -106,7 +106,7 @@ export const usersRoutes =
             summary: 'Create up to 1,000 users at once (JSON or CSV)',
             description:
               'All or nothing. Send `{"users": [...]}` as JSON, or a CSV file (`Content-Type: text/csv`) with a header row: ' +
-              '`email,first_name` and optionally `last_name,display_name,preferred_name,pronouns,external_id,phonetic_spelling,name_language,given_name_language,family_name_language` and custom field keys ' +
+              '`email,first_name` and optionally `last_name,display_name,preferred_name,pronouns,external_id,phonetic_spelling,name_language,given_name_language,family_name_language,language` and custom field keys ' +
               "(headings matched like the import's), read like the import's files (encodings and bounds). On any problem nothing is created and the error lists every `{index, field, code, message}`. " +
               'It only creates: people who exist are never changed by it. ' +
               'For spreadsheets (unknown columns ignored, updates on re-import, up to 10,000 rows) use `POST …/users/import`.',

@@ -40,11 +40,15 @@ const Phonetic = SafeText({
   description: 'How to say the name in letters, e.g. "shiv-AWN nee VREE-in". At most 100 characters.',
 });
 /** A BCP 47 language tag (`en`, `ga`, `es-MX`, `zh-Hans`), stored in its canonical case. */
+const NAME_LANGUAGE_SHAPE = { pattern: '^([A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,4})?$', maxLength: 35 };
+const PERSON_LANGUAGE =
+  'The language of the person’s mail and record page: en, es, fr, de, zh-Hans or ar ("es-MX" and "zh-CN" are stored as their language); null or "": the collection’s (on the record page, the browser’s first).';
 const NameLanguage = Type.String({
-  pattern: '^([A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,4})?$',
-  maxLength: 35,
+  ...NAME_LANGUAGE_SHAPE,
   description: 'BCP 47 language tag, e.g. "en", "ga", "es-MX", "zh-Hans". null or "" removes it.',
 });
+/** The person's own language (docs/invitations.md), a tag of the same shape as a name's; checked in the service. */
+const PersonLanguage = Type.String({ ...NAME_LANGUAGE_SHAPE, description: PERSON_LANGUAGE });
 const CustomFieldValue = Type.Union([SafeText({ multiline: true, maxLength: 1000 }), Type.Number(), Type.Boolean(), Type.Null()]);
 const CustomFieldValues = Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,62}$' }), CustomFieldValue, {
   description: "Values keyed by the collection's custom field keys; checked against their definitions.",
@@ -94,6 +98,7 @@ export const User = Type.Object(
     family_name_language: Nullable(Type.String(), {
       description: "The family name's own language, when it differs; null otherwise.",
     }),
+    language: Nullable(Type.String(), { description: PERSON_LANGUAGE }),
     custom_fields: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
     has_recording: Type.Boolean(),
     recording_status: RecordingStatus,
@@ -150,6 +155,7 @@ export const CreateUserBody = Type.Object(
     name_language: Type.Optional(Nullable(NameLanguage)),
     given_name_language: Type.Optional(Nullable(NameLanguage)),
     family_name_language: Type.Optional(Nullable(NameLanguage)),
+    language: Type.Optional(Nullable(PersonLanguage)),
     custom_fields: Type.Optional(CustomFieldValues),
   },
   { additionalProperties: false, title: 'CreateUser' },
@@ -169,6 +175,7 @@ export const UpdateUserBody = Type.Object(
     name_language: Type.Optional(Nullable(NameLanguage)),
     given_name_language: Type.Optional(Nullable(NameLanguage)),
     family_name_language: Type.Optional(Nullable(NameLanguage)),
+    language: Type.Optional(Nullable(PersonLanguage)),
     custom_fields: Type.Optional(
       Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,62}$' }), CustomFieldValue, {
         description: 'Merged into the current values; a null value removes that field.',

@@ -47,6 +47,8 @@ import {
   type Issue,
   LANGUAGE_FIELDS,
   languageIssue,
+  personLanguageIssue,
+  personLanguageOf,
   normalizeUserEmail,
   notBlank,
 } from './validate.js';
@@ -81,6 +83,7 @@ export function toUser(baseUrl: string, row: UserRow, hasRecording: boolean, gui
     name_language: row.name_language,
     given_name_language: row.given_name_language,
     family_name_language: row.family_name_language,
+    language: row.language,
     custom_fields: JSON.parse(row.custom_fields) as CustomValues,
     has_recording: hasRecording,
     recording_status: row.recording_status,
@@ -207,6 +210,11 @@ export async function updateUser(
     const issue = languageIssue(input[field], field);
     if (issue) throw fail(issue);
     changes[field] = canonicalLanguage(input[field]);
+  }
+  if (input.language !== undefined) {
+    const issue = personLanguageIssue(input.language);
+    if (issue) throw fail(issue);
+    changes.language = personLanguageOf(input.language);
   }
   if (input.custom_fields !== undefined) {
     const custom = checkCustomValues(definitionsOf(collection), JSON.parse(current.custom_fields), input.custom_fields);

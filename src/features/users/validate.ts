@@ -3,6 +3,7 @@
  * against the collection's definitions) and reports every problem as an item error, so the
  * batch import can list them all and the single create can throw the first.
  */
+import { LOCALES, localeOfTag } from '../../i18n/index.js';
 import { canonicalLanguage } from '../../lib/languages.js';
 import type { ItemError } from '../../errors.js';
 import { validatorCompiler } from '../../http/validation.js';
@@ -33,6 +34,19 @@ export function notBlank(value: string, field: string): Issue | null {
     ? { field, code: 'parameter_invalid', message: `Invalid field "${field}": must not be blank.` }
     : null;
 }
+
+/** An issue when the person's `language` is not one voicename's pages and mail are written in. */
+export function personLanguageIssue(value: string | null | undefined): Issue | null {
+  if (!value?.trim() || localeOfTag(value) !== null) return null;
+  return {
+    field: 'language',
+    code: 'parameter_invalid',
+    message: `Invalid field "language": "${value}" is not one of the languages of the record page and mail (${LOCALES.join(', ')}).`,
+  };
+}
+
+/** The stored form of the person's `language`: its locale (`es-MX` → `es`), null when empty. */
+export const personLanguageOf = (value: string | null | undefined): string | null => (value?.trim() ? localeOfTag(value) : null);
 
 export const LANGUAGE_FIELDS = ['name_language', 'given_name_language', 'family_name_language'] as const;
 

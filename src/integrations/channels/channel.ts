@@ -20,7 +20,7 @@ export interface PersonMessageData {
   deadline: string | null;
   privacyNote: string | null;
   logoUrl: string | null;
-  /** The organiser's invitation template (plain text with `{{placeholders}}`); null: the language's default text. */
+  /** The organiser's text for an invitation or a reminder (plain text with `{{placeholders}}`); null: the language's default text. */
   template: string | null;
   /** The organiser's note of a re-record request. */
   note: string | null;

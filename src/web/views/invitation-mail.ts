@@ -19,7 +19,7 @@ export interface InvitationMailInput {
   deadline: string | null;
   privacyNote: string | null;
   logoUrl: string | null;
-  /** The organiser's invitation template; null: the language's default text. */
+  /** The organiser's text for an invitation or a reminder; null: the language's default text. */
   template: string | null;
   /** The organiser's note of a re-record request. */
   note: string | null;
@@ -70,7 +70,7 @@ export function invitationMail(input: InvitationMailInput): RenderedMail {
   const subject = t(`${input.kind}_subject`, { collection: input.collection });
   const greeting = t('greeting', { first_name: input.person.first_name });
   const body =
-    input.kind === 'invitation' && input.template !== null
+    input.kind !== 'rerecord' && input.template !== null
       ? fillTemplate(input.template, values)
       : [
           [[{ text: greeting, isLink: false }]],

@@ -154,7 +154,7 @@ export interface paths {
     put?: never;
     /**
      * Create up to 1,000 users at once (JSON or CSV)
-     * @description All or nothing. Send `{"users": [...]}` as JSON, or a CSV file (`Content-Type: text/csv`) with a header row: `email,first_name` and optionally `last_name,display_name,preferred_name,pronouns,external_id,phonetic_spelling,name_language,given_name_language,family_name_language` and custom field keys (headings matched like the import's), read like the import's files (encodings and bounds). On any problem nothing is created and the error lists every `{index, field, code, message}`. It only creates: people who exist are never changed by it. For spreadsheets (unknown columns ignored, updates on re-import, up to 10,000 rows) use `POST …/users/import`.
+     * @description All or nothing. Send `{"users": [...]}` as JSON, or a CSV file (`Content-Type: text/csv`) with a header row: `email,first_name` and optionally `last_name,display_name,preferred_name,pronouns,external_id,phonetic_spelling,name_language,given_name_language,family_name_language,language` and custom field keys (headings matched like the import's), read like the import's files (encodings and bounds). On any problem nothing is created and the error lists every `{index, field, code, message}`. It only creates: people who exist are never changed by it. For spreadsheets (unknown columns ignored, updates on re-import, up to 10,000 rows) use `POST …/users/import`.
      */
     post: operations['users.batchCreate'];
     delete?: never;
@@ -262,7 +262,7 @@ export interface paths {
     put?: never;
     /**
      * Invite people to record their names
-     * @description Queues one e-mail per person with their record link, in the collection’s language, from its sender name, with a one-click unsubscribe. `{"user_ids": […]}` (1 to 1000) or `{"filter": "not_recorded"}` (everyone with no recording or asked to record again). People invited in the last 24 hours are skipped unless `"resend": true`; unsubscribed people always are. Answers 202 with the counts; each person’s `invitation` shows `queued`, then `sent` or `failed`, and `invitation.sent` / `invitation.failed` events follow.
+     * @description Queues one e-mail per person with their record link, in the person’s `language` (else the collection’s), from its sender name, with a one-click unsubscribe. `{"user_ids": […]}` (1 to 1000) or `{"filter": "not_recorded"}` (everyone with no recording or asked to record again). People invited in the last 24 hours are skipped unless `"resend": true`; unsubscribed people always are. People invited before get the reminder text (`invitation_settings.reminder_message`) instead of the invitation. Answers 202 with the counts (by language, and how many reminders); each person’s `invitation` shows `queued`, then `sent` or `failed`, and `invitation.sent` / `invitation.failed` events follow. `"dry_run": true` answers 200 with the same counts and queues nothing.
      */
     post: operations['invitations.send'];
     delete?: never;
@@ -520,7 +520,7 @@ export interface paths {
     };
     /**
      * Export the people (CSV) or their recordings (ZIP)
-     * @description CSV: one row per person in import order (display name, first/last name, e-mail, external_id, phonetic spelling, play link, record link, recording status, review note, then each custom field by key); cells that a spreadsheet would read as a formula start with `'`. ZIP: `<row>-<display name>.mp3` for every person with a recording (row = their row in the CSV, header = row 1) and `people.csv` with an `audio_file` column. Streamed as it is made, with no time limit while the client keeps reading.
+     * @description CSV: one row per person in import order (display name, first/last name, e-mail, external_id, phonetic spelling, play link, record link, recording status, review note, then each custom field by key, then the pronunciation columns, then preferred name, pronouns, language, invitation status and review status), comma- or `separator=semicolon`-separated, with a UTF-8 byte-order mark unless `bom=false`; cells that a spreadsheet would read as a formula start with `'`. ZIP: `<row>-<display name>.mp3` for every person with a recording (row = their row in the CSV, header = row 1) and `people.csv` with an `audio_file` column. Streamed as it is made, with no time limit while the client keeps reading.
      */
     get: operations['exports.collection'];
     put?: never;
@@ -1029,7 +1029,7 @@ export interface components {
        */
       deadline?: string | null;
       /**
-       * @description Default language of the record page, player page and mail; a person's browser language (`Accept-Language`) wins when it is one of these.
+       * @description Default language of the record page, player page and mail; a person's own `language` wins on their mail and record page, and a browser language (`Accept-Language`) that is one of these wins on pages otherwise.
        * @enum {unknown}
        */
       language?: 'en' | 'es' | 'fr' | 'de' | 'zh-Hans' | 'ar';
@@ -1072,6 +1072,11 @@ export interface components {
          * @description The invitation text, with placeholders `{{first_name}}`, `{{display_name}}`, `{{collection}}`, `{{deadline}}` and `{{record_url}}` (escaped in the HTML part). Null: the default text in the collection’s language.
          */
         message?: string | null;
+        /**
+         * Format: safe-text-multiline
+         * @description The reminder text (scheduled reminders, and invitations to people invited before), with the placeholders of `message`. Null: the default reminder in the person’s language.
+         */
+        reminder_message?: string | null;
       };
     };
     /** CreateInvitations */
@@ -1090,6 +1095,11 @@ export interface components {
        * @default false
        */
       resend?: boolean;
+      /**
+       * @description Answer the counts (who would get what, in which language) and send nothing: the confirmation before sending.
+       * @default false
+       */
+      dry_run?: boolean;
     };
     /** CreateUser */
     CreateUser: {
@@ -1139,6 +1149,8 @@ export interface components {
       given_name_language?: string | null;
       /** @description BCP 47 language tag, e.g. "en", "ga", "es-MX", "zh-Hans". null or "" removes it. */
       family_name_language?: string | null;
+      /** @description The language of the person’s mail and record page: en, es, fr, de, zh-Hans or ar ("es-MX" and "zh-CN" are stored as their language); null or "": the collection’s (on the record page, the browser’s first). */
+      language?: string | null;
       /** @description Values keyed by the collection's custom field keys; checked against their definitions. */
       custom_fields?: {
         [key: string]: string | number | boolean | null;
@@ -1443,8 +1455,16 @@ export interface components {
       object: 'invitation_batch';
       /** Format: uuid */
       collection_id: string;
-      /** @description Invitations queued: one e-mail per person, sent in the background. */
+      /** @description true: nothing was queued; the counts say what sending would do. */
+      dry_run: boolean;
+      /** @description Messages queued (or, on a dry run, that would be): one e-mail per person, sent in the background. */
       queued: number;
+      /** @description Of `queued`, people invited before (whose last e-mail did not fail): they get the reminder text, not the invitation again. */
+      reminders: number;
+      /** @description Of `queued`, how many in each language (en, es, fr, de, zh-Hans, ar): the person’s `language`, else the collection’s. */
+      by_language: {
+        [key: string]: number;
+      };
       skipped: {
         /** @description Invited in the last 24 hours (send again with `"resend": true`). */
         recently_invited: number;
@@ -1501,6 +1521,7 @@ export interface components {
       sender_name: string | null;
       reply_to: string | null;
       message: string | null;
+      reminder_message: string | null;
     };
     /** OEmbed */
     OEmbed: {
@@ -1777,7 +1798,7 @@ export interface components {
        */
       deadline?: string | null;
       /**
-       * @description Default language of the record page, player page and mail; a person's browser language (`Accept-Language`) wins when it is one of these.
+       * @description Default language of the record page, player page and mail; a person's own `language` wins on their mail and record page, and a browser language (`Accept-Language`) that is one of these wins on pages otherwise.
        * @enum {unknown}
        */
       language?: 'en' | 'es' | 'fr' | 'de' | 'zh-Hans' | 'ar';
@@ -1820,6 +1841,11 @@ export interface components {
          * @description The invitation text, with placeholders `{{first_name}}`, `{{display_name}}`, `{{collection}}`, `{{deadline}}` and `{{record_url}}` (escaped in the HTML part). Null: the default text in the collection’s language.
          */
         message?: string | null;
+        /**
+         * Format: safe-text-multiline
+         * @description The reminder text (scheduled reminders, and invitations to people invited before), with the placeholders of `message`. Null: the default reminder in the person’s language.
+         */
+        reminder_message?: string | null;
       };
       /** @description The full new list of definitions: add fields, change labels, `required` and select `options`, remove fields. A field keeps its `key` and `type`; the values people have for remaining fields are kept, and the values of a removed field are deleted. */
       custom_fields?: components['schemas']['CustomField'][];
@@ -1872,6 +1898,8 @@ export interface components {
       given_name_language?: string | null;
       /** @description BCP 47 language tag, e.g. "en", "ga", "es-MX", "zh-Hans". null or "" removes it. */
       family_name_language?: string | null;
+      /** @description The language of the person’s mail and record page: en, es, fr, de, zh-Hans or ar ("es-MX" and "zh-CN" are stored as their language); null or "": the collection’s (on the record page, the browser’s first). */
+      language?: string | null;
       /** @description Merged into the current values; a null value removes that field. */
       custom_fields?: {
         [key: string]: string | number | boolean | null;
@@ -1913,6 +1941,8 @@ export interface components {
       given_name_language: string | null;
       /** @description The family name's own language, when it differs; null otherwise. */
       family_name_language: string | null;
+      /** @description The language of the person’s mail and record page: en, es, fr, de, zh-Hans or ar ("es-MX" and "zh-CN" are stored as their language); null or "": the collection’s (on the record page, the browser’s first). */
+      language: string | null;
       custom_fields: {
         [key: string]: string | number | boolean;
       };
@@ -4496,6 +4526,21 @@ export interface operations {
     };
     responses: {
       /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvitationBatch'];
+        };
+      };
+      /** @description Default Response */
       202: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6534,6 +6579,10 @@ export interface operations {
       query: {
         /** @description `csv`: the people as a spreadsheet; `zip`: their recordings as MP3 files plus that spreadsheet. */
         format: 'csv' | 'zip';
+        /** @description What separates the CSV’s cells: `comma` (RFC 4180), or `semicolon`, which Excel opens as columns where the decimal mark is a comma (much of Europe). */
+        separator?: 'comma' | 'semicolon';
+        /** @description Start the CSV with a UTF-8 byte-order mark, so Excel reads accents and other scripts right; `false` for tools that expect plain UTF-8. */
+        bom?: boolean;
       };
       header?: never;
       path: {

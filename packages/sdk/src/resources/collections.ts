@@ -68,9 +68,16 @@ export class Collections {
     return unwrap(this.api.DELETE('/v1/collections/{collection_id}/logo', { params: { path }, ...callOptions(options) }));
   }
 
-  /** The people as CSV, or their recordings as a ZIP, streamed. */
-  async export(collectionId: string, format: 'csv' | 'zip', options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
-    const params = { path: { collection_id: collectionId }, query: { format } };
+  /**
+   * The people as CSV, or their recordings as a ZIP, streamed. `csv` chooses the CSV's separator
+   * (`semicolon` for Excel where the decimal mark is a comma) and whether it starts with a UTF-8 BOM.
+   */
+  async export(
+    collectionId: string,
+    format: 'csv' | 'zip',
+    options?: RequestOptions & { csv?: { separator?: 'comma' | 'semicolon'; bom?: boolean } },
+  ): Promise<ReadableStream<Uint8Array>> {
+    const params = { path: { collection_id: collectionId }, query: { format, ...options?.csv } };
     const stream = await unwrap(
       this.api.GET('/v1/collections/{collection_id}/export', { params, parseAs: 'stream', ...callOptions(options) }),
     );

@@ -19,6 +19,7 @@ export interface SettingsForm {
   reply_to: string;
   reminders: string;
   message: string;
+  reminder_message: string;
 }
 
 export function collectionSettingsPage(data: {
@@ -67,7 +68,9 @@ ${area('privacy-note', 'privacy_note', 'Privacy note', 1000, 'Who can hear the r
 ${text('sender-name', 'sender_name', 'Sender name', 100, 'The name the mail comes from.')}
 ${text('reply-to', 'reply_to', 'Reply-to address', 254, 'Where replies go.', 'email')}
 ${text('reminders', 'reminders', 'Reminders', 40, 'Days before the deadline to remind people who have not recorded, separated by commas, e.g. 7, 2. At most 5.')}
-${area('message', 'message', 'Invitation message', 5000, `Leave empty for the standard text in the collection's language. Placeholders: ${data.placeholders.map((p) => `{{${p}}}`).join(' ')}.`)}
+${area('message', 'message', 'Invitation message', 5000, `Leave empty for the standard text in each person's language. Placeholders: ${data.placeholders.map((p) => `{{${p}}}`).join(' ')}.`)}
+${area('reminder-message', 'reminder_message', 'Reminder message', 5000, `Sent as a reminder before the deadline, and to people e-mailed before when you e-mail them again. Leave empty for the standard reminder in each person's language. The same placeholders.`)}
+<p><a href="/dashboard/collections/${collection.id}/invitations/preview">Preview the mail in each language</a> (save first)</p>
 <div class="row"><button type="submit" class="primary">Save settings</button><a class="button" href="/dashboard/collections/${collection.id}">Cancel</a></div>
 </form>
 ${logoCard(collection.id, collection.branding.logo_url, data.viewer.csrfToken, data.logoError ?? null)}`,
@@ -95,7 +98,7 @@ ${logoUrl ? html`<form method="post" action="${base}/remove">${csrfField(csrfTok
 /** The API parameter a form field reports its errors under. */
 function paramOf(name: keyof SettingsForm): string {
   if (name === 'organisation_name' || name === 'intro' || name === 'privacy_note') return `branding.${name}`;
-  if (name === 'sender_name' || name === 'reply_to' || name === 'reminders' || name === 'message')
+  if (name === 'sender_name' || name === 'reply_to' || name === 'reminders' || name === 'message' || name === 'reminder_message')
     return `invitation_settings.${name}`;
   return name;
 }

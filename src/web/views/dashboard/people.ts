@@ -2,6 +2,7 @@
  * One collection: its people table (search, filter, order, pages of 100) and the form that adds
  * one person.
  */
+import { LOCALE_NAMES, LOCALES } from '../../../i18n/index.js';
 import { html, type SafeHtml } from '../../html.js';
 import { type CollectionItem, type FormError, formErrorBox, progressBar } from './collections.js';
 import { canChange, csrfField, layout, type Viewer, when } from './layout.js';
@@ -27,6 +28,8 @@ export interface PersonItem {
 export interface InvitationState {
   status: 'queued' | 'sent' | 'failed' | null;
   error: string | null;
+  /** When the last invitation (or a reminder sent with one) was queued. */
+  invited_at: string | null;
   updated_at: string | null;
   unsubscribed_at: string | null;
 }
@@ -127,17 +130,34 @@ export const INVITE_CHOICES: Record<string, string> = {
   none: 'E-mail people with nothing yet',
 };
 
-/** Invites people still to record (people invited in the last 24 hours are skipped unless "again" is ticked). */
-function inviteForm(base: string, csrfToken: string): SafeHtml {
-  return html`<form method="post" action="${base}/invitations" class="row" id="invite-form">
-${csrfField(csrfToken)}
+/**
+ * Chooses who to e-mail; the next page names how many get the invitation or the reminder, in
+ * which languages, and sends on confirmation (people e-mailed in the last 24 hours only when ticked).
+ */
+function inviteForm(base: string): SafeHtml {
+  return html`<form method="get" action="${base}/invitations/confirm" class="row" id="invite-form">
 <label for="invite-who" class="visually-hidden">Who to e-mail</label>
 <select id="invite-who" name="who">${Object.entries(INVITE_CHOICES).map(([value, label]) => html`<option value="${value}">${label}</option>`)}</select>
-<button type="submit" class="primary">Send invitations</button>
-<label class="check" for="invite-resend"><input type="checkbox" id="invite-resend" name="resend" value="true"> Also people invited in the last 24 hours</label>
+<button type="submit" class="primary">Review and send…</button>
+<label class="check" for="invite-resend"><input type="checkbox" id="invite-resend" name="resend" value="true"> Also people e-mailed in the last 24 hours</label>
+<a href="${base}/invitations/preview">Preview the mail</a>
 <a href="${base}/settings">Mail text and reminders</a>
 </form>`;
 }
+
+/**
+ * The CSV and ZIP downloads with the CSV's options: a semicolon for Excel where the decimal mark
+ * is a comma, and the byte-order mark Excel needs for accents (unticked sends only the hidden
+ * `bom=false`; ticked sends `true` first, which wins).
+ */
+const downloadForm = (base: string): SafeHtml =>
+  html`<form method="get" action="${base}/export" class="row" id="downloads">
+<label for="export-separator">Separator</label>
+<select id="export-separator" name="separator"><option value="comma">Comma</option><option value="semicolon">Semicolon (Excel in much of Europe)</option></select>
+<label class="check" for="export-bom"><input type="checkbox" id="export-bom" name="bom" value="true" checked> Byte-order mark (Excel shows accents right)</label><input type="hidden" name="bom" value="false">
+<button type="submit" name="format" value="csv">Download CSV</button>
+<button type="submit" name="format" value="zip">Download ZIP (recordings and CSV)</button>
+</form>`;
 
 export function collectionPage(data: {
   styleUrl: string;
@@ -205,10 +225,10 @@ ${collection.description ? html`<p class="description">${collection.description}
 ${progressBar(collection)}
 ${coverageCounts(data.coverage)}
 ${review ? html`<p class="muted" id="review-on">Review is on: a recording counts as recorded once it is approved.</p>` : ''}
-<p class="row" id="downloads"><a href="${base}/export?format=csv" download>Download CSV</a><a href="${base}/export?format=zip" download>Download ZIP (recordings and CSV)</a></p>
+${downloadForm(base)}
 ${admin ? html`<p class="row"><a href="${base}/edit">Edit collection and fields</a><a href="${base}/settings">Invitations and branding</a><a class="danger-link" href="${base}/archive">Archive…</a></p>` : ''}
 <h2>People</h2>
-${admin && collection.member_count > 0 ? inviteForm(base, data.viewer.csrfToken) : ''}
+${admin && collection.member_count > 0 ? inviteForm(base) : ''}
 ${admin ? approvePlayedForm(base, data.viewer.csrfToken, data.playedCount, data.query) : ''}
 ${filterForm(collection.id, filters, review)}
 ${data.searchedWindow > 0 ? searchNote(data.searchedWindow) : ''}
@@ -261,6 +281,8 @@ export interface NewPersonForm {
   pronouns: string;
   phonetic_spelling: string;
   external_id: string;
+  /** The person's own language of mail and record page; '' for the collection's. */
+  language: string;
   custom: Record<string, string>;
 }
 
@@ -273,6 +295,7 @@ export const emptyPersonForm = (): NewPersonForm => ({
   pronouns: '',
   phonetic_spelling: '',
   external_id: '',
+  language: '',
   custom: {},
 });
 
@@ -334,6 +357,11 @@ ${csrfField(data.viewer.csrfToken)}
 <input id="pronouns" name="pronouns" value="${form.pronouns}" maxlength="40" autocomplete="off"${invalid(error, 'pronouns')}>
 <label for="phonetic">Phonetic spelling <span class="muted">(optional, e.g. shi-VAWN)</span></label>
 <input id="phonetic" name="phonetic_spelling" value="${form.phonetic_spelling}" maxlength="100" autocomplete="off"${invalid(error, 'phonetic_spelling')}>
+<label for="person-language">Language of their mail and record page</label>
+<select id="person-language" name="language"${invalid(error, 'language')}><option value="">The collection’s language</option>${LOCALES.map(
+      (locale) =>
+        html`<option value="${locale}"${form.language === locale ? html` selected` : ''}>${LOCALE_NAMES[locale]}</option>`,
+    )}</select>
 <label for="external-id">Your id for this person <span class="muted">(optional)</span></label>
 <input id="external-id" name="external_id" value="${form.external_id}" maxlength="255" autocomplete="off"${invalid(error, 'external_id')}>
 ${data.fields.map((field) => customInput(field, form.custom[field.key] ?? '', error))}

@@ -4,6 +4,7 @@
  * behind its own confirmation page. The record link lets anyone record for the person, so only
  * members who may change things (admins and owners) see it.
  */
+import { isLocale, LOCALE_NAMES } from '../../../i18n/index.js';
 import { html, type SafeHtml } from '../../html.js';
 import { type CollectionItem, type FormError, formErrorBox } from './collections.js';
 import { canChange, confirmationPage, csrfField, layout, type Viewer, when } from './layout.js';
@@ -21,6 +22,8 @@ export interface PersonDetail {
   pronouns: string | null;
   phonetic_spelling: string | null;
   external_id: string | null;
+  /** The person's own language of mail and record page; null: the collection's. */
+  language: string | null;
   has_recording: boolean;
   recording_status: RecordingStatus;
   review_note: string | null;
@@ -89,6 +92,7 @@ ${recording && admin ? '' : formErrorBox(data.reviewError)}
   <dt>First name</dt><dd>${person.first_name}</dd>
   <dt>Last name</dt><dd>${person.last_name === '' ? html`<span class="muted">None</span>` : person.last_name}</dd>
   <dt>E-mail</dt><dd class="email">${person.email}</dd>
+  <dt>Mail and record page in</dt><dd id="person-language">${isLocale(person.language) ? html`${LOCALE_NAMES[person.language]}${setByThem(person, 'language')}` : html`<span class="muted">The collection’s language</span>`}</dd>
   ${person.external_id ? html`<dt>Your id</dt><dd><code>${person.external_id}</code></dd>` : ''}
   ${person.custom.map((c) => html`<dt>${c.label}</dt><dd>${c.value}</dd>`)}
   <dt>Added</dt><dd>${when(person.created_at)}</dd>
@@ -139,10 +143,14 @@ ${recording ? html`<a class="button" href="${base}/delete-recording">Delete reco
   });
 }
 
-/** The latest e-mail to the person, and (for admins) a button that sends the invitation now. */
+/**
+ * The latest e-mail to the person, and (for admins) a button that e-mails them now, named for
+ * what they will get: someone invited before whose mail did not fail gets the reminder text.
+ */
 function invitationSection(base: string, person: PersonDetail, csrfToken: string, admin: boolean): SafeHtml {
   const { invitation } = person;
-  const button = person.invitation.status === null ? 'Send invitation' : 'Send the invitation again';
+  const reminder = invitation.invited_at !== null && invitation.status !== 'failed';
+  const button = reminder ? 'Send a reminder' : invitation.status === null ? 'Send invitation' : 'Send the invitation again';
   return html`<section class="card" id="invitation">
 <h2>Invitation</h2>
 <p id="invitation-status">${invitationBadge(invitation)}</p>
