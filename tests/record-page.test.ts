@@ -63,10 +63,10 @@ describe('the record page', () => {
     const res = await page(path);
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('<html lang="en" dir="ltr">');
-    expect(res.body).toContain('<strong>Riverside &lt;University&gt;</strong> · For Convocation 2027');
+    expect(res.body).toContain('<strong><bdi>Riverside &lt;University&gt;</bdi></strong> · For <bdi>Convocation 2027</bdi>');
     expect(res.body).toContain('Help us say your name right.');
     expect(res.body).toContain('Please record by March 15, 2027.');
-    expect(res.body).toContain('<p id="privacy-note">Only the ceremony team hears it.</p>');
+    expect(res.body).toContain('<p id="privacy-note" dir="auto">Only the ceremony team hears it.</p>');
 
     const plain = await page((await personIn({})).path);
     expect(plain.body).toContain('<p id="privacy-note">Anyone with your play link can hear your recording.</p>');
@@ -86,6 +86,29 @@ describe('the record page', () => {
     expect(arabic.body).toContain('<html lang="ar" dir="rtl">');
     const unknown = await page(path, { 'accept-language': 'tlh' });
     expect(unknown.body).toContain('<html lang="es" dir="ltr">');
+  });
+
+  it("isolates the organiser's and the person's own text on an Arabic page, so English keeps its order", async () => {
+    const { path } = await personIn({
+      name: 'Class of 2027',
+      language: 'ar',
+      deadline: '2027-12-12',
+      branding: {
+        organisation_name: 'Riverside University',
+        intro: 'The ceremony is on 12 December.',
+        privacy_note: 'Only the ceremony team hears it.',
+      },
+    });
+    const res = await page(path);
+    expect(res.body).toContain('<html lang="ar" dir="rtl">');
+    expect(res.body).toContain('<strong><bdi>Riverside University</bdi></strong>');
+    expect(res.body).toMatch(/<p class="organisation">.*<bdi>Class of 2027<\/bdi><\/p>/);
+    expect(res.body).toContain('<p class="intro" dir="auto">The ceremony is on 12 December.</p>');
+    expect(res.body).toContain('<p id="privacy-note" dir="auto">Only the ceremony team hears it.</p>');
+    expect(res.body).toContain('<h1 class="name" dir="auto">Siobhán Ní Bhriain</h1>');
+    // The title is plain text: Unicode isolates do what <bdi> does in the page.
+    expect(res.body).toMatch(/<title>[^<]*\u2068Siobhán Ní Bhriain\u2069[^<]*<\/title>/);
+    expect(res.body).toMatch(/<input id="phonetic"[^>]* dir="auto"/);
   });
 
   it('gives a returning person their play link and signature badge HTML', async () => {
