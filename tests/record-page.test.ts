@@ -111,6 +111,25 @@ describe('the record page', () => {
     expect(res.body).toMatch(/<input id="phonetic"[^>]* dir="auto"/);
   });
 
+  it('says the deadline has passed once its day is over, in every language, and still lets them record', async () => {
+    const { path } = await personIn({ deadline: '2020-01-15' });
+    const expected: Record<string, string> = {
+      en: 'The deadline (January 15, 2020) has passed, but you can still record.',
+      de: 'Die Frist (15. Januar 2020) ist abgelaufen, Sie können aber noch aufnehmen.',
+      es: 'El plazo (15 de enero de 2020) ya ha pasado, pero todavía puedes grabar.',
+      fr: 'La date limite (15 janvier 2020) est passée, mais vous pouvez encore enregistrer.',
+      ar: 'انتهى الموعد النهائي (',
+      'zh-Hans': '截止日期（2020年1月15日）已过，但你仍然可以录制。',
+    };
+    for (const [locale, sentence] of Object.entries(expected)) {
+      const res = await page(path, { 'accept-language': locale });
+      expect(res.body).toContain(`<html lang="${locale}"`);
+      expect(res.body).toContain(sentence);
+      expect(res.body).not.toContain('Please record by');
+      expect(res.body).toContain('<button type="button" id="start" class="primary">');
+    }
+  });
+
   it('gives a returning person their play link and signature badge HTML', async () => {
     const { path, collectionId, userId } = await personIn({});
     const res = await t.request({

@@ -58,6 +58,8 @@ export interface RecorderPageData {
     privacyNote: string | null;
     /** `YYYY-MM-DD` or null. */
     deadline: string | null;
+    /** The deadline's day is over: the page says so instead of asking to record by it (recording stays open). */
+    deadlinePassed: boolean;
     logoUrl: string | null;
     selfEdit: boolean;
   };
@@ -127,7 +129,7 @@ export function recorderPage(data: RecorderPageData): SafeHtml {
   <p class="eyebrow">${t('eyebrow')}</p>
   <h1 class="name" dir="auto">${person.displayName}</h1>
   ${collection.intro ? html`<p class="intro" dir="auto">${collection.intro}</p>` : ''}
-  ${collection.deadline ? html`<p class="deadline" id="deadline">${t('deadline', { deadline: formatDay(data.locale, collection.deadline) })}</p>` : ''}
+  ${collection.deadline ? html`<p class="deadline" id="deadline">${t(collection.deadlinePassed ? 'deadline_passed' : 'deadline', { deadline: formatDay(data.locale, collection.deadline) })}</p>` : ''}
   ${guideSection(t, data.locale, data.guide)}
 
   <h2 id="record-title">${t('record_own_title')}</h2>
