@@ -130,6 +130,22 @@ describe('the record page', () => {
     }
   });
 
+  it('has one phonetic spelling field, sent with the recording and with the details form', async () => {
+    const { path, collectionId, userId } = await personIn({}, { phonetic_spelling: 'shi-VAWN' });
+    const body = (await page(path)).body;
+    expect(body.match(/name="phonetic_spelling"/g)).toHaveLength(1);
+    expect(body).toMatch(/<input id="phonetic" name="phonetic_spelling"[^>]* value="shi-VAWN"[^>]* form="details-form"/);
+    expect(body).toContain('id="details-form"');
+    const saved = await saveDetails(path, { display_name: 'Siobhán Ní Bhriain', phonetic_spelling: 'shi-VON' });
+    expect(saved.statusCode).toBeLessThan(400);
+    const user = await t.request({ method: 'GET', url: `/v1/collections/${collectionId}/users/${userId}`, key });
+    expect(user.json()).toMatchObject({ phonetic_spelling: 'shi-VON' });
+
+    const locked = await page((await personIn({ self_edit: false })).path);
+    expect(locked.body.match(/name="phonetic_spelling"/g)).toHaveLength(1);
+    expect(locked.body).not.toContain('form="details-form"');
+  });
+
   it('gives a returning person their play link and signature badge HTML', async () => {
     const { path, collectionId, userId } = await personIn({});
     const res = await t.request({

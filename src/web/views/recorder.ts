@@ -147,7 +147,14 @@ export function recorderPage(data: RecorderPageData): SafeHtml {
 
   <label class="field" for="phonetic">${t('phonetic')} <span class="optional">${t('optional')}</span>
     <input id="phonetic" name="phonetic_spelling" maxlength="100" autocomplete="off"
-      placeholder="${t('phonetic_placeholder')}" value="${person.phoneticSpelling ?? ''}" dir="auto" aria-describedby="phonetic-hint">
+      placeholder="${t('phonetic_placeholder')}" value="${person.phoneticSpelling ?? ''}" dir="auto"${
+        // One phonetic field: it goes with the recording and, where people may edit their details, with that form too.
+        collection.selfEdit ? html` form="details-form"` : ''
+      }${
+        data.detailsError === 'phonetic_spelling'
+          ? html` aria-invalid="true" aria-describedby="phonetic-hint details-error"`
+          : html` aria-describedby="phonetic-hint"`
+      }>
     <span class="hint" id="phonetic-hint">${t('phonetic_hint')}</span>
   </label>
 
@@ -229,7 +236,10 @@ function currentRecording(t: Translate, data: RecorderPageData): SafeHtml {
   </section>`;
 }
 
-/** The person corrects how their name is written (the collection's `self_edit`). */
+/**
+ * The person corrects how their name is written (the collection's `self_edit`). The phonetic
+ * spelling is not repeated here: the field beside the recorder belongs to this form too.
+ */
 function detailsForm(t: Translate, data: RecorderPageData): SafeHtml {
   const { person } = data;
   const labels = {
@@ -243,7 +253,7 @@ function detailsForm(t: Translate, data: RecorderPageData): SafeHtml {
   return html`<details class="details" id="details"${data.detailsError ? html` open` : ''}>
     <summary>${t('details_summary')}</summary>
     ${data.detailsError ? html`<p class="error" id="details-error" role="alert">${t('details_invalid', { field: labels[data.detailsError] })}</p>` : ''}
-    <form method="post" action="${data.detailsUrl}">
+    <form method="post" action="${data.detailsUrl}" id="details-form">
       <label class="field" for="display-name">${labels.display_name}
         <input id="display-name" name="display_name" maxlength="200" required autocomplete="name" value="${person.displayName}" dir="auto"${invalid('display_name')}>
       </label>
@@ -252,9 +262,6 @@ function detailsForm(t: Translate, data: RecorderPageData): SafeHtml {
       </label>
       <label class="field" for="pronouns">${labels.pronouns} <span class="optional">${t('optional')}</span>
         <input id="pronouns" name="pronouns" maxlength="40" placeholder="${t('pronouns_placeholder')}" value="${person.pronouns ?? ''}" dir="auto"${invalid('pronouns')}>
-      </label>
-      <label class="field" for="details-phonetic">${labels.phonetic_spelling} <span class="optional">${t('optional')}</span>
-        <input id="details-phonetic" name="phonetic_spelling" maxlength="100" autocomplete="off" placeholder="${t('phonetic_placeholder')}" value="${person.phoneticSpelling ?? ''}" dir="auto"${invalid('phonetic_spelling')}>
       </label>
       <button type="submit">${t('save')}</button>
     </form>
