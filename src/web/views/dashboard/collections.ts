@@ -98,14 +98,14 @@ function fieldRow(row: FieldRow, index: number, error: FormError | null | undefi
   const param = `custom_fields[${offset + index}]`;
   return html`<fieldset class="field-row">
 <legend>${offset > 0 ? 'New field' : 'Field'} ${n}</legend>
-<label for="field-label-${n}">Label</label>
-<input id="field-label-${n}" name="field_label_${index}" value="${row.label}" maxlength="100" autocomplete="off"${invalidIf(error, `${param}.label`)}>
-<label for="field-key-${n}">Key <span class="muted">(optional)</span></label>
-<input id="field-key-${n}" name="field_key_${index}" value="${row.key}" maxlength="63" autocomplete="off" spellcheck="false" pattern="[a-z][a-z0-9_]*" aria-describedby="field-key-hint"${invalidIf(error, `${param}.key`)}>
-<label for="field-type-${n}">Type</label>
+<div class="field-cell"><label for="field-label-${n}">Label</label>
+<input id="field-label-${n}" name="field_label_${index}" value="${row.label}" maxlength="100" autocomplete="off"${invalidIf(error, `${param}.label`)}></div>
+<div class="field-cell"><label for="field-key-${n}">Key <span class="muted">(optional)</span></label>
+<input id="field-key-${n}" name="field_key_${index}" value="${row.key}" maxlength="63" autocomplete="off" spellcheck="false" pattern="[a-z][a-z0-9_]*" aria-describedby="field-key-hint"${invalidIf(error, `${param}.key`)}></div>
+<div class="field-cell"><label for="field-type-${n}">Type</label>
 <select id="field-type-${n}" name="field_type_${index}">${FORM_FIELD_TYPES.map(
     (type) => html`<option value="${type}"${row.type === type ? html` selected` : ''}>${type}</option>`,
-  )}</select>
+  )}</select></div>
 </fieldset>`;
 }
 
@@ -171,8 +171,8 @@ export function editCollectionPage(data: {
   const existing = collection.custom_fields.map(
     (field, i) => html`<fieldset class="field-row" data-field-key="${field.key}">
 <legend><code>${field.key}</code> <span class="muted">(${field.type})</span></legend>
-<label for="existing-label-${i + 1}">Label</label>
-<input id="existing-label-${i + 1}" name="label_${field.key}" value="${fields.labels[field.key] ?? field.label}" maxlength="100" required autocomplete="off"${invalidIf(fieldsError, `custom_fields[${i}].label`)}>
+<div class="field-cell"><label for="existing-label-${i + 1}">Label</label>
+<input id="existing-label-${i + 1}" name="label_${field.key}" value="${fields.labels[field.key] ?? field.label}" maxlength="100" required autocomplete="off"${invalidIf(fieldsError, `custom_fields[${i}].label`)}></div>
 <label class="check"><input type="checkbox" name="remove_${field.key}" value="1"${fields.remove.includes(field.key) ? html` checked` : ''}> Remove this field and delete its values</label>
 </fieldset>`,
   );
