@@ -38,7 +38,7 @@ async function signIn(): Promise<Page> {
 /** Each caption of a custom-field row with its control: the control's box starts under the caption, in the caption's column. */
 const misplacedControls = (page: Page) =>
   page.evaluate(() =>
-    [...document.querySelectorAll<HTMLLabelElement>('.field-row label[for]')].flatMap((label) => {
+    [...document.querySelectorAll<HTMLLabelElement>('.field-row label[for]:not(.check)')].flatMap((label) => {
       const control = document.getElementById(label.htmlFor);
       if (!control) return [`${label.htmlFor}: no control`];
       const caption = label.getBoundingClientRect();

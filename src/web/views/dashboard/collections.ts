@@ -12,7 +12,7 @@ export interface CollectionItem {
   member_count: number;
   recorded_count: number;
   created_at: string;
-  custom_fields: { key: string; label: string; type: string }[];
+  custom_fields: { key: string; label: string; type: string; required?: boolean }[];
   review_required?: boolean;
 }
 
@@ -76,6 +76,8 @@ export interface FieldRow {
   key: string;
   label: string;
   type: string;
+  /** Every person must have a value (imports and the API refuse a row without one). */
+  required: boolean;
 }
 
 export interface NewCollectionForm {
@@ -106,6 +108,7 @@ function fieldRow(row: FieldRow, index: number, error: FormError | null | undefi
 <select id="field-type-${n}" name="field_type_${index}">${FORM_FIELD_TYPES.map(
     (type) => html`<option value="${type}"${row.type === type ? html` selected` : ''}>${type}</option>`,
   )}</select></div>
+<label class="check" for="field-required-${n}"><input type="checkbox" id="field-required-${n}" name="field_required_${index}" value="1"${row.required ? html` checked` : ''}> Required</label>
 </fieldset>`;
 }
 
@@ -152,6 +155,8 @@ export interface EditCollectionForm {
 /** The custom fields form as shown: each existing field's label and whether to remove it, then rows for new fields. */
 export interface FieldsForm {
   labels: Record<string, string>;
+  /** Required as ticked; a field not listed keeps what it is. */
+  required: Record<string, boolean>;
   remove: string[];
   added: FieldRow[];
 }
@@ -173,6 +178,7 @@ export function editCollectionPage(data: {
 <legend><code>${field.key}</code> <span class="muted">(${field.type})</span></legend>
 <div class="field-cell"><label for="existing-label-${i + 1}">Label</label>
 <input id="existing-label-${i + 1}" name="label_${field.key}" value="${fields.labels[field.key] ?? field.label}" maxlength="100" required autocomplete="off"${invalidIf(fieldsError, `custom_fields[${i}].label`)}></div>
+<label class="check" for="existing-required-${i + 1}"><input type="checkbox" id="existing-required-${i + 1}" name="required_${field.key}" value="1"${(fields.required[field.key] ?? field.required) ? html` checked` : ''}> Required: every person must have a value</label>
 <label class="check"><input type="checkbox" name="remove_${field.key}" value="1"${fields.remove.includes(field.key) ? html` checked` : ''}> Remove this field and delete its values</label>
 </fieldset>`,
   );
