@@ -30,6 +30,31 @@ const create = async (json: Record<string, unknown> = {}) => {
   return res.json<{ id: string } & Record<string, unknown>>();
 };
 const patch = (id: string, json: unknown) => api('PATCH', `/v1/collections/${id}`, json);
+const BOUNDARY = '----voicenameLogoBoundary';
+const testPng = () =>
+  execFileSync(
+    ffmpegPath(),
+    ['-hide_banner', '-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=640x320'].concat([
+      '-frames:v',
+      '1',
+      '-f',
+      'image2pipe',
+      '-c:v',
+      'png',
+      'pipe:1',
+    ]),
+  );
+/** A browser's multipart body: the text fields, then the logo file (empty when none was chosen, as browsers send it). */
+const multipartBody = (fields: Record<string, string>, logo: Buffer = Buffer.alloc(0)) =>
+  Buffer.concat([
+    ...Object.entries(fields).map(([name, value]) =>
+      Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
+    ),
+    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="logo"; filename="${logo.length ? 'logo.png' : ''}"\r\n`),
+    Buffer.from(`Content-Type: ${logo.length ? 'image/png' : 'application/octet-stream'}\r\n\r\n`),
+    logo,
+    Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+  ]);
 const refusal = (res: { statusCode: number; json<T>(): T }) => ({
   status: res.statusCode,
   param: res.json<{ error?: { param?: string } }>().error?.param,
@@ -228,7 +253,7 @@ describe('the dashboard settings form', () => {
 
   it('uploads a logo (re-encoded), refuses an SVG on the page, and removes it', async () => {
     const { id } = await create();
-    const boundary = '----voicenameLogoBoundary';
+    const boundary = BOUNDARY;
     const upload = (file: Buffer, type: string, csrf = organiser.csrf) =>
       t.app.inject({
         method: 'POST',
@@ -244,22 +269,7 @@ describe('the dashboard settings form', () => {
           Buffer.from(`\r\n--${boundary}--\r\n`),
         ]),
       });
-    const png = execFileSync(ffmpegPath(), [
-      '-hide_banner',
-      '-v',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=size=640x320',
-      '-frames:v',
-      '1',
-      '-f',
-      'image2pipe',
-      '-c:v',
-      'png',
-      'pipe:1',
-    ]);
+    const png = testPng();
     expect((await upload(png, 'image/png', 'forged')).statusCode).toBe(403);
     const res = await upload(png, 'image/png');
     expect(res.statusCode).toBe(303);
@@ -278,5 +288,53 @@ describe('the dashboard settings form', () => {
     const removed = await post(t, organiser, `/dashboard/collections/${id}/logo/remove`, { csrf: organiser.csrf });
     expect(removed.statusCode).toBe(303);
     expect((await api('GET', `/v1/collections/${id}`)).json().branding.logo_url).toBeNull();
+  });
+
+  it('keeps what was typed when a logo is uploaded or removed from the page, and saves a chosen logo with the rest', async () => {
+    const { id } = await create();
+    const page = (await get(t, organiser, `/dashboard/collections/${id}/settings`)).body;
+    // The logo's buttons belong to the settings form, after "Save settings" (Enter still saves).
+    const form = page.slice(page.indexOf('<form method="post" action="/dashboard/collections/'), page.lastIndexOf('</form>'));
+    expect(form).toContain('enctype="multipart/form-data"');
+    expect(form.indexOf('Save settings')).toBeLessThan(form.indexOf(`formaction="/dashboard/collections/${id}/logo"`));
+    const typed = {
+      csrf: organiser.csrf,
+      deadline: '2027-06-30',
+      language: 'de',
+      self_edit: '1',
+      organisation_name: 'Riverside University',
+      intro: 'Class of 2027: say your name.',
+      reminders: '7, 2',
+    };
+    const send = (path: string, logo?: Buffer) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/dashboard/collections/${id}/${path}`,
+        remoteAddress: organiser.ip,
+        headers: { cookie: cookieHeader(organiser), 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+        payload: multipartBody(typed, logo),
+      });
+
+    const uploaded = await send('logo', testPng());
+    expect(uploaded.statusCode).toBe(200);
+    expect(uploaded.body).toContain('id="logo-notice"');
+    expect(uploaded.body).toContain('value="2027-06-30"');
+    expect(uploaded.body).toContain('>Class of 2027: say your name.</textarea>');
+    expect(uploaded.body).toContain('value="7, 2"');
+    expect(uploaded.body).toContain('<option value="de" selected>');
+    let saved = (await api('GET', `/v1/collections/${id}`)).json();
+    expect(saved.branding.logo_url).toMatch(/\.png$/);
+    expect(saved.deadline).toBeNull(); // shown again, not saved behind the organiser's back
+
+    const removed = await send('logo/remove');
+    expect(removed.statusCode).toBe(200);
+    expect(removed.body).toContain('value="2027-06-30"');
+    expect((await api('GET', `/v1/collections/${id}`)).json().branding.logo_url).toBeNull();
+
+    const both = await send('settings', testPng());
+    expect(both.statusCode).toBe(303);
+    saved = (await api('GET', `/v1/collections/${id}`)).json();
+    expect(saved).toMatchObject({ deadline: '2027-06-30', language: 'de', branding: { intro: 'Class of 2027: say your name.' } });
+    expect(saved.branding.logo_url).toMatch(/\.png$/);
   });
 });

@@ -75,6 +75,39 @@ describe('collections', () => {
     expect(after.body).toContain('<strong id="collection-count">1</strong> collection');
   });
 
+  it('sets custom fields required in the form, on create and afterwards', async () => {
+    const id = await createByForm(alice, {
+      name: 'Required fields',
+      field_rows: '2',
+      field_label_0: 'Seat',
+      field_type_0: 'number',
+      field_label_1: 'Faculty',
+      field_type_1: 'text',
+      field_required_1: '1',
+    });
+    const required = async () =>
+      (await api('GET', `/v1/collections/${id}`))
+        .json<{ custom_fields: Array<{ key: string; required: boolean }> }>()
+        .custom_fields.map((f) => [f.key, f.required]);
+    expect(await required()).toEqual([
+      ['seat', false],
+      ['faculty', true],
+    ]);
+    const edit = await get(t, alice, `/dashboard/collections/${id}/edit`);
+    expect(edit.body).toMatch(/<input type="checkbox" id="existing-required-2" name="required_faculty" value="1" checked>/);
+    const res = await post(t, alice, `/dashboard/collections/${id}/fields`, {
+      csrf: alice.csrf,
+      label_seat: 'Seat',
+      label_faculty: 'Faculty',
+      required_seat: '1',
+    });
+    expect(res.statusCode, res.body).toBe(303);
+    expect(await required()).toEqual([
+      ['seat', true],
+      ['faculty', false],
+    ]);
+  });
+
   it('creates a collection with custom fields (keys from labels), a multi-line description, then lists it with progress', async () => {
     const id = await createByForm(alice, {
       name: 'Class of 2027',

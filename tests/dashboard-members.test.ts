@@ -181,6 +181,7 @@ describe('several organisations', () => {
     expect(picker.statusCode).toBe(200);
     expect(picker.body).toContain(`<strong>${erin}</strong> <span class="muted">owner</span>`);
     expect(picker.body).toContain(`<strong>${ALICE}</strong> <span class="muted">viewer</span>`);
+    expect(picker.body).toContain('You belong to 2 organisations.');
     const csrf = csrfOf(picker.body);
 
     const own_id = await accountIdOf(erin);
@@ -197,6 +198,10 @@ describe('several organisations', () => {
     // An organisation she is not a member of, or nonsense: 404, and the session stays where it was.
     const strangerEmail = unique('stranger');
     const stranger = await signIn(t, strangerEmail, '203.0.113.22');
+    // One organisation is said as one, not as "more than one".
+    const single = await get(t, stranger, '/dashboard/organisations');
+    expect(single.body).toContain('You belong to one organisation.');
+    expect(single.body).not.toContain('more than one');
     const strangerId = await accountIdOf(strangerEmail);
     expect((await post(t, browser, '/dashboard/organisations/switch', { csrf, account: strangerId })).statusCode).toBe(404);
     expect((await post(t, browser, '/dashboard/organisations/switch', { csrf, account: 'x'.repeat(500) })).statusCode).toBe(404);

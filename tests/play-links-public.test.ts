@@ -41,7 +41,7 @@ describe('/p/<token> player page', () => {
     expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     const page = res.body;
     const link = `${BASE}/p/${token}`;
-    expect(page).toContain('<h1 id="name">Siobhan O’Sullivan</h1>');
+    expect(page).toContain('<h1 id="name" dir="auto">Siobhan O’Sullivan</h1>');
     expect(page).toContain('shi-VAWN');
     expect(page).toContain(`<audio id="audio" controls preload="none" src="${link}.mp3"`);
     expect(page).toContain('<meta name="robots" content="noindex">');

@@ -63,10 +63,10 @@ describe('the record page', () => {
     const res = await page(path);
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('<html lang="en" dir="ltr">');
-    expect(res.body).toContain('<strong>Riverside &lt;University&gt;</strong> · For Convocation 2027');
+    expect(res.body).toContain('<strong><bdi>Riverside &lt;University&gt;</bdi></strong> · For <bdi>Convocation 2027</bdi>');
     expect(res.body).toContain('Help us say your name right.');
     expect(res.body).toContain('Please record by March 15, 2027.');
-    expect(res.body).toContain('<p id="privacy-note">Only the ceremony team hears it.</p>');
+    expect(res.body).toContain('<p id="privacy-note" dir="auto">Only the ceremony team hears it.</p>');
 
     const plain = await page((await personIn({})).path);
     expect(plain.body).toContain('<p id="privacy-note">Anyone with your play link can hear your recording.</p>');
@@ -86,6 +86,64 @@ describe('the record page', () => {
     expect(arabic.body).toContain('<html lang="ar" dir="rtl">');
     const unknown = await page(path, { 'accept-language': 'tlh' });
     expect(unknown.body).toContain('<html lang="es" dir="ltr">');
+  });
+
+  it("isolates the organiser's and the person's own text on an Arabic page, so English keeps its order", async () => {
+    const { path } = await personIn({
+      name: 'Class of 2027',
+      language: 'ar',
+      deadline: '2027-12-12',
+      branding: {
+        organisation_name: 'Riverside University',
+        intro: 'The ceremony is on 12 December.',
+        privacy_note: 'Only the ceremony team hears it.',
+      },
+    });
+    const res = await page(path);
+    expect(res.body).toContain('<html lang="ar" dir="rtl">');
+    expect(res.body).toContain('<strong><bdi>Riverside University</bdi></strong>');
+    expect(res.body).toMatch(/<p class="organisation">.*<bdi>Class of 2027<\/bdi><\/p>/);
+    expect(res.body).toContain('<p class="intro" dir="auto">The ceremony is on 12 December.</p>');
+    expect(res.body).toContain('<p id="privacy-note" dir="auto">Only the ceremony team hears it.</p>');
+    expect(res.body).toContain('<h1 class="name" dir="auto">Siobhán Ní Bhriain</h1>');
+    // The title is plain text: Unicode isolates do what <bdi> does in the page.
+    expect(res.body).toMatch(/<title>[^<]*\u2068Siobhán Ní Bhriain\u2069[^<]*<\/title>/);
+    expect(res.body).toMatch(/<input id="phonetic"[^>]* dir="auto"/);
+  });
+
+  it('says the deadline has passed once its day is over, in every language, and still lets them record', async () => {
+    const { path } = await personIn({ deadline: '2020-01-15' });
+    const expected: Record<string, string> = {
+      en: 'The deadline (January 15, 2020) has passed, but you can still record.',
+      de: 'Die Frist (15. Januar 2020) ist abgelaufen, Sie können aber noch aufnehmen.',
+      es: 'El plazo (15 de enero de 2020) ya ha pasado, pero todavía puedes grabar.',
+      fr: 'La date limite (15 janvier 2020) est passée, mais vous pouvez encore enregistrer.',
+      ar: 'انتهى الموعد النهائي (',
+      'zh-Hans': '截止日期（2020年1月15日）已过，但你仍然可以录制。',
+    };
+    for (const [locale, sentence] of Object.entries(expected)) {
+      const res = await page(path, { 'accept-language': locale });
+      expect(res.body).toContain(`<html lang="${locale}"`);
+      expect(res.body).toContain(sentence);
+      expect(res.body).not.toContain('Please record by');
+      expect(res.body).toContain('<button type="button" id="start" class="primary">');
+    }
+  });
+
+  it('has one phonetic spelling field, sent with the recording and with the details form', async () => {
+    const { path, collectionId, userId } = await personIn({}, { phonetic_spelling: 'shi-VAWN' });
+    const body = (await page(path)).body;
+    expect(body.match(/name="phonetic_spelling"/g)).toHaveLength(1);
+    expect(body).toMatch(/<input id="phonetic" name="phonetic_spelling"[^>]* value="shi-VAWN"[^>]* form="details-form"/);
+    expect(body).toContain('id="details-form"');
+    const saved = await saveDetails(path, { display_name: 'Siobhán Ní Bhriain', phonetic_spelling: 'shi-VON' });
+    expect(saved.statusCode).toBeLessThan(400);
+    const user = await t.request({ method: 'GET', url: `/v1/collections/${collectionId}/users/${userId}`, key });
+    expect(user.json()).toMatchObject({ phonetic_spelling: 'shi-VON' });
+
+    const locked = await page((await personIn({ self_edit: false })).path);
+    expect(locked.body.match(/name="phonetic_spelling"/g)).toHaveLength(1);
+    expect(locked.body).not.toContain('form="details-form"');
   });
 
   it('gives a returning person their play link and signature badge HTML', async () => {

@@ -50,6 +50,15 @@ export const jsonForScript = (value: unknown): SafeHtml =>
   );
 
 /**
+ * User text (a name, a collection, an organisation) inside a translated sentence where markup
+ * cannot go: a title, an attribute, a mail's subject or plain text. In a right-to-left page the
+ * Unicode isolates (FSI … PDI, what `<bdi>` does in markup) keep "Class of 2027" and its
+ * punctuation in their own order inside the Arabic sentence. Left-to-right text is returned as
+ * it is, so titles and subjects there carry no invisible characters into copies and searches.
+ */
+export const isolate = (text: string, direction: 'ltr' | 'rtl'): string => (direction === 'rtl' ? `\u2068${text}\u2069` : text);
+
+/**
  * Placeholder for markup inside a translated sentence: translate with `{ name: SLOT }`, then
  * `withSlot(text, fragment)` puts the (escaped-by-construction) fragment where the translation
  * placed it, so word order stays the translator's.

@@ -3,70 +3,37 @@
  * service; any member may download, it is a read) and the two-step CSV import. Step 1 uploads
  * the file (`multipart/form-data`, read by `multipart.ts`), runs the import as a dry run and
  * shows its preview; the file is held for 30 minutes (`import-uploads.ts`). Step 2 confirms
- * with the held file's token and imports it. The collection's logo is uploaded here too.
+ * with the held file's token and imports it.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError, type RowError } from '../../errors.js';
 import { auditObject } from '../../http/audit.js';
-import { SAFE_TEXT_RULE, unsafeTextReason } from '../../lib/text.js';
 import type { CollectionItem } from '../../web/views/dashboard/collections.js';
 import { type ImportIssue, importFormPage, importPreviewPage, importResultPage } from '../../web/views/dashboard/import.js';
 import type { Collection } from '../collections/schemas.js';
-import { INVITATION_PLACEHOLDERS } from '../collections/schemas.js';
 import { getCollection } from '../collections/service.js';
-import { removeCollectionLogo, setCollectionLogo } from '../collections/logo-service.js';
-import { MAX_LOGO_BYTES } from '../../images/logo.js';
-import { collectionSettingsPage } from '../../web/views/dashboard/collection-settings.js';
 import { exportCollection } from '../exports/service.js';
 import { STANDARD_FIELDS } from '../users/csv-columns.js';
 import { importUsersCsv } from '../users/import-service.js';
 import { type ImportMode, IMPORT_MODES, MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from '../users/schemas.js';
 import { seesWriteLinks } from './access.js';
-import { formErrorOf, queryText, viewerOf } from './forms.js';
-import { settingsFormOf } from './settings-routes.js';
+import { acceptMultipartForms, queryText, uploadedFile, viewerOf } from './forms.js';
 import { formField, redirect, requireSession, sendPage, sessionOf } from './http.js';
 import { dropUpload, holdUpload, readUpload, type UploadOwner } from './import-uploads.js';
-import { type MultipartForm, parseMultipart, type UploadedFile } from './multipart.js';
 
 /** The file plus the form's few text fields and the multipart framing. */
 const UPLOAD_BODY_LIMIT = MAX_IMPORT_BYTES + 64 * 1024;
-const FILE = Symbol('uploaded files');
 
 type Params = { Params: { id: string } };
 
 const issuesOf = (errors: RowError[] | undefined): ImportIssue[] =>
   (errors ?? []).map((e) => ({ row: e.row, column: e.column, message: e.message }));
 
-function uploadedFile(request: FastifyRequest, name: string): UploadedFile | undefined {
-  const body = request.body as { [FILE]?: MultipartForm['files'] } | undefined;
-  return body?.[FILE]?.[name];
-}
-
 export function collectionFileRoutes(deps: Deps, options: { styleUrl: string }) {
   const { styleUrl } = options;
   return async (app: FastifyInstance) => {
-    // Text fields land where `formField` reads them (the form token included), the files beside them.
-    app.addContentTypeParser(
-      'multipart/form-data',
-      { parseAs: 'buffer', bodyLimit: UPLOAD_BODY_LIMIT },
-      (request, body, done) => {
-        try {
-          const form = parseMultipart(body as Buffer, request.headers['content-type']);
-          for (const [name, value] of Object.entries(form.fields)) {
-            if (unsafeTextReason(name) !== null || unsafeTextReason(value) !== null) {
-              throw new AppError(
-                'parameter_invalid',
-                `The field "${unsafeTextReason(name) === null ? name : 'form'}" ${SAFE_TEXT_RULE}.`,
-              );
-            }
-          }
-          done(null, { ...form.fields, [FILE]: form.files });
-        } catch (error) {
-          done(error as Error, undefined);
-        }
-      },
-    );
+    acceptMultipartForms(app, UPLOAD_BODY_LIMIT);
 
     const accountOf = (request: FastifyRequest) => sessionOf(request).account.id;
     const ownerOf = (request: FastifyRequest, collection: Collection): UploadOwner => ({
@@ -226,47 +193,6 @@ export function collectionFileRoutes(deps: Deps, options: { styleUrl: string }) 
     // A bookmarked or reloaded confirmation goes back to the upload form.
     app.get<Params>('/collections/:id/import/confirm', { preHandler: requireSession }, async (request, reply) =>
       redirect(reply, `/dashboard/collections/${request.params.id}/import`),
-    );
-
-    // The collection's logo, from the settings page: the same service as PUT /v1/collections/{id}/logo.
-    app.post<Params>(
-      '/collections/:id/logo',
-      { preHandler: requireSession, config: { audit: 'collection.logo_set' } },
-      async (request, reply) => {
-        const accountId = accountOf(request);
-        const collection = await getCollection(deps, accountId, request.params.id);
-        const file = uploadedFile(request, 'logo');
-        try {
-          if (!file || file.data.length === 0) throw new AppError('image_empty', 'Choose a PNG, JPEG or WebP file first.');
-          if (file.data.length > MAX_LOGO_BYTES) throw new AppError('payload_too_large', 'The logo is larger than 1 MB.');
-          await setCollectionLogo(deps, accountId, collection.id, file.data);
-        } catch (error) {
-          const refused = formErrorOf(error);
-          if (!refused) throw error;
-          return sendPage(
-            reply,
-            collectionSettingsPage({
-              styleUrl,
-              viewer: viewerOf(request),
-              collection,
-              form: settingsFormOf(collection),
-              placeholders: INVITATION_PLACEHOLDERS,
-              logoError: refused.message,
-            }),
-            refused.status,
-          );
-        }
-        return redirect(reply, `/dashboard/collections/${collection.id}/settings#logo`);
-      },
-    );
-
-    app.post<Params>(
-      '/collections/:id/logo/remove',
-      { preHandler: requireSession, config: { audit: 'collection.logo_removed' } },
-      async (request, reply) => {
-        await removeCollectionLogo(deps, accountOf(request), request.params.id);
-        return redirect(reply, `/dashboard/collections/${request.params.id}/settings#logo`);
-      },
     );
   };
 }

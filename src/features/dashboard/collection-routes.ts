@@ -93,20 +93,21 @@ function fieldRowsOf(request: FastifyRequest): FieldRow[] {
     key: (formField(request, `field_key_${i}`) ?? '').trim(),
     label: (formField(request, `field_label_${i}`) ?? '').trim(),
     type: formField(request, `field_type_${i}`) ?? 'text',
+    required: formField(request, `field_required_${i}`) !== undefined,
   }));
 }
 
 /** The filled rows first (so an error's `custom_fields[i]` is row i + 1), then the empty ones. */
 const compactRows = (rows: FieldRow[]): FieldRow[] => {
   const filled = rows.filter((r) => r.key !== '' || r.label !== '');
-  return [...filled, ...rows.filter((r) => r.key === '' && r.label === '').map((r) => ({ ...r, type: 'text' }))];
+  return [...filled, ...rows.filter((r) => r.key === '' && r.label === '').map((r) => ({ ...r, type: 'text', required: false }))];
 };
 
-const emptyFieldRow = (): FieldRow => ({ key: '', label: '', type: 'text' });
+const emptyFieldRow = (): FieldRow => ({ key: '', label: '', type: 'text', required: false });
 
 /**
- * The filled rows as field definitions (optional, as the form cannot say otherwise), or a form
- * error naming the row; `offset` fields come before them in the request.
+ * The filled rows as field definitions (required where ticked), or a form error naming the row;
+ * `offset` fields come before them in the request.
  */
 function newFieldsOf(rows: FieldRow[], offset = 0, name = 'Field'): CustomField[] {
   return rows
@@ -127,20 +128,20 @@ function newFieldsOf(rows: FieldRow[], offset = 0, name = 'Field'): CustomField[
         key,
         label: row.label === '' ? key : row.label,
         type: row.type as (typeof FORM_FIELD_TYPES)[number],
-        required: false,
+        required: row.required,
       };
     });
 }
 
 /**
- * The PATCH body of the custom fields form: the fields kept (relabelled; type, `required` and
- * options unchanged), then the new ones. The service keeps the values of kept fields and deletes
+ * The PATCH body of the custom fields form: the fields kept (relabelled, required as ticked;
+ * type and options unchanged), then the new ones. The service keeps the values of kept fields and deletes
  * those of removed ones.
  */
 function fieldsBodyOf(collection: Collection, form: FieldsForm): UpdateCollectionBody {
   const kept = collection.custom_fields
     .filter((f) => !form.remove.includes(f.key))
-    .map((f) => ({ ...f, label: form.labels[f.key] ?? f.label }));
+    .map((f) => ({ ...f, label: form.labels[f.key] ?? f.label, required: form.required[f.key] ?? f.required }));
   const added = newFieldsOf(form.added, kept.length, 'New field');
   return checkBody<UpdateCollectionBody>(UpdateCollectionBody, { custom_fields: [...kept, ...added] });
 }
@@ -184,7 +185,7 @@ export function collectionRoutes(deps: Deps, options: { styleUrl: string }) {
         renderNew(request, {
           name: '',
           description: '',
-          fields: Array.from({ length: FIELD_ROWS_START }, () => ({ key: '', label: '', type: 'text' })),
+          fields: Array.from({ length: FIELD_ROWS_START }, emptyFieldRow),
         }),
       ),
     );
@@ -198,7 +199,7 @@ export function collectionRoutes(deps: Deps, options: { styleUrl: string }) {
       if (formField(request, 'more_fields') !== undefined) {
         // "More field rows": the same form again with room for more, nothing created.
         const more = Math.min(MAX_CUSTOM_FIELDS, form.fields.length + FIELD_ROWS_STEP) - form.fields.length;
-        form.fields.push(...Array.from({ length: more }, () => ({ key: '', label: '', type: 'text' })));
+        form.fields.push(...Array.from({ length: more }, emptyFieldRow));
         auditNothing(request);
         return sendPage(reply, renderNew(request, form));
       }
@@ -274,7 +275,7 @@ export function collectionRoutes(deps: Deps, options: { styleUrl: string }) {
       );
     });
 
-    const emptyFieldsForm = (): FieldsForm => ({ labels: {}, remove: [], added: [emptyFieldRow()] });
+    const emptyFieldsForm = (): FieldsForm => ({ labels: {}, required: {}, remove: [], added: [emptyFieldRow()] });
     const renderEdit = (
       request: FastifyRequest,
       collection: Collection,
@@ -337,6 +338,9 @@ export function collectionRoutes(deps: Deps, options: { styleUrl: string }) {
         const fields: FieldsForm = {
           labels: Object.fromEntries(
             collection.custom_fields.map((f) => [f.key, (formField(request, `label_${f.key}`) ?? f.label).trim()]),
+          ),
+          required: Object.fromEntries(
+            collection.custom_fields.map((f) => [f.key, formField(request, `required_${f.key}`) !== undefined]),
           ),
           remove: collection.custom_fields.filter((f) => formField(request, `remove_${f.key}`) !== undefined).map((f) => f.key),
           added: compactRows(fieldRowsOf(request)),

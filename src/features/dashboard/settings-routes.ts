@@ -1,15 +1,20 @@
 /**
  * The collection settings page: the same `PATCH /v1/collections/{id}` body, checked by the same
- * schema and service, from a plain form.
+ * schema and service, from a plain form. The logo's controls are in that same form (a
+ * `multipart/form-data` one), so uploading or removing a logo sends what was typed too and the
+ * page comes back with it; a logo chosen before "Save settings" is saved with the rest.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import type { Deps } from '../../deps.js';
 import { collectionSettingsPage, type SettingsForm } from '../../web/views/dashboard/collection-settings.js';
 import type { FormError } from '../../web/views/dashboard/collections.js';
 import { type Collection, INVITATION_PLACEHOLDERS, UpdateCollectionBody } from '../collections/schemas.js';
 import { getCollection, updateCollection } from '../collections/service.js';
-import { checkBody, formErrorOf, viewerOf } from './forms.js';
+import { removeCollectionLogo, setCollectionLogo } from '../collections/logo-service.js';
+import { MAX_LOGO_BYTES } from '../../images/logo.js';
+import { acceptMultipartForms, checkBody, formErrorOf, uploadedFile, viewerOf } from './forms.js';
+import type { UploadedFile } from './multipart.js';
 import { formField, redirect, requireSession, sendPage, sessionOf } from './http.js';
 
 export const settingsFormOf = (collection: Collection): SettingsForm => ({
@@ -26,6 +31,24 @@ export const settingsFormOf = (collection: Collection): SettingsForm => ({
   reminder_message: collection.invitation_settings.reminder_message ?? '',
 });
 
+/** The settings as typed in the page's form (a field not sent reads as empty). */
+export function typedSettingsForm(request: FastifyRequest): SettingsForm {
+  const field = (name: keyof SettingsForm) => formField(request, name) ?? '';
+  return {
+    deadline: field('deadline').trim(),
+    language: field('language'),
+    self_edit: formField(request, 'self_edit') !== undefined,
+    organisation_name: field('organisation_name'),
+    intro: field('intro'),
+    privacy_note: field('privacy_note'),
+    sender_name: field('sender_name'),
+    reply_to: field('reply_to').trim(),
+    reminders: field('reminders'),
+    message: field('message'),
+    reminder_message: field('reminder_message'),
+  };
+}
+
 const orNull = (value: string): string | null => (value.trim() === '' ? null : value);
 
 /** "7, 2" → [7, 2]; anything but whole numbers is refused with the field named. */
@@ -39,45 +62,53 @@ function remindersOf(text: string): number[] {
   return parts.map(Number);
 }
 
+type Params = { Params: { id: string } };
+
+/** The logo, the form's text fields and the multipart framing. */
+const SETTINGS_BODY_LIMIT = MAX_LOGO_BYTES + 64 * 1024;
+
+/** Stores an uploaded logo through the same service as `PUT /v1/collections/{id}/logo`. */
+async function storeLogo(deps: Deps, accountId: string, collectionId: string, file: UploadedFile | undefined) {
+  if (!file || file.data.length === 0) throw new AppError('image_empty', 'Choose a PNG, JPEG or WebP file first.');
+  if (file.data.length > MAX_LOGO_BYTES) throw new AppError('payload_too_large', 'The logo is larger than 1 MB.');
+  await setCollectionLogo(deps, accountId, collectionId, file.data);
+}
+
+/** The settings page's form sent this request (its language select is always sent). */
+const fromSettingsForm = (request: FastifyRequest) => formField(request, 'language') !== undefined;
+
 export function settingsRoutes(deps: Deps, options: { styleUrl: string }) {
   const { styleUrl } = options;
   return async (app: FastifyInstance) => {
+    acceptMultipartForms(app, SETTINGS_BODY_LIMIT);
     const accountOf = (request: FastifyRequest) => sessionOf(request).account.id;
-    const render = (request: FastifyRequest, collection: Collection, form: SettingsForm, error: FormError | null = null) =>
+    const render = (
+      request: FastifyRequest,
+      collection: Collection,
+      form: SettingsForm,
+      messages: { error?: FormError | null; logoError?: string | null; logoNotice?: string | null } = {},
+    ) =>
       collectionSettingsPage({
         styleUrl,
         viewer: viewerOf(request),
         collection,
         form,
         placeholders: INVITATION_PLACEHOLDERS,
-        error,
+        ...messages,
       });
 
-    app.get<{ Params: { id: string } }>('/collections/:id/settings', { preHandler: requireSession }, async (request, reply) => {
+    app.get<Params>('/collections/:id/settings', { preHandler: requireSession }, async (request, reply) => {
       const collection = await getCollection(deps, accountOf(request), request.params.id);
       return sendPage(reply, render(request, collection, settingsFormOf(collection)));
     });
 
-    app.post<{ Params: { id: string } }>(
+    app.post<Params>(
       '/collections/:id/settings',
-      { preHandler: requireSession, config: { audit: 'collection.updated' } },
+      { preHandler: requireSession, bodyLimit: SETTINGS_BODY_LIMIT, config: { audit: 'collection.updated' } },
       async (request, reply) => {
         const accountId = accountOf(request);
         const collection = await getCollection(deps, accountId, request.params.id);
-        const field = (name: keyof SettingsForm) => formField(request, name) ?? '';
-        const form: SettingsForm = {
-          deadline: field('deadline').trim(),
-          language: field('language'),
-          self_edit: formField(request, 'self_edit') !== undefined,
-          organisation_name: field('organisation_name'),
-          intro: field('intro'),
-          privacy_note: field('privacy_note'),
-          sender_name: field('sender_name'),
-          reply_to: field('reply_to').trim(),
-          reminders: field('reminders'),
-          message: field('message'),
-          reminder_message: field('reminder_message'),
-        };
+        const form = typedSettingsForm(request);
         try {
           const body = checkBody<UpdateCollectionBody>(UpdateCollectionBody, {
             deadline: orNull(form.deadline),
@@ -100,9 +131,61 @@ export function settingsRoutes(deps: Deps, options: { styleUrl: string }) {
         } catch (error) {
           const refused = formErrorOf(error);
           if (!refused) throw error;
-          return sendPage(reply, render(request, collection, form, refused), refused.status);
+          return sendPage(reply, render(request, collection, form, { error: refused }), refused.status);
+        }
+        const logo = uploadedFile(request, 'logo');
+        if (logo && logo.data.length > 0) {
+          try {
+            await storeLogo(deps, accountId, collection.id, logo);
+          } catch (error) {
+            const refused = formErrorOf(error);
+            if (!refused) throw error;
+            const saved = await getCollection(deps, accountId, collection.id);
+            const logoError = `The other settings are saved; the logo is not: ${refused.message}`;
+            return sendPage(reply, render(request, saved, form, { logoError }), refused.status);
+          }
         }
         return redirect(reply, `/dashboard/collections/${collection.id}?notice=settings-updated`);
+      },
+    );
+
+    // The logo's buttons submit the whole settings form, so what was typed and not yet saved
+    // comes back on the page (unsaved still: only "Save settings" saves it). A request without
+    // the form's fields (another client) is answered with the redirect it always was.
+    const afterLogoChange = async (request: FastifyRequest<Params>, reply: FastifyReply, logoNotice: string) => {
+      if (!fromSettingsForm(request)) return redirect(reply, `/dashboard/collections/${request.params.id}/settings#logo`);
+      const collection = await getCollection(deps, accountOf(request), request.params.id);
+      return sendPage(reply, render(request, collection, typedSettingsForm(request), { logoNotice }));
+    };
+
+    app.post<Params>(
+      '/collections/:id/logo',
+      { preHandler: requireSession, bodyLimit: SETTINGS_BODY_LIMIT, config: { audit: 'collection.logo_set' } },
+      async (request, reply) => {
+        const accountId = accountOf(request);
+        const collection = await getCollection(deps, accountId, request.params.id);
+        try {
+          await storeLogo(deps, accountId, collection.id, uploadedFile(request, 'logo'));
+        } catch (error) {
+          const refused = formErrorOf(error);
+          if (!refused) throw error;
+          const form = fromSettingsForm(request) ? typedSettingsForm(request) : settingsFormOf(collection);
+          return sendPage(reply, render(request, collection, form, { logoError: refused.message }), refused.status);
+        }
+        return afterLogoChange(
+          request,
+          reply,
+          'Logo uploaded. Your other changes are not saved until you press "Save settings".',
+        );
+      },
+    );
+
+    app.post<Params>(
+      '/collections/:id/logo/remove',
+      { preHandler: requireSession, bodyLimit: SETTINGS_BODY_LIMIT, config: { audit: 'collection.logo_removed' } },
+      async (request, reply) => {
+        await removeCollectionLogo(deps, accountOf(request), request.params.id);
+        return afterLogoChange(request, reply, 'Logo removed. Your other changes are not saved until you press "Save settings".');
       },
     );
   };

@@ -86,6 +86,8 @@ export const recorderRoutes =
           intro: user.intro,
           privacyNote: user.privacy_note,
           deadline: user.deadline,
+          // As reminders count it: the deadline's day is over once the UTC date is later.
+          deadlinePassed: user.deadline !== null && user.deadline < deps.clock.now().toISOString().slice(0, 10),
           logoUrl: logoUrl(deps.config.baseUrl, user.logo_key),
           selfEdit: Number(user.self_edit) === 1,
         },

@@ -5,7 +5,7 @@
  * record link becomes a link.
  */
 import { formatDay, type Locale, textDirection, translator } from '../../i18n/index.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, isolate, type SafeHtml } from '../html.js';
 
 export type InvitationMailKind = 'invitation' | 'reminder' | 'rerecord';
 
@@ -60,25 +60,28 @@ function fillTemplate(template: string, values: Record<string, string>): Array<A
 export function invitationMail(input: InvitationMailInput): RenderedMail {
   const t = translator(input.locale, 'mail');
   const deadline = input.deadline ? formatDay(input.locale, input.deadline) : null;
+  // Names and the collection are the organiser's text inside this language's sentences.
+  const direction = textDirection(input.locale);
+  const own = (text: string) => isolate(text, direction);
   const values = {
-    first_name: input.person.first_name,
-    display_name: input.person.display_name,
-    collection: input.collection,
+    first_name: own(input.person.first_name),
+    display_name: own(input.person.display_name),
+    collection: own(input.collection),
     deadline: deadline ?? '',
     record_url: input.recordUrl,
   };
-  const subject = t(`${input.kind}_subject`, { collection: input.collection });
-  const greeting = t('greeting', { first_name: input.person.first_name });
+  const subject = t(`${input.kind}_subject`, { collection: own(input.collection) });
+  const greeting = t('greeting', { first_name: own(input.person.first_name) });
   const body =
     input.kind !== 'rerecord' && input.template !== null
       ? fillTemplate(input.template, values)
       : [
           [[{ text: greeting, isLink: false }]],
-          [[{ text: t(`${input.kind}_body`, { collection: input.collection }), isLink: false }]],
+          [[{ text: t(`${input.kind}_body`, { collection: own(input.collection) }), isLink: false }]],
         ];
   const deadlineLine = deadline ? t('deadline', { deadline }) : null;
   const privacy = input.privacyNote ?? t('privacy_default');
-  const sentFor = t('sent_for', { organisation: input.organisation ?? input.collection });
+  const sentFor = t('sent_for', { organisation: own(input.organisation ?? input.collection) });
 
   const textParagraphs = [
     ...body.map((lines) => lines.map((parts) => parts.map((part) => part.text).join('')).join('\n')),
@@ -90,8 +93,10 @@ export function invitationMail(input: InvitationMailInput): RenderedMail {
   ];
   const text = `${textParagraphs.join('\n\n')}\n`;
 
+  // The organiser's own message may be in another script than the mail: its paragraphs take their direction from their text.
+  const organisersText = input.kind === 'invitation' && input.template !== null;
   const paragraph = (lines: Array<Array<{ text: string; isLink: boolean }>>): SafeHtml =>
-    html`<p style="margin:0 0 16px">${lines.map(
+    html`<p style="margin:0 0 16px"${organisersText ? html` dir="auto"` : ''}>${lines.map(
       (parts, i) =>
         html`${i > 0 ? html`<br>` : ''}${parts.map((part) => (part.isLink ? html`<a href="${part.text}">${part.text}</a>` : part.text))}`,
     )}</p>`;
@@ -102,10 +107,10 @@ export function invitationMail(input: InvitationMailInput): RenderedMail {
 <div style="max-width:560px;margin:0 auto;background:#fff;border-radius:8px;padding:24px">
 ${input.logoUrl ? html`<p style="margin:0 0 16px"><img src="${input.logoUrl}" alt="${input.organisation ?? input.collection}" height="48" style="max-height:48px"></p>` : ''}
 ${body.map(paragraph)}
-${input.note ? html`<blockquote style="margin:0 0 16px;padding:8px 12px;border-inline-start:4px solid #c9ced8">${input.note}</blockquote>` : ''}
+${input.note ? html`<blockquote dir="auto" style="margin:0 0 16px;padding:8px 12px;border-inline-start:4px solid #c9ced8">${input.note}</blockquote>` : ''}
 ${deadlineLine ? html`<p style="margin:0 0 16px"><strong>${deadlineLine}</strong></p>` : ''}
 <p style="margin:24px 0"><a href="${input.recordUrl}" style="display:inline-block;background:#1f4fd1;color:#fff;text-decoration:none;padding:12px 20px;border-radius:6px;font-weight:600">${t('record_button')}</a></p>
-<p style="margin:0 0 16px;color:#4a5263;font-size:14px">${privacy}</p>
+<p style="margin:0 0 16px;color:#4a5263;font-size:14px"${input.privacyNote ? html` dir="auto"` : ''}>${privacy}</p>
 </div>
 <p style="max-width:560px;margin:16px auto 0;color:#4a5263;font-size:13px">${sentFor} <a href="${input.unsubscribeUrl}" style="color:#4a5263">${t('unsubscribe')}</a></p>
 </body>

@@ -8,7 +8,7 @@
  * Twitter tags (the 1200x630 card image) and the oEmbed discovery link.
  */
 import type { Locale, Translate } from '../../i18n/index.js';
-import { html, type SafeHtml, SLOT, withSlot } from '../html.js';
+import { html, isolate, type SafeHtml, SLOT, withSlot } from '../html.js';
 
 export interface PlayerPageData {
   locale: Locale;
@@ -50,10 +50,12 @@ function personDetails(d: PlayerPageData): SafeHtml | '' {
   if (!preferred && !d.pronouns) return '';
   return html`<p class="person-details">${
     preferred
-      ? html`<span class="preferred">${withSlot(d.t('goes_by', { name: SLOT }), html`<strong>${preferred}</strong>`)}</span>`
+      ? html`<span class="preferred">${withSlot(d.t('goes_by', { name: SLOT }), html`<strong><bdi>${preferred}</bdi></strong>`)}</span>`
       : ''
   }${preferred && d.pronouns ? html`<span aria-hidden="true"> · </span>` : ''}${
-    d.pronouns ? html`<span class="pronouns">${d.t('pronouns', { pronouns: d.pronouns })}</span>` : ''
+    d.pronouns
+      ? html`<span class="pronouns">${withSlot(d.t('pronouns', { pronouns: SLOT }), html`<bdi>${d.pronouns}</bdi>`)}</span>`
+      : ''
   }</p>`;
 }
 
@@ -108,10 +110,11 @@ function shareSection(d: PlayerPageData): SafeHtml {
 
 export function playerPage(d: PlayerPageData): SafeHtml {
   const { t, tc } = d;
-  const title = t('title', { name: d.displayName });
+  const name = isolate(d.displayName, d.dir);
+  const title = t('title', { name });
   const description = d.phoneticSpelling
-    ? t('description_phonetic', { name: d.displayName, phonetic: d.phoneticSpelling })
-    : t('description', { name: d.displayName });
+    ? t('description_phonetic', { name, phonetic: isolate(d.phoneticSpelling, d.dir) })
+    : t('description', { name });
   const duration = html`<time datetime="${`PT${d.durationSeconds}S`}">${tc('seconds', { count: d.durationSeconds })}</time>`;
   return html`<!doctype html>
 <html lang="${d.locale}" dir="${d.dir}">
@@ -130,19 +133,19 @@ ${linkPreviewTags(d, title, description)}
 <body>
 <main class="card">
 <p class="eyebrow">${t('eyebrow')}</p>
-<h1 id="name">${d.displayName}</h1>
-${d.phoneticSpelling ? html`<p class="phonetic"><span class="visually-hidden">${t('phonetic_label')}: </span>${d.phoneticSpelling}</p>` : ''}
+<h1 id="name" dir="auto">${d.displayName}</h1>
+${d.phoneticSpelling ? html`<p class="phonetic"><span class="visually-hidden">${t('phonetic_label')}: </span><bdi>${d.phoneticSpelling}</bdi></p>` : ''}
 ${personDetails(d)}
 <div class="controls" id="controls" hidden>
-<button type="button" class="play" id="play" aria-label="${t('play', { name: d.displayName })}" data-label-play="${t('play', { name: d.displayName })}" data-label-pause="${t('pause')}"><span aria-hidden="true" class="icon">&#9654;</span></button>
+<button type="button" class="play" id="play" aria-label="${t('play', { name })}" data-label-play="${t('play', { name })}" data-label-pause="${t('pause')}"><span aria-hidden="true" class="icon">&#9654;</span></button>
 <button type="button" class="secondary" id="replay">${t('replay')}</button>
 <button type="button" class="secondary" id="slow" aria-pressed="false">${t('slow')}</button>
 </div>
-<audio id="audio" controls preload="none" src="${d.playUrl}" aria-label="${t('recording_of', { name: d.displayName })}">
+<audio id="audio" controls preload="none" src="${d.playUrl}" aria-label="${t('recording_of', { name })}">
 <a href="${d.playUrl}">${t('download')}</a>
 </audio>
 <p class="duration">${withSlot(t('duration', { duration: SLOT }), duration)}</p>
-<p class="from" id="from">${d.logoUrl ? html`<img class="logo" src="${d.logoUrl}" alt="" height="32"> ` : ''}${tc('from_organisation', { organisation: d.organisation })}</p>
+<p class="from" id="from">${d.logoUrl ? html`<img class="logo" src="${d.logoUrl}" alt="" height="32"> ` : ''}${withSlot(tc('from_organisation', { organisation: SLOT }), html`<bdi>${d.organisation}</bdi>`)}</p>
 ${shareSection(d)}
 </main>
 <script src="${d.scriptUrl}" defer></script>

@@ -7,7 +7,7 @@
  * is a native button or input, the script is our own; without JavaScript it says so plainly.
  */
 import { formatDay, type Locale, textDirection, translator } from '../../i18n/index.js';
-import { html, jsonForScript, type SafeHtml, SLOT, withSlot } from '../html.js';
+import { html, isolate, jsonForScript, type SafeHtml, SLOT, withSlot } from '../html.js';
 import { GUIDE_SCRIPT_MESSAGES, guideSection, type RecorderGuideData } from './recorder-guide.js';
 
 /** Messages the page's script shows, sent with the page in its language (keys `js_*` of `recorder`). */
@@ -58,6 +58,8 @@ export interface RecorderPageData {
     privacyNote: string | null;
     /** `YYYY-MM-DD` or null. */
     deadline: string | null;
+    /** The deadline's day is over: the page says so instead of asking to record by it (recording stays open). */
+    deadlinePassed: boolean;
     logoUrl: string | null;
     selfEdit: boolean;
   };
@@ -121,13 +123,13 @@ export function recorderPage(data: RecorderPageData): SafeHtml {
   data-max-seconds="${data.maxSeconds}" data-max-bytes="${data.maxUploadBytes}">
   <header class="brand">
     ${collection.logoUrl ? html`<img class="logo" src="${collection.logoUrl}" alt="${collection.organisation ?? ''}" height="48">` : ''}
-    <p class="organisation">${collection.organisation ? html`<strong>${collection.organisation}</strong> · ` : ''}${t('for_collection', { collection: collection.name })}</p>
+    <p class="organisation">${collection.organisation ? html`<strong><bdi>${collection.organisation}</bdi></strong> · ` : ''}${withSlot(t('for_collection', { collection: SLOT }), html`<bdi>${collection.name}</bdi>`)}</p>
   </header>
   ${data.notice ? html`<p class="notice" role="status" id="notice">${t(NOTICES[data.notice])}</p>` : ''}
   <p class="eyebrow">${t('eyebrow')}</p>
-  <h1 class="name">${person.displayName}</h1>
-  ${collection.intro ? html`<p class="intro">${collection.intro}</p>` : ''}
-  ${collection.deadline ? html`<p class="deadline" id="deadline">${t('deadline', { deadline: formatDay(data.locale, collection.deadline) })}</p>` : ''}
+  <h1 class="name" dir="auto">${person.displayName}</h1>
+  ${collection.intro ? html`<p class="intro" dir="auto">${collection.intro}</p>` : ''}
+  ${collection.deadline ? html`<p class="deadline" id="deadline">${t(collection.deadlinePassed ? 'deadline_passed' : 'deadline', { deadline: formatDay(data.locale, collection.deadline) })}</p>` : ''}
   ${guideSection(t, data.locale, data.guide)}
 
   <h2 id="record-title">${t('record_own_title')}</h2>
@@ -145,7 +147,14 @@ export function recorderPage(data: RecorderPageData): SafeHtml {
 
   <label class="field" for="phonetic">${t('phonetic')} <span class="optional">${t('optional')}</span>
     <input id="phonetic" name="phonetic_spelling" maxlength="100" autocomplete="off"
-      placeholder="${t('phonetic_placeholder')}" value="${person.phoneticSpelling ?? ''}" aria-describedby="phonetic-hint">
+      placeholder="${t('phonetic_placeholder')}" value="${person.phoneticSpelling ?? ''}" dir="auto"${
+        // One phonetic field: it goes with the recording and, where people may edit their details, with that form too.
+        collection.selfEdit ? html` form="details-form"` : ''
+      }${
+        data.detailsError === 'phonetic_spelling'
+          ? html` aria-invalid="true" aria-describedby="phonetic-hint details-error"`
+          : html` aria-describedby="phonetic-hint"`
+      }>
     <span class="hint" id="phonetic-hint">${t('phonetic_hint')}</span>
   </label>
 
@@ -180,16 +189,19 @@ export function recorderPage(data: RecorderPageData): SafeHtml {
 
   <section class="privacy" aria-labelledby="privacy-title">
     <h2 id="privacy-title">${t('privacy_title')}</h2>
-    <p id="privacy-note">${collection.privacyNote ?? t('privacy_default')}</p>
+    <p id="privacy-note"${collection.privacyNote ? html` dir="auto"` : ''}>${collection.privacyNote ?? t('privacy_default')}</p>
   </section>
 
   <noscript><p class="status">${t('noscript')}</p></noscript>
   <script type="application/json" id="recorder-messages">${jsonForScript(messages)}</script>
 </main>`;
-  return personPageLayout(data.locale, t('title', { name: person.displayName }), data.styleUrl, body, [
-    data.scriptUrl,
-    data.guideScriptUrl,
-  ]);
+  return personPageLayout(
+    data.locale,
+    t('title', { name: isolate(person.displayName, textDirection(data.locale)) }),
+    data.styleUrl,
+    body,
+    [data.scriptUrl, data.guideScriptUrl],
+  );
 }
 
 type Translate = ReturnType<typeof translator>;
@@ -224,7 +236,10 @@ function currentRecording(t: Translate, data: RecorderPageData): SafeHtml {
   </section>`;
 }
 
-/** The person corrects how their name is written (the collection's `self_edit`). */
+/**
+ * The person corrects how their name is written (the collection's `self_edit`). The phonetic
+ * spelling is not repeated here: the field beside the recorder belongs to this form too.
+ */
 function detailsForm(t: Translate, data: RecorderPageData): SafeHtml {
   const { person } = data;
   const labels = {
@@ -238,18 +253,15 @@ function detailsForm(t: Translate, data: RecorderPageData): SafeHtml {
   return html`<details class="details" id="details"${data.detailsError ? html` open` : ''}>
     <summary>${t('details_summary')}</summary>
     ${data.detailsError ? html`<p class="error" id="details-error" role="alert">${t('details_invalid', { field: labels[data.detailsError] })}</p>` : ''}
-    <form method="post" action="${data.detailsUrl}">
+    <form method="post" action="${data.detailsUrl}" id="details-form">
       <label class="field" for="display-name">${labels.display_name}
-        <input id="display-name" name="display_name" maxlength="200" required autocomplete="name" value="${person.displayName}"${invalid('display_name')}>
+        <input id="display-name" name="display_name" maxlength="200" required autocomplete="name" value="${person.displayName}" dir="auto"${invalid('display_name')}>
       </label>
       <label class="field" for="preferred-name">${labels.preferred_name} <span class="optional">${t('optional')}</span>
-        <input id="preferred-name" name="preferred_name" maxlength="100" autocomplete="nickname" value="${person.preferredName ?? ''}"${invalid('preferred_name')}>
+        <input id="preferred-name" name="preferred_name" maxlength="100" autocomplete="nickname" value="${person.preferredName ?? ''}" dir="auto"${invalid('preferred_name')}>
       </label>
       <label class="field" for="pronouns">${labels.pronouns} <span class="optional">${t('optional')}</span>
-        <input id="pronouns" name="pronouns" maxlength="40" placeholder="${t('pronouns_placeholder')}" value="${person.pronouns ?? ''}"${invalid('pronouns')}>
-      </label>
-      <label class="field" for="details-phonetic">${labels.phonetic_spelling} <span class="optional">${t('optional')}</span>
-        <input id="details-phonetic" name="phonetic_spelling" maxlength="100" autocomplete="off" placeholder="${t('phonetic_placeholder')}" value="${person.phoneticSpelling ?? ''}"${invalid('phonetic_spelling')}>
+        <input id="pronouns" name="pronouns" maxlength="40" placeholder="${t('pronouns_placeholder')}" value="${person.pronouns ?? ''}" dir="auto"${invalid('pronouns')}>
       </label>
       <button type="submit">${t('save')}</button>
     </form>

@@ -3,6 +3,7 @@ export default {
   eyebrow: 'سجّل طريقة نطق اسمك',
   for_collection: 'لـ {{collection}}',
   deadline: 'يُرجى التسجيل قبل {{deadline}}.',
+  deadline_passed: 'انتهى الموعد النهائي ({{deadline}})، لكن لا يزال بإمكانك التسجيل.',
   privacy_title: 'من يمكنه سماعه',
   privacy_default: 'يمكن لأي شخص لديه رابط الاستماع أن يسمع تسجيلك.',
   rerecord_title: 'يُرجى تسجيل اسمك مرة أخرى',

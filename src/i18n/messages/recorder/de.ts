@@ -3,6 +3,7 @@ export default {
   eyebrow: 'Nehmen Sie auf, wie Ihr Name ausgesprochen wird',
   for_collection: 'Für {{collection}}',
   deadline: 'Bitte nehmen Sie bis zum {{deadline}} auf.',
+  deadline_passed: 'Die Frist ({{deadline}}) ist abgelaufen, Sie können aber noch aufnehmen.',
   privacy_title: 'Wer es hören kann',
   privacy_default: 'Alle, die Ihren Wiedergabelink haben, können Ihre Aufnahme anhören.',
   rerecord_title: 'Bitte nehmen Sie Ihren Namen erneut auf',

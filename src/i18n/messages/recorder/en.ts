@@ -3,6 +3,7 @@ export default {
   eyebrow: 'Record how your name is said',
   for_collection: 'For {{collection}}',
   deadline: 'Please record by {{deadline}}.',
+  deadline_passed: 'The deadline ({{deadline}}) has passed, but you can still record.',
   privacy_title: 'Who can hear it',
   privacy_default: 'Anyone with your play link can hear your recording.',
   rerecord_title: 'Please record your name again',

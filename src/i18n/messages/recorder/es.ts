@@ -3,6 +3,7 @@ export default {
   eyebrow: 'Graba cómo se pronuncia tu nombre',
   for_collection: 'Para {{collection}}',
   deadline: 'Graba antes del {{deadline}}, por favor.',
+  deadline_passed: 'El plazo ({{deadline}}) ya ha pasado, pero todavía puedes grabar.',
   privacy_title: 'Quién puede escucharlo',
   privacy_default: 'Cualquiera que tenga tu enlace de reproducción puede escuchar tu grabación.',
   rerecord_title: 'Vuelve a grabar tu nombre, por favor',

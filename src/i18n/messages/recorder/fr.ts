@@ -3,6 +3,7 @@ export default {
   eyebrow: 'Enregistrez la prononciation de votre nom',
   for_collection: 'Pour {{collection}}',
   deadline: 'Merci d’enregistrer avant le {{deadline}}.',
+  deadline_passed: 'La date limite ({{deadline}}) est passée, mais vous pouvez encore enregistrer.',
   privacy_title: 'Qui peut l’écouter',
   privacy_default: 'Toute personne disposant de votre lien d’écoute peut entendre votre enregistrement.',
   rerecord_title: 'Merci d’enregistrer à nouveau votre nom',

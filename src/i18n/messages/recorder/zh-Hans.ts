@@ -3,6 +3,7 @@ export default {
   eyebrow: '录下您名字的读法',
   for_collection: '用于 {{collection}}',
   deadline: '请在 {{deadline}} 之前录制。',
+  deadline_passed: '截止日期（{{deadline}}）已过，但你仍然可以录制。',
   privacy_title: '谁能听到',
   privacy_default: '任何拥有您播放链接的人都可以听到您的录音。',
   rerecord_title: '请重新录制您的名字',

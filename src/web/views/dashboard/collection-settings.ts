@@ -31,6 +31,8 @@ export function collectionSettingsPage(data: {
   error?: FormError | null;
   /** Why the last logo upload was refused. */
   logoError?: string | null;
+  /** What the last logo button did (the typed settings shown are not saved yet). */
+  logoNotice?: string | null;
 }): SafeHtml {
   const { collection, form } = data;
   const error = data.error ?? null;
@@ -50,7 +52,7 @@ ${hint ? html`<p class="muted" id="${id}-hint">${hint}</p>` : ''}
     body: html`<p><a href="/dashboard/collections/${collection.id}">← ${collection.name}</a></p>
 <h1>Invitations and branding</h1>
 ${formErrorBox(error)}
-<form method="post" action="/dashboard/collections/${collection.id}/settings" class="card stack" id="collection-settings">
+<form method="post" action="/dashboard/collections/${collection.id}/settings" enctype="multipart/form-data" class="card stack" id="collection-settings">
 ${csrfField(data.viewer.csrfToken)}
 <h2>Recording</h2>
 ${text('deadline', 'deadline', 'Deadline', 10, 'The last day to record. Shown on the record page and in mail; reminders count back from it.', 'date')}
@@ -72,27 +74,29 @@ ${area('message', 'message', 'Invitation message', 5000, `Leave empty for the st
 ${area('reminder-message', 'reminder_message', 'Reminder message', 5000, `Sent as a reminder before the deadline, and to people e-mailed before when you e-mail them again. Leave empty for the standard reminder in each person's language. The same placeholders.`)}
 <p><a href="/dashboard/collections/${collection.id}/invitations/preview">Preview the mail in each language</a> (save first)</p>
 <div class="row"><button type="submit" class="primary">Save settings</button><a class="button" href="/dashboard/collections/${collection.id}">Cancel</a></div>
-</form>
-${logoCard(collection.id, collection.branding.logo_url, data.viewer.csrfToken, data.logoError ?? null)}`,
+${logoFields(collection.id, collection.branding.logo_url, data.logoError ?? null, data.logoNotice ?? null)}
+</form>`,
   });
 }
 
-/** The organisation's logo: upload (re-encoded server-side) or remove. */
-function logoCard(collectionId: string, logoUrl: string | null, csrfToken: string, error: string | null): SafeHtml {
+/**
+ * The organisation's logo: upload (re-encoded server-side) or remove. Its buttons send the whole
+ * settings form to the logo's own routes, so what was typed above and below comes back unsaved
+ * rather than lost; a file chosen before "Save settings" is saved with the rest. It comes after
+ * "Save settings", so Enter in a field still saves (the first submit button is the default).
+ */
+function logoFields(collectionId: string, logoUrl: string | null, error: string | null, notice: string | null): SafeHtml {
   const base = `/dashboard/collections/${collectionId}/logo`;
-  return html`<section class="card stack" id="logo">
+  return html`<div class="stack" id="logo">
 <h2>Logo</h2>
 ${logoUrl ? html`<p><img src="${logoUrl}" alt="Current logo" id="current-logo" style="max-height:64px;max-width:12rem"></p>` : html`<p class="muted">No logo yet.</p>`}
 ${error ? html`<p class="error" id="logo-error" role="alert">${error}</p>` : ''}
-<form method="post" action="${base}" enctype="multipart/form-data" class="stack">
-${csrfField(csrfToken)}
-<label for="logo-file">PNG, JPEG or WebP, at most 1 MB</label>
+${notice ? html`<p class="notice" id="logo-notice" role="status">${notice}</p>` : ''}
+<label for="logo-file">Logo: PNG, JPEG or WebP, at most 1 MB <span class="muted">(optional)</span></label>
 <p class="muted" id="logo-hint">Shown on the record page, the player page and in mail. It is re-encoded as a PNG of at most 512x512 pixels.</p>
-<input type="file" id="logo-file" name="logo" accept="image/png,image/jpeg,image/webp" required aria-describedby="logo-hint">
-<div class="row"><button type="submit">Upload logo</button></div>
-</form>
-${logoUrl ? html`<form method="post" action="${base}/remove">${csrfField(csrfToken)}<button type="submit" class="danger-link">Remove logo</button></form>` : ''}
-</section>`;
+<input type="file" id="logo-file" name="logo" accept="image/png,image/jpeg,image/webp" aria-describedby="logo-hint">
+<div class="row"><button type="submit" formaction="${base}" formnovalidate>Upload logo</button>${logoUrl ? html`<button type="submit" formaction="${base}/remove" formnovalidate class="danger-link">Remove logo</button>` : ''}</div>
+</div>`;
 }
 
 /** The API parameter a form field reports its errors under. */

@@ -12,7 +12,7 @@ export interface CollectionItem {
   member_count: number;
   recorded_count: number;
   created_at: string;
-  custom_fields: { key: string; label: string; type: string }[];
+  custom_fields: { key: string; label: string; type: string; required?: boolean }[];
   review_required?: boolean;
 }
 
@@ -76,6 +76,8 @@ export interface FieldRow {
   key: string;
   label: string;
   type: string;
+  /** Every person must have a value (imports and the API refuse a row without one). */
+  required: boolean;
 }
 
 export interface NewCollectionForm {
@@ -98,14 +100,15 @@ function fieldRow(row: FieldRow, index: number, error: FormError | null | undefi
   const param = `custom_fields[${offset + index}]`;
   return html`<fieldset class="field-row">
 <legend>${offset > 0 ? 'New field' : 'Field'} ${n}</legend>
-<label for="field-label-${n}">Label</label>
-<input id="field-label-${n}" name="field_label_${index}" value="${row.label}" maxlength="100" autocomplete="off"${invalidIf(error, `${param}.label`)}>
-<label for="field-key-${n}">Key <span class="muted">(optional)</span></label>
-<input id="field-key-${n}" name="field_key_${index}" value="${row.key}" maxlength="63" autocomplete="off" spellcheck="false" pattern="[a-z][a-z0-9_]*" aria-describedby="field-key-hint"${invalidIf(error, `${param}.key`)}>
-<label for="field-type-${n}">Type</label>
+<div class="field-cell"><label for="field-label-${n}">Label</label>
+<input id="field-label-${n}" name="field_label_${index}" value="${row.label}" maxlength="100" autocomplete="off"${invalidIf(error, `${param}.label`)}></div>
+<div class="field-cell"><label for="field-key-${n}">Key <span class="muted">(optional)</span></label>
+<input id="field-key-${n}" name="field_key_${index}" value="${row.key}" maxlength="63" autocomplete="off" spellcheck="false" pattern="[a-z][a-z0-9_]*" aria-describedby="field-key-hint"${invalidIf(error, `${param}.key`)}></div>
+<div class="field-cell"><label for="field-type-${n}">Type</label>
 <select id="field-type-${n}" name="field_type_${index}">${FORM_FIELD_TYPES.map(
     (type) => html`<option value="${type}"${row.type === type ? html` selected` : ''}>${type}</option>`,
-  )}</select>
+  )}</select></div>
+<label class="check" for="field-required-${n}"><input type="checkbox" id="field-required-${n}" name="field_required_${index}" value="1"${row.required ? html` checked` : ''}> Required</label>
 </fieldset>`;
 }
 
@@ -152,6 +155,8 @@ export interface EditCollectionForm {
 /** The custom fields form as shown: each existing field's label and whether to remove it, then rows for new fields. */
 export interface FieldsForm {
   labels: Record<string, string>;
+  /** Required as ticked; a field not listed keeps what it is. */
+  required: Record<string, boolean>;
   remove: string[];
   added: FieldRow[];
 }
@@ -171,8 +176,9 @@ export function editCollectionPage(data: {
   const existing = collection.custom_fields.map(
     (field, i) => html`<fieldset class="field-row" data-field-key="${field.key}">
 <legend><code>${field.key}</code> <span class="muted">(${field.type})</span></legend>
-<label for="existing-label-${i + 1}">Label</label>
-<input id="existing-label-${i + 1}" name="label_${field.key}" value="${fields.labels[field.key] ?? field.label}" maxlength="100" required autocomplete="off"${invalidIf(fieldsError, `custom_fields[${i}].label`)}>
+<div class="field-cell"><label for="existing-label-${i + 1}">Label</label>
+<input id="existing-label-${i + 1}" name="label_${field.key}" value="${fields.labels[field.key] ?? field.label}" maxlength="100" required autocomplete="off"${invalidIf(fieldsError, `custom_fields[${i}].label`)}></div>
+<label class="check" for="existing-required-${i + 1}"><input type="checkbox" id="existing-required-${i + 1}" name="required_${field.key}" value="1"${(fields.required[field.key] ?? field.required) ? html` checked` : ''}> Required: every person must have a value</label>
 <label class="check"><input type="checkbox" name="remove_${field.key}" value="1"${fields.remove.includes(field.key) ? html` checked` : ''}> Remove this field and delete its values</label>
 </fieldset>`,
   );

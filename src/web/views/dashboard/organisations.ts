@@ -31,7 +31,10 @@ export function organisationsPage(data: { styleUrl: string; viewer: Viewer; orga
 ${
   data.organisations.length === 0
     ? html`<p id="no-organisations">${data.viewer.email} is not a member of any organisation. Ask an owner of one to invite you.</p>`
-    : html`<p>You belong to more than one organisation. Choose the one to work in; you can switch at any time from the top of every page.</p>
+    : data.organisations.length === 1
+      ? html`<p>You belong to one organisation. When another organisation invites you, it appears here and you can switch between them.</p>
+<ul class="stack plain" id="organisations">${items}</ul>`
+      : html`<p>You belong to ${data.organisations.length} organisations. Choose the one to work in; you can switch at any time from the top of every page.</p>
 <ul class="stack plain" id="organisations">${items}</ul>`
 }
 </section>`,
