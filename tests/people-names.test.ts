@@ -139,9 +139,9 @@ describe('pages and payloads', () => {
     expect(link.display_name).toBe('Oluwaseun');
     const path = new URL(link.play_link as string).pathname;
     const page = (await t.request({ method: 'GET', url: path })).body;
-    expect(page).toContain('<h1 id="name">Oluwaseun</h1>');
-    expect(page).toContain('Goes by <strong>Seun</strong>');
-    expect(page).toContain('Pronouns: she/her');
+    expect(page).toContain('<h1 id="name" dir="auto">Oluwaseun</h1>');
+    expect(page).toContain('Goes by <strong><bdi>Seun</bdi></strong>');
+    expect(page).toContain('Pronouns: <bdi>she/her</bdi>');
     expect(page).toContain('<title>How to say Oluwaseun</title>');
     const meta = (await t.request({ method: 'GET', url: `${path}/meta` })).json();
     expect(meta).toMatchObject({ display_name: 'Oluwaseun', preferred_name: 'Seun', pronouns: 'she/her' });
@@ -150,7 +150,7 @@ describe('pages and payloads', () => {
     await patch(user.id, { preferred_name: null, pronouns: 'they/them' });
     const changed = (await t.request({ method: 'GET', url: path })).body;
     expect(changed).not.toContain('Goes by');
-    expect(changed).toContain('Pronouns: they/them');
+    expect(changed).toContain('Pronouns: <bdi>they/them</bdi>');
     expect((await t.request({ method: 'GET', url: `${path}/meta` })).json()).toMatchObject({
       preferred_name: null,
       pronouns: 'they/them',
@@ -170,7 +170,7 @@ describe('pages and payloads', () => {
   it('embed and recorder pages read well for a one-name person', async () => {
     const user = (await create({ email: email(), first_name: 'Zendaya' })).json();
     const recorder = (await t.request({ method: 'GET', url: new URL(user.record_url).pathname })).body;
-    expect(recorder).toContain('<h1 class="name">Zendaya</h1>');
+    expect(recorder).toContain('<h1 class="name" dir="auto">Zendaya</h1>');
     expect(recorder).toContain('<title>Record your name: Zendaya</title>');
     const path = new URL((await record(user.id)).play_link as string).pathname;
     const embed = (await t.request({ method: 'GET', url: `${path}/embed` })).body;

@@ -163,10 +163,10 @@ describe('player page', () => {
     const { token } = await addRecordedUser(t, branded, { displayName: 'Ana <Lima>', phoneticSpelling: 'AH-nah LEE-mah' });
     const link = `${t.config.baseUrl}/p/${token}`;
     const page = (await get(`/p/${token}`)).body;
-    expect(page.indexOf('<h1 id="name">')).toBeLessThan(page.indexOf('<details class="share"'));
+    expect(page.indexOf('<h1 id="name" dir="auto">')).toBeLessThan(page.indexOf('<details class="share"'));
     expect(page.indexOf('id="play"')).toBeLessThan(page.indexOf('<details class="share"'));
     expect(page).toContain('<summary>Share</summary>');
-    expect(page).toContain('<p class="from" id="from">From Riverside University</p>');
+    expect(page).toContain('<p class="from" id="from">From <bdi>Riverside University</bdi></p>');
     expect(page).toContain(
       `<img src="${link}/badge.png?scale=2" width="180" height="40" alt="Hear how to say Ana &lt;Lima&gt;">`,
     );
@@ -176,7 +176,7 @@ describe('player page', () => {
     );
     // Without branding, the collection's name says who it is from.
     const { token: plain } = await addRecordedUser(t, collectionId);
-    expect((await get(`/p/${plain}`)).body).toContain('From Class of 2027');
+    expect((await get(`/p/${plain}`)).body).toContain('From <bdi>Class of 2027</bdi>');
   });
 
   it("is in the visitor's language, else the collection's, with lang and dir; Arabic is right to left", async () => {
