@@ -3,6 +3,7 @@
  * handler's backoff, and runs periodic tasks. It runs inside the server by default and alone
  * with `npm run worker`; several runners (processes) can share one PostgreSQL database.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
@@ -101,7 +102,7 @@ export class JobWorker {
     // Each batch starts on a new turn of the loop: jobs whose work is all synchronous underneath
     // (SQLite, lookups in memory) would otherwise run batch after batch as one chain of
     // microtasks, and a backlog of them (10,000 events of an import) would hold the loop for seconds.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
     const { db, clock } = this.options;
     const now = clock.now();
     const maxLease = Math.max(...[...this.byName.values()].map(({ job }) => job.leaseMs ?? 60_000), 1_000);

@@ -8,6 +8,7 @@
  * generated one; and a guide the person wrote or approved is replaced by an organiser only with
  * `overwrite_person_edits` (409 `person_edited` without it), which withdraws the approval.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import type { RecordingStatus } from '../../db/schema.js';
 import { type TransactionScope, withTransaction } from '../../db/transaction.js';
@@ -68,7 +69,7 @@ export async function countCoverageStates(deps: Pick<Deps, 'db'>, collectionId: 
     if (!last || rows.length < COVERAGE_PAGE) return counts;
     after = { createdAt: last.created_at, id: last.id };
     // A turn of the loop between pages: other requests go first.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
   }
 }
 
