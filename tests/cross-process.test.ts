@@ -74,6 +74,22 @@ describe.skipIf(!onPostgres)('on PostgreSQL, changes reach the other process by 
       unsubscribe();
     }
   });
+  it('a process that has just started hears the others once it says it is listening', async () => {
+    const c = await createTestApp({ database: a.database });
+    const heard: string[] = [];
+    try {
+      await c.deps.notifications.listening();
+      const unsubscribe = c.deps.notifications.subscribe('stage', (payload) => heard.push(payload));
+      a.deps.notifications.publish('stage', 'first message after the start');
+      await within(200, async () => heard.length > 0);
+      unsubscribe();
+      expect(heard).toEqual(['first message after the start']);
+    } finally {
+      await c.app.close();
+      await c.deps.notifications.close();
+      await c.deps.rateLimits.close();
+    }
+  });
 });
 
 describe.skipIf(onPostgres)('on SQLite (one process by design)', () => {

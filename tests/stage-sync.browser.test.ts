@@ -226,15 +226,12 @@ describe('stage sync in Chromium', () => {
           await phone.goto(`${t.url}${base()}/stage`);
           const code = phone.getByLabel('Or type the code printed under the QR code');
           const show = phone.getByRole('button', { name: 'Show on the readers' });
-          // The other process listens on a connection opened in the background at its start:
-          // once a first scan has arrived (however long that took), time the next one.
+          // The reader says "connected" only once its process listens to the others: the very
+          // first scan after that process started arrives within the second.
           await code.fill(codes.get(ids['Siobhán'] as string) as string);
-          await show.click();
-          await reader.locator(`li.person.current[data-person-id="${ids['Siobhán']}"]`).waitFor({ timeout: 15_000 });
-          await code.fill(codes.get(ids['Zoë'] as string) as string);
           const started = Date.now();
           await show.click();
-          await reader.locator(`li.person.current[data-person-id="${ids['Zoë']}"]`).waitFor({ timeout: 1_000 });
+          await reader.locator(`li.person.current[data-person-id="${ids['Siobhán']}"]`).waitFor({ timeout: 1_000 });
           expect(Date.now() - started).toBeLessThan(1_000);
         } finally {
           await phone.close();

@@ -26,6 +26,12 @@ export interface Notifications {
   publish(topic: Topic, payload: string): void;
   subscribe(topic: Topic, handler: (payload: string) => void): () => void;
   onGap(handler: () => void): () => void;
+  /**
+   * Settles once messages from other processes can arrive (at once without PostgreSQL), or once
+   * the first attempt to listen has failed. A subscriber that tells its client "connected" waits
+   * for it: right after a process starts, a message published elsewhere would otherwise be missed.
+   */
+  listening(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -57,6 +63,7 @@ export function createNotifications(config: DatabaseConfig, db: Db, logger: Logg
       gapHandlers.add(handler);
       return () => gapHandlers.delete(handler);
     },
+    listening: async () => {},
     close: async () => {},
   };
   if (config.dialect !== 'postgres') return local;
@@ -113,6 +120,7 @@ export function createNotifications(config: DatabaseConfig, db: Db, logger: Logg
 
   return {
     ...local,
+    listening: () => started,
     publish(topic, payload) {
       local.publish(topic, payload);
       const message = `${origin} ${payload}`;

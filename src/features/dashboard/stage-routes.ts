@@ -4,6 +4,7 @@
  * collection listens to (server-sent events; `reader-sync.ts`). Members of every role may scan:
  * a scan changes nothing stored, and the volunteer at the stairs is often a viewer.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
@@ -23,6 +24,8 @@ const STREAM_MAX_MS = 30 * 60_000;
 const HEARTBEAT_MS = 20_000;
 /** How soon a browser reconnects after the stream drops (EventSource's `retry`). */
 const RECONNECT_MS = 1_000;
+/** The longest a new stream waits for this process to hear other processes (it starts listening at boot). */
+const LISTENING_WAIT_MS = 5_000;
 
 const accountOf = (request: FastifyRequest) => sessionOf(request).account.id;
 
@@ -124,6 +127,9 @@ export function stageRoutes(deps: Deps, options: { styleUrl: string }) {
       { preHandler: requireSession },
       async (request, reply) => {
         const collection = await getCollection(deps, accountOf(request), request.params.id);
+        // "connected" must mean a scan on any process reaches this reader: right after this
+        // process starts, its listening connection may still be opening.
+        await Promise.race([deps.notifications.listening(), delay(LISTENING_WAIT_MS, undefined, { ref: false })]);
         reply.hijack();
         const raw = reply.raw;
         raw.writeHead(200, {
