@@ -163,6 +163,17 @@ describe('errors, modes and dry runs', () => {
     expect(await memberCount(id)).toBe(0);
   });
 
+  it('a name language that is not a real tag is a row error, not silently dropped', async () => {
+    const id = await newCollection([]);
+    const file = ['email,first_name,Name Language', 'ana@example.com,Ana,es-MX', 'bo@example.com,Bo,en-US-US'].join('\n');
+    const res = await importFile(id, file);
+    expect(res.statusCode).toBe(400);
+    const errors = res.json().error.errors as { row: number; column: string; message: string }[];
+    expect(errors.map((e) => [e.row, e.column])).toEqual([[3, 'Name Language']]);
+    expect(errors[0]?.message).toContain('"en-US-US" is not a BCP 47 language tag');
+    expect(await memberCount(id)).toBe(0);
+  });
+
   it('a dry run reports the same, previews the rows as they will be stored, and writes nothing', async () => {
     const id = await newCollection();
     const res = await importFile(id, file, '?dry_run=true');

@@ -13,7 +13,15 @@ import type { UserRow } from './repo.js';
 import { CreateUserBody } from './schemas.js';
 import { canonicalLanguage } from '../../lib/languages.js';
 import { defaultDisplayName, newRecordToken, optionalText } from './service.js';
-import { type CustomValues, checkCustomValues, normalizeUserEmail, personLanguageIssue, personLanguageOf } from './validate.js';
+import {
+  type CustomValues,
+  checkCustomValues,
+  LANGUAGE_FIELDS,
+  languageIssue,
+  normalizeUserEmail,
+  personLanguageIssue,
+  personLanguageOf,
+} from './validate.js';
 
 export type CellValue = string | number | boolean;
 
@@ -104,6 +112,19 @@ export function buildUser(
     const column = plan.columnOf('language');
     const message = languageProblem.message.replace('field "language"', `"${column}"`);
     issues.push({ row: read.row, column, code: languageProblem.code, message });
+  }
+  // A name's language the pattern lets through but Intl rejects ("en-US-US") is an error, as in
+  // the API: stored as null it would silently drop what the file said.
+  for (const field of LANGUAGE_FIELDS) {
+    const problem = languageIssue(fields[field], field);
+    const column = plan.columnOf(field);
+    if (!problem || issues.some((i) => i.column === column)) continue;
+    issues.push({
+      row: read.row,
+      column,
+      code: problem.code,
+      message: problem.message.replace(`field "${field}"`, `"${column}"`),
+    });
   }
   // Custom values: the file's columns over the person's current values; empty cells remove.
   const current = target ? (JSON.parse(target.custom_fields) as CustomValues) : {};
