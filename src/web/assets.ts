@@ -1,5 +1,5 @@
 /**
- * Browser assets (small vanilla TypeScript scripts, CSS, images) from `src/web/client/`.
+ * Browser assets (small vanilla TypeScript scripts, CSS, images, a sample recording) from `src/web/client/`.
  * Scripts are compiled with esbuild once at boot and kept in memory (the built server finds
  * them compiled already by `npm run build`, as `.js`, and starts no esbuild service); every asset is served
  * under a content-hashed name (`/assets/recorder.3f2a9c1b.js`) with an immutable cache header,
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { contentRange, requestedRange } from '../http/range.js';
 
 export interface Asset {
   body: Buffer;
@@ -36,6 +37,7 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.ico': 'image/x-icon',
+  '.mp3': 'audio/mpeg',
 };
 
 export function loadAssets(dir: string = CLIENT_DIR): Assets {
@@ -78,11 +80,22 @@ export function registerAssetRoutes(app: FastifyInstance, assets: Assets): void 
   app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
     const asset = assets.byPath(request.params.file);
     if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
-    return reply
+    reply
       .header('cache-control', 'public, max-age=31536000, immutable')
       .header('x-content-type-options', 'nosniff')
       .header('access-control-allow-origin', '*')
-      .type(asset.contentType)
-      .send(asset.body);
+      .type(asset.contentType);
+    if (!asset.contentType.startsWith('audio/')) return reply.send(asset.body);
+    // Browsers fetch audio in byte ranges (and seek with them); the name's content hash is a strong validator.
+    const size = asset.body.length;
+    const etag = `"${request.params.file}"`;
+    reply.header('accept-ranges', 'bytes').header('etag', etag);
+    const range = requestedRange(request.headers, size, etag);
+    if (range === 'unsatisfiable') return reply.code(416).header('content-range', contentRange(range, size)).send();
+    if (!range) return reply.send(asset.body);
+    return reply
+      .code(206)
+      .header('content-range', contentRange(range, size))
+      .send(asset.body.subarray(range.start, range.end + 1));
   });
 }

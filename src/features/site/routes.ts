@@ -1,7 +1,8 @@
 /**
- * The root of the site: the product page at `/` and the favicons. The app serves every path on
- * every host (BASE_URL and SITE_URL may name the same server or two), so `/` answers on both;
- * its links are absolute, each to the address that serves what it points at.
+ * The root of the site: the product page at `/` (its sample recording is an asset) and the
+ * favicons. The app serves every path on every host (BASE_URL and SITE_URL may name the same
+ * server or two), so `/` answers on both; its links are absolute, each to the address that serves
+ * what it points at.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Deps } from '../../deps.js';
@@ -11,9 +12,17 @@ import { homePage } from '../../web/views/home.js';
 import { PRICE } from '../agent-api/price.js';
 import { agentApiUrls } from '../agent-api/urls.js';
 import { profileUrls } from '../profiles/urls.js';
+import { SAMPLE_NAME } from './sample-name.js';
 
-/** No script at all: our own styles and icons, and links (no forms). */
-const HOME_CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self' data:", "base-uri 'none'", "form-action 'none'"];
+/** No script at all: our own styles, icons and sample recording, and links (no forms). */
+const HOME_CSP = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "media-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+];
 /** The page holds nothing personal; a few minutes in shared caches is fine. */
 const HOME_CACHE = 'public, max-age=300';
 /** Icons change rarely and their addresses are fixed (browsers ask for `/favicon.ico` by name). */
@@ -27,9 +36,16 @@ export function siteRoutes(deps: Deps) {
       links: {
         dashboard: `${config.baseUrl}/dashboard`,
         docs: `${config.baseUrl}/docs`,
+        pronunciationGuide: `${config.baseUrl}/docs/pronunciation`,
+        privacyGuide: `${config.baseUrl}/docs/privacy`,
         discovery: agentApiUrls(deps).discovery,
         llmsTxt: agentApiUrls(deps).docs,
         profileExample: profileUrls(deps).profile('your-agent'),
+      },
+      sample: {
+        name: `${SAMPLE_NAME.given} ${SAMPLE_NAME.family}`,
+        respelling: SAMPLE_NAME.respelling,
+        audioUrl: deps.assets.url(SAMPLE_NAME.asset),
       },
       agentPrice: `${PRICE.amount} ${PRICE.displayCurrency}`,
     }).toString();
