@@ -60,6 +60,8 @@ describe('family-name-first names in the dashboard import', () => {
       await expect(page.getByRole('radio', { name: /Given name first/ }).isChecked()).resolves.toBe(true);
       await expectNoSeriousAxeViolations(page);
       await fits('the upload form');
+      // The radio sits beside its words, not stretched across the phone's width.
+      expect((await page.locator('#name-order-family').boundingBox())?.width).toBeLessThan(40);
 
       await page.getByLabel(/^CSV file/).setInputFiles({ name: 'class.csv', mimeType: 'text/csv', buffer: Buffer.from(CJK) });
       await page.getByRole('button', { name: 'Check the file' }).click();
