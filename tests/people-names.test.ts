@@ -60,11 +60,14 @@ describe('one-name people', () => {
     });
     expect((await patch(user.id, { last_name: null })).json()).toMatchObject({ last_name: '', display_name: 'Teller' });
     expect((await patch(user.id, { last_name: '' })).json()).toMatchObject({ last_name: '', display_name: 'Teller' });
-    // Family name first, as written in Hungarian or Japanese.
+    // Family name first, as written in Hungarian or Japanese: the default in that order follows the names in it.
     const family = await create({ email: email(), first_name: 'Haruki', last_name: 'Murakami', display_name: 'Murakami Haruki' });
     expect(family.json().display_name).toBe('Murakami Haruki');
-    expect((await patch(family.json().id, { first_name: 'Ryū' })).json().display_name).toBe('Murakami Haruki');
-    expect((await patch(family.json().id, { display_name: null })).json().display_name).toBe('Ryū Murakami');
+    expect((await patch(family.json().id, { first_name: 'Ryū' })).json().display_name).toBe('Murakami Ryū');
+    // A display name that is not made of the names wins.
+    const named = await create({ email: email(), first_name: 'Haruki', last_name: 'Murakami', display_name: 'Murakami-sensei' });
+    expect((await patch(named.json().id, { first_name: 'Ryū' })).json().display_name).toBe('Murakami-sensei');
+    expect((await patch(named.json().id, { display_name: null })).json().display_name).toBe('Ryū Murakami');
   });
 
   it('still refuses a missing or blank first name', async () => {

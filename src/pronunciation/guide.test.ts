@@ -44,6 +44,17 @@ describe('generateGuide', () => {
     expect(guide.respelling).not.toBe('');
   });
 
+  it('says the family name first when the person writes it first, each part in its own language', async () => {
+    const guide = await generateGuide(engine, { given: '민준', family: '김' }, {}, { familyFirst: true });
+    expect(guide.parts.map((part) => part.text)).toEqual(['김', '민준']);
+    const latin = await generateGuide(engine, { given: 'Ferenc', family: 'Nagy' }, { family: 'hu' }, { familyFirst: true });
+    expect(latin.parts.map((part) => [part.text, part.language])).toEqual([
+      ['Nagy', 'hu'],
+      ['Ferenc', 'en'],
+    ]);
+    expect(latin.ipa.startsWith(latin.parts[0]!.ipa)).toBe(true);
+  });
+
   it('drops titles and punctuation, splits hyphenated names, and keeps O’Brien whole', async () => {
     expect(nameWords('  Dr.  Catherine  Zeta-Jones, PhD ')).toEqual(['Catherine', 'Zeta', 'Jones']);
     const guide = await generateGuide(engine, { given: 'Mr. Conan', family: "O'Brien" }, { name: 'en-GB' });

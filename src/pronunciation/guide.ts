@@ -39,6 +39,8 @@ export interface GuideLanguages {
 export interface GuideOptions {
   /** English dictionaries, looked up in order (default: the hand-checked names, then CMU); [] uses rules only. */
   lexicons?: readonly Lexicon[];
+  /** Say the family name first (as the person's display name does: "Zhang Wei"); default given first. */
+  familyFirst?: boolean;
 }
 
 const DEFAULT_LEXICONS: readonly Lexicon[] = [nameLexicon, cmuLexicon];
@@ -134,10 +136,9 @@ export async function generateGuide(
   options: GuideOptions = {},
 ): Promise<GeneratedGuide> {
   const lexicons = options.lexicons ?? DEFAULT_LEXICONS;
-  const words = [
-    ...nameWords(name.given).map((text) => ({ text, own: languages.given })),
-    ...nameWords(name.family).map((text) => ({ text, own: languages.family })),
-  ];
+  const given = nameWords(name.given).map((text) => ({ text, own: languages.given }));
+  const family = nameWords(name.family).map((text) => ({ text, own: languages.family }));
+  const words = options.familyFirst ? [...family, ...given] : [...given, ...family];
   if (words.length === 0) throw new RangeError('The name has no letters to say');
   const parts = await Promise.all(
     words.map(({ text, own }) => {

@@ -8,7 +8,7 @@ import { Semaphore } from '../../lib/semaphore.js';
 import { timeSlices } from '../../lib/time-slices.js';
 import { generateGuide, suggestLanguage } from '../../pronunciation/guide.js';
 import { findGuide, findGuides, findPeopleForGuides, type GuideRow, saveGuide } from './repo.js';
-import { type GuidePerson, guideFingerprint, type PronunciationDeps, recordGuideEvent } from './service.js';
+import { type GuidePerson, guideFingerprint, guideNameOrder, type PronunciationDeps, recordGuideEvent } from './service.js';
 
 /**
  * Makes (or makes again) the generated guides of these people: one whose guide is missing, or
@@ -41,6 +41,7 @@ async function generateGuidesNow(deps: PronunciationDeps, userIds: readonly stri
       deps.speech,
       { given: person.first_name, family: person.last_name },
       { name: person.name_language, given: person.given_name_language, family: person.family_name_language },
+      { familyFirst: guideNameOrder(person) === 'family_first' },
     );
     const methods = new Set(generated.parts.map((part) => part.method));
     const now = deps.clock.now().toISOString();

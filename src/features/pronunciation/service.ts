@@ -15,6 +15,7 @@ import { type TransactionScope, withTransaction } from '../../db/transaction.js'
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { randomToken } from '../../lib/ids.js';
+import { nameOrderOf } from '../../lib/name-order.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import type { PageCursor } from '../../lib/pagination.js';
 import { suggestLanguage } from '../../pronunciation/guide.js';
@@ -50,8 +51,15 @@ export interface GuidePerson {
   recording_status: RecordingStatus;
 }
 
-/** The person's fields a generated guide is made from. */
-export const GUIDE_FIELDS = ['first_name', 'last_name', 'name_language', 'given_name_language', 'family_name_language'] as const;
+/** The person's fields a generated guide is made from (the display name for the order of the names). */
+export const GUIDE_FIELDS = [
+  'first_name',
+  'last_name',
+  'display_name',
+  'name_language',
+  'given_name_language',
+  'family_name_language',
+] as const;
 
 /** The guides of these people, by person id. */
 export async function guidesOf(deps: Pick<Deps, 'db'>, userIds: readonly string[]): Promise<Map<string, GuideRow>> {
@@ -84,7 +92,13 @@ export const guideFingerprint = (person: GuidePerson) =>
     person.name_language,
     person.given_name_language,
     person.family_name_language,
+    // Only a family-first order is marked, so guides made before orders were read stay current.
+    ...(guideNameOrder(person) === 'family_first' ? ['family_first'] : []),
   ]);
+
+/** The order the guide says the names in: the display name's (`Zhang Wei`, 张伟 say the family name first). */
+export const guideNameOrder = (person: Pick<GuidePerson, 'display_name' | 'first_name' | 'last_name'>) =>
+  nameOrderOf(person.display_name, person.first_name, person.last_name);
 
 /** The language a guide is made in when a person writes one: theirs, else the guide's, else a suggestion. */
 function languageFor(person: GuidePerson, before: GuideRow | undefined): { language: string; suggested: boolean } {

@@ -76,7 +76,7 @@ function prepareUser(
       email_normalized: email.ok,
       first_name: body.first_name.trim(),
       last_name: body.last_name?.trim() ?? '',
-      display_name: body.display_name?.trim() ?? defaultDisplayName(body.first_name, body.last_name ?? ''),
+      display_name: body.display_name?.trim() ?? defaultDisplayName(body.first_name, body.last_name ?? '', body.name_order),
       preferred_name: optionalText(body.preferred_name),
       pronouns: optionalText(body.pronouns),
       external_id: body.external_id ?? null,

@@ -20,6 +20,8 @@ export const STANDARD_FIELDS = [
   'given_name_language',
   'family_name_language',
   'language',
+  // How this row's default display name is composed (`given_first`, `family_first`); not stored.
+  'name_order',
 ] as const;
 export type StandardField = (typeof STANDARD_FIELDS)[number];
 
@@ -38,6 +40,7 @@ export const COLUMN_ALIASES: Record<StandardField, string[]> = {
   family_name_language: ['family name language', 'surname language', 'last name language'],
   // The person's own language (their mail and record page); the name's language is `name_language`.
   language: ['preferred language', 'mail language', 'locale'],
+  name_order: ['name order'],
 };
 
 /** Columns every file must have. */

@@ -27,7 +27,7 @@ export async function parseUsersCsv(bytes: Uint8Array, definitions: CustomField[
   if (unknown) {
     throw new AppError(
       'invalid_csv',
-      `Unknown CSV column "${unknown.header}"; use email, first_name, last_name, display_name, preferred_name, pronouns, external_id, phonetic_spelling, name_language, given_name_language, family_name_language or a custom field key.`,
+      `Unknown CSV column "${unknown.header}"; use email, first_name, last_name, display_name, preferred_name, pronouns, external_id, phonetic_spelling, name_language, given_name_language, family_name_language, language, name_order or a custom field key.`,
       { param: unknown.header },
     );
   }

@@ -12,6 +12,7 @@ import type { FieldSource } from './provenance.js';
 import type { UserRow } from './repo.js';
 import { CreateUserBody } from './schemas.js';
 import { canonicalLanguage } from '../../lib/languages.js';
+import { isDefaultDisplayName, looksFamilyNameFirst, type NameOrder, nameOrderOf } from '../../lib/name-order.js';
 import { defaultDisplayName, newRecordToken, optionalText } from './service.js';
 import {
   type CustomValues,
@@ -40,6 +41,8 @@ export interface WriteContext {
   now: string;
   writer: FieldSource;
   overwritePersonEdits: boolean;
+  /** The file's name order, for rows without a `name_order` cell. */
+  nameOrder: NameOrder;
 }
 
 const validateShape = compileReportingAll(CreateUserBody);
@@ -145,9 +148,9 @@ export function buildUser(
   const lastName = has('last_name') ? (value('last_name') ?? '') : (target?.last_name ?? '');
   let displayName: string;
   if (value('display_name') !== undefined) displayName = value('display_name') as string;
-  else if (has('display_name') || !target || target.display_name === defaultDisplayName(target.first_name, target.last_name)) {
+  else if (has('display_name') || !target || isDefaultDisplayName(target.display_name, target.first_name, target.last_name)) {
     // An empty display name cell, a new person, or one whose display name was the default.
-    displayName = defaultDisplayName(firstName, lastName);
+    displayName = defaultDisplayName(firstName, lastName, rowNameOrder(value('name_order'), target, context.nameOrder));
   } else displayName = target.display_name;
   const optional = (field: 'preferred_name' | 'pronouns' | 'phonetic_spelling') =>
     has(field) ? optionalText(value(field)) : (target?.[field] ?? null);
@@ -186,6 +189,33 @@ export function buildUser(
     created_at: target?.created_at ?? context.now,
     updated_at: target ? later(context.now, target.updated_at) : context.now,
   };
+}
+
+/**
+ * The order of a row's default display name: the row's `name_order` cell, else family first when
+ * the file says so, else the order the matched person's display name already has (a re-import
+ * without the option does not turn 张伟 back into 伟 张), else given first.
+ */
+function rowNameOrder(cell: string | undefined, target: UserRow | undefined, fileOrder: NameOrder): NameOrder {
+  if (cell !== undefined) return cell as NameOrder;
+  if (fileOrder === 'family_first' || !target) return fileOrder;
+  return nameOrderOf(target.display_name, target.first_name, target.last_name);
+}
+
+/**
+ * Whether the preview should offer the family-first order for this row: its names look
+ * family-name-first (script or name language) yet its display name is composed given name
+ * first, and neither the file nor the person wrote that display name.
+ */
+export function composedGivenFirstOfFamilyFirstName(read: ReadRow, user: UserRow, kept: readonly string[]): boolean {
+  if (read.fields.display_name || kept.includes('display_name') || user.last_name === '') return false;
+  if (user.display_name !== defaultDisplayName(user.first_name, user.last_name)) return false;
+  if (user.display_name === defaultDisplayName(user.first_name, user.last_name, 'family_first')) return false;
+  return looksFamilyNameFirst({
+    first: user.first_name,
+    last: user.last_name,
+    languages: [user.name_language, user.given_name_language, user.family_name_language],
+  });
 }
 
 /** `now`, or a millisecond after `previous` when the clock has not passed it (updated_at always moves forward). */

@@ -1,6 +1,7 @@
 /** The CSV import's limits, its query and its report (`POST …/users/import`). */
 import { type Static, Type } from 'typebox';
 import { Nullable } from '../../http/schemas.js';
+import { NAME_ORDERS } from '../../lib/name-order.js';
 
 export const MAX_IMPORT_ROWS = 10_000;
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
@@ -16,6 +17,11 @@ export const MAX_CSV_ROW_BYTES = 64 * 1024;
 /** Rows of any kind, blank ones included (a file of line breaks holds no people but costs reading). */
 export const MAX_CSV_ROWS = 50_000;
 export const IMPORT_MODES = ['all_or_nothing', 'valid_rows'] as const;
+
+const NAME_ORDER_RULE =
+  '`given_first` (default): the default display_name is first_name + " " + last_name ("Wei Zhang"). `family_first`: last_name first, as Chinese, Japanese, Korean, Hungarian and Vietnamese names are said ("Zhang Wei"), without a space when both names are written in Han, Kana or Hangul (张 + 伟 → 张伟). A display_name given always wins.';
+/** How a default display name is composed (not stored: a display name shows its order). */
+export const NameOrderParam = Type.Enum(NAME_ORDERS, { description: NAME_ORDER_RULE });
 export type ImportMode = (typeof IMPORT_MODES)[number];
 
 export const ImportQuery = Type.Object(
@@ -29,6 +35,11 @@ export const ImportQuery = Type.Object(
     dry_run: Type.Optional(
       Type.Boolean({
         description: 'Check the file and report what would happen (with a preview of the first rows); write nothing.',
+      }),
+    ),
+    name_order: Type.Optional(
+      Type.Enum(NAME_ORDERS, {
+        description: `The file's name order, for rows without a \`name_order\` column value. ${NAME_ORDER_RULE}`,
       }),
     ),
     overwrite_person_edits: Type.Optional(
@@ -120,6 +131,11 @@ export const ImportReport = Type.Object(
     failed: Type.Integer({ description: 'Rows with at least one error (not written).' }),
     errors: Type.Array(RowIssue, { description: 'Every problem of every row.' }),
     warnings: Type.Array(RowIssue, { description: 'What was ignored, e.g. unknown columns (row 1).' }),
+    name_order: Type.Enum(NAME_ORDERS, { description: "The file's name order (the `name_order` parameter)." }),
+    family_name_first_rows: Type.Integer({
+      description:
+        'Rows whose names look family-name-first (written in Han, Kana or Hangul, or with a name language zh, ja, ko, hu or vi) and whose display_name will be composed given name first: neither the file nor the row gives a display_name or `family_first`. Import again with `name_order=family_first` when these names are written family name first.',
+    }),
     person_edits: Type.Array(ImportPersonEdit, {
       description:
         'Every value, in every row, that the person set themselves and the file would change: kept unless `overwrite_person_edits=true`.',

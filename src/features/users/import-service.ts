@@ -18,7 +18,15 @@ import { adjustMemberCount, requireLiveCollection } from '../collections/service
 import { invalidateAllPlayLinks, invalidatePlayLinksOfUser } from '../play-links/index.js';
 import { type ColumnPlan, countCells, planColumns, type StandardField } from './csv-columns.js';
 import { readCsvTable } from './csv-file.js';
-import { buildUser, type CellValue, type ReadRow, readRow, type WriteContext } from './import-row.js';
+import {
+  buildUser,
+  type CellValue,
+  composedGivenFirstOfFamilyFirstName,
+  type ReadRow,
+  readRow,
+  type WriteContext,
+} from './import-row.js';
+import type { NameOrder } from '../../lib/name-order.js';
 import { findUsersByIdentifiers, insertUsers, uniqueViolation, updateUserRows, type UserRow } from './repo.js';
 import { applyBulkWrite, type FieldSource, newPersonSources } from './provenance.js';
 import {
@@ -41,10 +49,20 @@ export interface ImportOptions {
   overwritePersonEdits?: boolean;
   /** Who the import writes for: the organiser's file, or an integration's roster sync. */
   writer?: FieldSource;
+  /** How default display names are composed for rows without a `name_order` cell (default `given_first`). */
+  nameOrder?: NameOrder;
 }
 
 type Outcome =
-  | { row: number; action: 'create' | 'update' | 'unchanged'; user: UserRow; changes: ImportFieldChange[]; kept: string[] }
+  | {
+      row: number;
+      action: 'create' | 'update' | 'unchanged';
+      user: UserRow;
+      changes: ImportFieldChange[];
+      kept: string[];
+      /** A family-name-first name composed given name first (the preview's hint counts these). */
+      givenFirstHint: boolean;
+    }
   | { row: number; action: 'error'; read: ReadRow };
 
 /**
@@ -130,6 +148,7 @@ export async function importUsersCsv(
     now,
     writer: options.writer ?? 'organiser',
     overwritePersonEdits: options.overwritePersonEdits ?? false,
+    nameOrder: options.nameOrder ?? 'given_first',
   };
   const { outcomes, errors, personEdits } = await resolveRows(read, existing, definitions, plan, context, pause);
 
@@ -144,6 +163,8 @@ export async function importUsersCsv(
     failed: count('error'),
     errors,
     warnings,
+    name_order: context.nameOrder,
+    family_name_first_rows: outcomes.filter((o) => o.action !== 'error' && o.givenFirstHint).length,
     person_edits: personEdits,
   };
   if (dryRun) return { ...report, preview: outcomes.slice(0, IMPORT_PREVIEW_ROWS).map(previewOf) };
@@ -250,7 +271,8 @@ async function resolveRows(
     if (issues.length > 0 || !result) return { row: read.row, action: 'error', read };
     if (!target) {
       result.field_sources = newPersonSources(result, context.writer, context.now);
-      return { row: read.row, action: 'create', user: result, changes: [], kept: [] };
+      const givenFirstHint = composedGivenFirstOfFamilyFirstName(read, result, []);
+      return { row: read.row, action: 'create', user: result, changes: [], kept: [], givenFirstHint };
     }
     const write = applyBulkWrite(target, result, {
       row: read.row,
@@ -259,7 +281,8 @@ async function resolveRows(
     });
     personEdits.push(...write.personEdits);
     const action = write.changes.length === 0 ? 'unchanged' : 'update';
-    return { row: read.row, action, user: result, changes: write.changes, kept: write.kept };
+    const givenFirstHint = composedGivenFirstOfFamilyFirstName(read, result, write.kept);
+    return { row: read.row, action, user: result, changes: write.changes, kept: write.kept, givenFirstHint };
   };
   // Rows are checked (schema, custom fields) in turn, pausing whenever a time slice is used up.
   const outcomes = await mapInSlices(rows, resolveRow, pause);

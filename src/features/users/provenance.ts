@@ -13,9 +13,9 @@ import type { CustomValues } from './validate.js';
 
 export type { FieldSource, FieldSources };
 
-/** The fields whose writer is tracked, besides custom fields (`custom_fields.<key>`): every standard field. */
-export const TRACKED_FIELDS = STANDARD_FIELDS;
-export type TrackedField = StandardField;
+export type TrackedField = Exclude<StandardField, 'name_order'>;
+/** The fields whose writer is tracked, besides custom fields (`custom_fields.<key>`): every stored standard field. */
+export const TRACKED_FIELDS = STANDARD_FIELDS.filter((field): field is TrackedField => field !== 'name_order');
 
 /** Which fields a person may correct on their own record page. */
 export const PERSON_EDITABLE_FIELDS = ['display_name', 'preferred_name', 'pronouns', 'phonetic_spelling'] as const;

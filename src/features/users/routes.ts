@@ -169,7 +169,9 @@ export const usersRoutes =
               '`mode=all_or_nothing` (default) writes nothing when any row is wrong (400 `import_invalid`); `mode=valid_rows` writes ' +
               'the good rows. `dry_run=true` writes nothing and previews the first rows, each update with its changes before → after. ' +
               'A value the person set themselves on their record page after your last change to it is kept (listed in `person_edits`), ' +
-              'unless `overwrite_person_edits=true`.',
+              'unless `overwrite_person_edits=true`. `name_order=family_first` composes default display names family name first ' +
+              '(a `name_order` column sets it per row); the report counts, in `family_name_first_rows`, the names that look ' +
+              'family-name-first but will be shown given name first.',
             params: CollectionParams,
             querystring: ImportQuery,
             body: {
@@ -199,6 +201,7 @@ export const usersRoutes =
             ...(query.mode === undefined ? {} : { mode: query.mode }),
             ...(query.dry_run === undefined ? {} : { dryRun: query.dry_run }),
             ...(query.overwrite_person_edits === undefined ? {} : { overwritePersonEdits: query.overwrite_person_edits }),
+            ...(query.name_order === undefined ? {} : { nameOrder: query.name_order }),
           });
         },
       );

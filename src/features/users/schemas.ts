@@ -3,6 +3,7 @@ import { Nullable, SafeText } from '../../http/schemas.js';
 import { PageQuery } from '../../lib/pagination.js';
 import { RecordingStatus } from '../collections/schemas.js';
 import { Pronunciation, PronunciationInput } from '../pronunciation/schemas.js';
+import { NameOrderParam } from './import-schemas.js';
 
 export const MAX_BATCH_USERS = 1000;
 
@@ -22,7 +23,8 @@ const DisplayName = SafeText({
   name: true,
   minLength: 1,
   maxLength: 200,
-  description: 'How the name is shown. Defaults to first_name + " " + last_name, or first_name alone when there is no last name.',
+  description:
+    'How the name is shown. Defaults to first_name + " " + last_name (last_name first with `name_order` `family_first`), or first_name alone when there is no last name.',
 });
 const PreferredName = SafeText({
   name: true,
@@ -157,6 +159,7 @@ export const CreateUserBody = Type.Object(
     family_name_language: Type.Optional(Nullable(NameLanguage)),
     language: Type.Optional(Nullable(PersonLanguage)),
     custom_fields: Type.Optional(CustomFieldValues),
+    name_order: Type.Optional(NameOrderParam),
   },
   { additionalProperties: false, title: 'CreateUser' },
 );

@@ -15,6 +15,7 @@ import { AppError, notFound } from '../../errors.js';
 import { type Clock, laterThan } from '../../lib/clock.js';
 import { isUuid, randomToken } from '../../lib/ids.js';
 import { decodeCursor, toPage } from '../../lib/pagination.js';
+import { composeDisplayName, isDefaultDisplayName, type NameOrder, nameOrderOf } from '../../lib/name-order.js';
 import type { CustomField } from '../collections/schemas.js';
 import {
   adjustMemberCount,
@@ -109,9 +110,9 @@ const withRecording = (baseUrl: string, guides: ReadonlyMap<string, GuideRow>) =
   toUser(baseUrl, row, row.recording_user_id !== null, guides.get(row.id));
 /** The collection's custom field definitions. */
 export const definitionsOf = (collection: CollectionRow) => JSON.parse(collection.custom_fields) as CustomField[];
-/** First + last name, or the first name alone for people with one name. */
-export const defaultDisplayName = (first: string, last: string) =>
-  (last.trim() === '' ? first.trim() : `${first.trim()} ${last.trim()}`).slice(0, 200);
+/** First + last name (family name first with `family_first`), or the first name alone for people with one name. */
+export const defaultDisplayName = (first: string, last: string, order: NameOrder = 'given_first') =>
+  composeDisplayName(first, last, order);
 /** Optional text: trimmed, and null when absent or blank. */
 export const optionalText = (value: string | null | undefined) => value?.trim() || null;
 
@@ -198,8 +199,13 @@ export async function updateUser(
     const blank = notBlank(input.display_name, 'display_name');
     if (blank) throw fail(blank);
     changes.display_name = input.display_name.trim();
-  } else if (current.display_name === defaultDisplayName(current.first_name, current.last_name)) {
-    changes.display_name = defaultDisplayName(first, last);
+  } else if (isDefaultDisplayName(current.display_name, current.first_name, current.last_name)) {
+    // A default display name follows the names, in the order it was composed in.
+    changes.display_name = defaultDisplayName(
+      first,
+      last,
+      nameOrderOf(current.display_name, current.first_name, current.last_name),
+    );
   }
   if (input.external_id !== undefined) changes.external_id = input.external_id;
   if (input.phonetic_spelling !== undefined) changes.phonetic_spelling = optionalText(input.phonetic_spelling);

@@ -174,7 +174,7 @@ export interface paths {
     put?: never;
     /**
      * Import people from a CSV file
-     * @description The raw file as a spreadsheet saved it (`Content-Type: text/csv`): UTF-8 with or without BOM, UTF-16 (either byte order, with or without BOM) or Windows-1252 (UTF-32 is refused with `invalid_csv`); comma, semicolon or tab separated (told by the header row). Up to 10,000 people (`too_many_rows`) and 5 MB (413), checked while reading, as are the bounds of every row: at most 50,000 rows including blank ones (`too_many_rows`), 200 columns (`too_many_columns`), 64 KiB per row and 10,000 characters per cell (`invalid_csv`). Headings are matched without case, spaces, underscores or hyphens (`First Name`, `E-mail`, `Surname`…), and custom fields by key or label; unknown columns are ignored and listed in `warnings`. A row updates the person with its `external_id`, else its e-mail, and creates one otherwise. Every problem of every row is reported as `{row, column, code, message}` (header = row 1). `mode=all_or_nothing` (default) writes nothing when any row is wrong (400 `import_invalid`); `mode=valid_rows` writes the good rows. `dry_run=true` writes nothing and previews the first rows, each update with its changes before → after. A value the person set themselves on their record page after your last change to it is kept (listed in `person_edits`), unless `overwrite_person_edits=true`.
+     * @description The raw file as a spreadsheet saved it (`Content-Type: text/csv`): UTF-8 with or without BOM, UTF-16 (either byte order, with or without BOM) or Windows-1252 (UTF-32 is refused with `invalid_csv`); comma, semicolon or tab separated (told by the header row). Up to 10,000 people (`too_many_rows`) and 5 MB (413), checked while reading, as are the bounds of every row: at most 50,000 rows including blank ones (`too_many_rows`), 200 columns (`too_many_columns`), 64 KiB per row and 10,000 characters per cell (`invalid_csv`). Headings are matched without case, spaces, underscores or hyphens (`First Name`, `E-mail`, `Surname`…), and custom fields by key or label; unknown columns are ignored and listed in `warnings`. A row updates the person with its `external_id`, else its e-mail, and creates one otherwise. Every problem of every row is reported as `{row, column, code, message}` (header = row 1). `mode=all_or_nothing` (default) writes nothing when any row is wrong (400 `import_invalid`); `mode=valid_rows` writes the good rows. `dry_run=true` writes nothing and previews the first rows, each update with its changes before → after. A value the person set themselves on their record page after your last change to it is kept (listed in `person_edits`), unless `overwrite_person_edits=true`. `name_order=family_first` composes default display names family name first (a `name_order` column sets it per row); the report counts, in `family_name_first_rows`, the names that look family-name-first but will be shown given name first.
      */
     post: operations['users.import'];
     delete?: never;
@@ -1120,7 +1120,7 @@ export interface components {
       last_name?: string | null;
       /**
        * Format: safe-text
-       * @description How the name is shown. Defaults to first_name + " " + last_name, or first_name alone when there is no last name.
+       * @description How the name is shown. Defaults to first_name + " " + last_name (last_name first with `name_order` `family_first`), or first_name alone when there is no last name.
        */
       display_name?: string;
       /**
@@ -1155,6 +1155,11 @@ export interface components {
       custom_fields?: {
         [key: string]: string | number | boolean | null;
       };
+      /**
+       * @description `given_first` (default): the default display_name is first_name + " " + last_name ("Wei Zhang"). `family_first`: last_name first, as Chinese, Japanese, Korean, Hungarian and Vietnamese names are said ("Zhang Wei"), without a space when both names are written in Han, Kana or Hangul (张 + 伟 → 张伟). A display_name given always wins.
+       * @enum {unknown}
+       */
+      name_order?: 'given_first' | 'family_first';
     };
     /** CreateUsersBatch */
     CreateUsersBatch: {
@@ -1435,6 +1440,13 @@ export interface components {
       errors: components['schemas']['ImportRowIssue'][];
       /** @description What was ignored, e.g. unknown columns (row 1). */
       warnings: components['schemas']['ImportRowIssue'][];
+      /**
+       * @description The file's name order (the `name_order` parameter).
+       * @enum {unknown}
+       */
+      name_order: 'given_first' | 'family_first';
+      /** @description Rows whose names look family-name-first (written in Han, Kana or Hangul, or with a name language zh, ja, ko, hu or vi) and whose display_name will be composed given name first: neither the file nor the row gives a display_name or `family_first`. Import again with `name_order=family_first` when these names are written family name first. */
+      family_name_first_rows: number;
       /** @description Every value, in every row, that the person set themselves and the file would change: kept unless `overwrite_person_edits=true`. */
       person_edits: components['schemas']['ImportPersonEdit'][];
       /** @description Dry runs only: the first 20 rows. */
@@ -3708,6 +3720,8 @@ export interface operations {
         mode?: 'all_or_nothing' | 'valid_rows';
         /** @description Check the file and report what would happen (with a preview of the first rows); write nothing. */
         dry_run?: boolean;
+        /** @description The file's name order, for rows without a `name_order` column value. `given_first` (default): the default display_name is first_name + " " + last_name ("Wei Zhang"). `family_first`: last_name first, as Chinese, Japanese, Korean, Hungarian and Vietnamese names are said ("Zhang Wei"), without a space when both names are written in Han, Kana or Hangul (张 + 伟 → 张伟). A display_name given always wins. */
+        name_order?: 'given_first' | 'family_first';
         /** @description By default a value the person set themselves (on their record page, after your last change to it) is kept, and listed in `person_edits`. `true` replaces those values with the file's too. */
         overwrite_person_edits?: boolean;
       };

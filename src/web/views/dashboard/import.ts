@@ -119,10 +119,40 @@ ${csrfField(data.viewer.csrfToken)}
     )}. Headings are matched loosely (“First Name”, “E-mail”, “Surname”); other columns are ignored.</p>
 <p>Comma, semicolon or tab separated; UTF-8 or the Windows encoding Excel uses. A person already in the collection (same <code>external_id</code>, else same e-mail) is updated.</p>
 </div>
+${nameOrderChoice()}
 <div class="row"><button type="submit" class="primary">Check the file</button><a class="button" href="/dashboard/collections/${collection.id}">Cancel</a></div>
 <p class="muted">Nothing is written yet: the next page shows what the import will do.</p>
 </form>`,
   });
+}
+
+/** How display names are composed from the first and last name columns. */
+function nameOrderChoice(): SafeHtml {
+  return html`<fieldset class="choices" aria-describedby="name-order-help">
+<legend>Name order</legend>
+<label class="choice"><input type="radio" name="name_order" value="given_first" id="name-order-given" checked> <span>Given name first <span class="muted">(Ada Lovelace)</span></span></label>
+<label class="choice"><input type="radio" name="name_order" value="family_first" id="name-order-family"> <span>Family name first <span class="muted">(Zhang Wei, 张伟)</span></span></label>
+<p id="name-order-help" class="muted">For names said family name first (Chinese, Japanese, Korean, Hungarian, Vietnamese); a <code>display_name</code> column always wins, and a <code>name_order</code> column sets it per person.</p>
+</fieldset>`;
+}
+
+/**
+ * When names look family-name-first but would be shown given name first: how many, and a check
+ * of the same file with the family name first.
+ */
+function nameOrderHint(data: { base: string; csrfToken: string; token: string; fileName: string; rows: number }): SafeHtml {
+  if (data.rows === 0) return html``;
+  return html`<section class="warning" id="import-name-order-hint">
+<h2>${plural(data.rows, 'name looks', 'names look')} family name first</h2>
+<p>${data.rows === 1 ? 'It is' : 'They are'} written in Chinese, Japanese or Korean script, or marked as a Chinese, Japanese, Korean, Hungarian or Vietnamese name, and would be shown given name first (“Wei Zhang”, “伟 张”).</p>
+<form method="post" action="${data.base}/import/recheck">
+${csrfField(data.csrfToken)}
+<input type="hidden" name="upload" value="${data.token}">
+<input type="hidden" name="file_name" value="${data.fileName}">
+<input type="hidden" name="name_order" value="family_first">
+<button type="submit">Check again with the family name first</button>
+</form>
+</section>`;
 }
 
 /** The field names an organiser reads, for the provenance keys of the report. */
@@ -203,11 +233,18 @@ export function importPreviewPage(
   data: Page & {
     fileName: string;
     token: string;
-    report: ImportCounts & { preview: ImportPreviewRow[]; person_edits: ImportPersonEdit[] };
+    report: ImportCounts & {
+      preview: ImportPreviewRow[];
+      person_edits: ImportPersonEdit[];
+      name_order: 'given_first' | 'family_first';
+      /** Names that look family-name-first and would be shown given name first. */
+      family_name_first_rows: number;
+    };
     fields: { key: string; label: string }[];
   },
 ): SafeHtml {
   const { collection, report } = data;
+  const familyFirst = report.name_order === 'family_first';
   const valid = report.rows - report.failed;
   const base = `/dashboard/collections/${collection.id}`;
   return layout({
@@ -220,7 +257,9 @@ export function importPreviewPage(
 <p id="import-summary"><strong>${data.fileName}</strong>: ${plural(report.rows, 'person', 'people')}${
       report.failed > 0 ? html`, <strong>${plural(report.failed, 'row has', 'rows have')} errors</strong>` : ', no errors'
     }. Nothing is written until you confirm.</p>
+<p id="import-name-order">Names: <strong>${familyFirst ? 'family name first' : 'given name first'}</strong> (“${familyFirst ? 'Zhang Wei' : 'Wei Zhang'}”) where the file gives no display name.</p>
 ${counts(report, true)}
+${familyFirst ? '' : nameOrderHint({ base, csrfToken: data.viewer.csrfToken, token: data.token, fileName: data.fileName, rows: report.family_name_first_rows })}
 ${issueList('import-errors', `Errors (${report.errors.length})`, report.errors)}
 ${issueList('import-warnings', 'Ignored', report.warnings)}
 ${personEditsSection(report.person_edits, data.fields)}
@@ -229,6 +268,7 @@ ${previewTable(report.preview, data.fields)}
 <form method="post" action="${base}/import/confirm" class="card stack" id="import-confirm">
 ${csrfField(data.viewer.csrfToken)}
 <input type="hidden" name="upload" value="${data.token}">
+<input type="hidden" name="name_order" value="${report.name_order}">
 ${
   report.person_edits.length > 0
     ? html`<label class="check" for="overwrite-person-edits"><input type="checkbox" name="overwrite_person_edits" value="1" id="overwrite-person-edits"> Replace the ${plural(report.person_edits.length, 'value', 'values')} people set themselves with the file’s</label>`
