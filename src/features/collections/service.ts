@@ -209,6 +209,7 @@ export async function createCollection(deps: Deps, accountId: string, input: Cre
     intro: null,
     privacy_note: null,
     logo_key: null,
+    brand_color: null,
     reminder_days: '[]',
     sender_name: null,
     reply_to: null,
