@@ -163,7 +163,7 @@ export function recorderPage(data: RecorderPageData): SafeHtml {
 
   <p id="status" class="status" role="status" aria-live="polite">${t('status_idle')}</p>
   <p id="countdown" class="countdown" aria-live="assertive" hidden></p>
-  <div class="meter" id="meter" hidden><div class="meter-fill" id="meter-fill"></div></div>
+  <div class="meter" id="meter" role="meter" aria-label="${t('meter_label')}" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0" hidden><div class="meter-fill" id="meter-fill"></div></div>
   <p id="timer" class="timer" hidden></p>
 
   <div class="controls">
