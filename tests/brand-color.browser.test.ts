@@ -1,11 +1,13 @@
 /**
- * A collection's brand colour in real Chromium: it reaches the record page's buttons under the
- * page's CSP (no inline style allowed), and axe finds no serious or critical problem on the page
- * with it, on a 390 px phone and on a desktop.
+ * A collection's brand colour in real Chromium: it reaches the record page's buttons and the
+ * player page's play button under the pages' CSP (no inline style allowed), and axe finds no
+ * serious or critical problem on them with it, on a 390 px phone and on a desktop.
  */
+import fs from 'node:fs';
 import type { Browser, ConsoleMessage } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
+import { speechWav } from './helpers/audio.js';
 import { expectNoSeriousAxeViolations } from './helpers/axe.js';
 import { launchBrowser } from './helpers/browser.js';
 
@@ -23,7 +25,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function recordPageWith(brandColor: string | null) {
+async function personWith(brandColor: string | null) {
   const collection = await t.request({
     method: 'POST',
     url: '/v1/collections',
@@ -37,8 +39,11 @@ async function recordPageWith(brandColor: string | null) {
     key,
     json: { email: `${Math.random()}@example.com`, first_name: 'Siobhán', last_name: 'Ní Bhriain' },
   });
-  return `${t.url}${new URL(user.json<{ record_url: string }>().record_url).pathname}`;
+  const { id, record_url } = user.json<{ id: string; record_url: string }>();
+  return { collectionId: collection.json<{ id: string }>().id, userId: id, recordUrl: `${t.url}${new URL(record_url).pathname}` };
 }
+
+const recordPageWith = async (brandColor: string | null) => (await personWith(brandColor)).recordUrl;
 
 describe('brand colour on the record page in Chromium', () => {
   it.each([
@@ -69,6 +74,29 @@ describe('brand colour on the record page in Chromium', () => {
       const page = await context.newPage();
       await page.goto(await recordPageWith(null));
       expect(await page.locator('#start').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(36, 86, 211)');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('colours the player page’s play button, and axe finds nothing serious there', async () => {
+    const { collectionId, userId } = await personWith('#5b2a86');
+    const recorded = await t.request({
+      method: 'PUT',
+      url: `/v1/collections/${collectionId}/users/${userId}/recording`,
+      key,
+      headers: { 'content-type': 'audio/wav' },
+      payload: fs.readFileSync(speechWav()),
+    });
+    expect(recorded.statusCode, recorded.body).toBe(200);
+    const link = await t.request({ method: 'GET', url: `/v1/collections/${collectionId}/users/${userId}/play-link`, key });
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${t.url}${new URL(link.json<{ play_link: string }>().play_link).pathname}`);
+      await page.locator('#play').waitFor();
+      expect(await page.locator('#play').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(91, 42, 134)');
+      await expectNoSeriousAxeViolations(page);
     } finally {
       await context.close();
     }
