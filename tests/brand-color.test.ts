@@ -143,6 +143,14 @@ describe('brand colour in the dashboard settings form', () => {
     expect(res.body).toContain('White text on #777777 has a contrast of 4.48:1');
     expect(res.body).toContain('A darker shade that reaches it: #767676.');
     expect(res.body).toMatch(/id="brand-color-text" name="brand_color" value="#777777"[^>]*aria-invalid="true"/);
+    const malformed = await post(
+      t,
+      organiser,
+      `/dashboard/collections/${id}/settings`,
+      settingsForm({ text: 'navy', shown: '', picker: '#2456d3' }),
+    );
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.body).toContain('A brand colour is written #rrggbb, e.g. #2456d3.');
   });
 });
 

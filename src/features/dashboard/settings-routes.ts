@@ -10,6 +10,7 @@ import type { Deps } from '../../deps.js';
 import { collectionSettingsPage, PICKER_DEFAULT, type SettingsForm } from '../../web/views/dashboard/collection-settings.js';
 import type { FormError } from '../../web/views/dashboard/collections.js';
 import { type Collection, INVITATION_PLACEHOLDERS, UpdateCollectionBody } from '../collections/schemas.js';
+import { checkBrandColor } from '../collections/brand-color.js';
 import { getCollection, updateCollection } from '../collections/service.js';
 import { removeCollectionLogo, setCollectionLogo } from '../collections/logo-service.js';
 import { MAX_LOGO_BYTES } from '../../images/logo.js';
@@ -125,6 +126,8 @@ export function settingsRoutes(deps: Deps, options: { styleUrl: string }) {
         const collection = await getCollection(deps, accountId, request.params.id);
         const form = typedSettingsForm(request);
         try {
+          // Before the schema: its pattern's message is generic; this one says how to write a colour.
+          checkBrandColor(orNull(form.brand_color));
           const body = checkBody<UpdateCollectionBody>(UpdateCollectionBody, {
             deadline: orNull(form.deadline),
             language: form.language,
