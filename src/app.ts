@@ -31,6 +31,7 @@ import { registerPronunciationPublicRoutes } from './features/pronunciation/publ
 import { playLinkImageRoutes } from './features/play-links/image-routes.js';
 import { playLinksRoutes } from './features/play-links/routes.js';
 import { siteRoutes } from './features/site/routes.js';
+import { brandRoutes } from './features/collections/brand-routes.js';
 import { registerAuditLog } from './http/audit.js';
 import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
@@ -117,6 +118,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerAssetRoutes(app, deps.assets);
   // The product page at `/` and the favicons.
   await app.register(siteRoutes(deps));
+  await app.register(brandRoutes());
   await app.register(recorderRoutes(deps, { perMinute: config.recorderRateLimitPerMinute }));
   // Agent API under SITE_URL, and the profiles it publishes: the spec's error bodies (section 7),
   // the API's body limit, the unpaid path's and the card's rate limits.

@@ -6,6 +6,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
+import { expectNoSeriousAxeViolations } from './helpers/axe.js';
 import { launchBrowser } from './helpers/browser.js';
 import { lastInvitationLink, lastSignInLink } from './helpers/dashboard.js';
 
@@ -71,6 +72,27 @@ describe('members in Chromium', () => {
     expect(await owner.locator('tr[data-action="member.invited"]').count()).toBe(1);
     expect(await noSidewaysScroll(owner)).toBe(true);
     await owner.goto(`${t.url}/dashboard/organisations`);
+    expect(await noSidewaysScroll(owner)).toBe(true);
+  });
+
+  it('renames the organisation from the members page; a refused name is shown at the field; axe finds nothing serious', async () => {
+    const owner = await signIn('renamer@example.com');
+    await owner.goto(`${t.url}/dashboard/members`);
+    const name = owner.getByLabel('Name', { exact: true });
+    await name.fill('Tab\there');
+    await owner.getByRole('button', { name: 'Rename', exact: true }).click();
+    await owner.locator('#organisation-name-error').waitFor();
+    expect(await owner.locator('#organisation-name-error').textContent()).toContain('cannot contain control characters');
+    expect(await noSidewaysScroll(owner)).toBe(true);
+    await expectNoSeriousAxeViolations(owner);
+
+    await name.fill('Riverside University Registry');
+    await owner.getByRole('button', { name: 'Rename', exact: true }).click();
+    await owner.getByText('The organisation is renamed.').waitFor();
+    expect(await owner.locator('#organisation').textContent()).toBe('Riverside University Registry · owner');
+    await expectNoSeriousAxeViolations(owner);
+    await owner.goto(`${t.url}/dashboard/organisations`);
+    expect(await owner.locator('#organisations strong').textContent()).toBe('Riverside University Registry');
     expect(await noSidewaysScroll(owner)).toBe(true);
   });
 });

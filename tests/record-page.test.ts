@@ -130,6 +130,24 @@ describe('the record page', () => {
     }
   });
 
+  it('labels the input-level meter as a meter in every language', async () => {
+    const { path } = await personIn({});
+    const labels: Record<string, string> = {
+      en: 'Microphone level',
+      de: 'Mikrofonpegel',
+      es: 'Nivel del micrófono',
+      fr: 'Niveau du micro',
+      ar: 'مستوى الميكروفون',
+      'zh-Hans': '麦克风音量',
+    };
+    for (const [locale, label] of Object.entries(labels)) {
+      const res = await page(path, { 'accept-language': locale });
+      expect(res.body, locale).toContain(
+        `<div class="meter" id="meter" role="meter" aria-label="${label}" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0" hidden>`,
+      );
+    }
+  });
+
   it('has one phonetic spelling field, sent with the recording and with the details form', async () => {
     const { path, collectionId, userId } = await personIn({}, { phonetic_spelling: 'shi-VAWN' });
     const body = (await page(path)).body;

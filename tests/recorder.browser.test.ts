@@ -12,6 +12,7 @@ import { startTestServer, type TestApp } from './helpers/app.js';
 import { decodeAudio, generated, speechWav } from './helpers/audio.js';
 import { ffmpegPath } from './helpers/binaries.js';
 import { launchBrowser } from './helpers/browser.js';
+import { expectNoSeriousAxeViolations } from './helpers/axe.js';
 
 let t: TestApp & { url: string };
 let browser: Browser;
@@ -133,6 +134,29 @@ describe('recorder page in Chromium', () => {
     expect(Math.abs(decoded.durationMs - spokenMs)).toBeLessThan(300);
     await page.close();
   }, 60_000);
+
+  it('labels the input-level meter in the page language and gives its level while recording', async () => {
+    const user = await newUser({ language: 'es' });
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await page.goto(user.record_url);
+      await page.click('#start');
+      await waitForState(page, 'countdown', 5_000);
+      const meter = page.getByRole('meter', { name: 'Nivel del micrófono' });
+      expect(await meter.isVisible()).toBe(true);
+      expect(await meter.getAttribute('aria-valuemin')).toBe('0');
+      expect(await meter.getAttribute('aria-valuemax')).toBe('100');
+      await waitForState(page, 'recording', 10_000);
+      // The speech starts about 2 s into the take: the meter's value follows the voice.
+      await expect.poll(async () => Number(await meter.getAttribute('aria-valuenow')), { timeout: 10_000 }).toBeGreaterThan(20);
+      await expectNoSeriousAxeViolations(page);
+      await page.click('#stop');
+      await waitForState(page, 'review');
+      expect(await meter.isVisible()).toBe(false);
+    } finally {
+      await page.close();
+    }
+  });
 
   it('uploads a file instead, and says plainly when the take was silent', async () => {
     const user = await newUser();

@@ -6,6 +6,8 @@
 export interface AccountsTable {
   id: string;
   email: string;
+  /** What the organisation is called; null: its e-mail. */
+  name: string | null;
   created_at: string;
 }
 

@@ -29,6 +29,8 @@ export interface CollectionsTable {
   privacy_note: string | null;
   /** Blob key of the re-encoded PNG logo. */
   logo_key: string | null;
+  /** `#rrggbb` (0029): buttons and accents of the record and player pages; null: the service's colour. */
+  brand_color: string | null;
   /** JSON array of whole days before the deadline on which reminders go out. */
   reminder_days: Generated<string>;
   sender_name: string | null;

@@ -29,7 +29,7 @@ import {
   updateMemberRole,
   useInvitation,
 } from './repo.js';
-import { type Account, isMemberRole, type Member, normalizeEmail, toMember } from './service.js';
+import { type Account, isMemberRole, type Member, normalizeEmail, organisationName, toMember } from './service.js';
 
 export type MembersDeps = TransactionDeps & { channels: Pick<MessageChannels, 'get'>; config: { baseUrl: string } };
 
@@ -120,7 +120,7 @@ export async function inviteMember(
     await deps.channels.get(EMAIL_CHANNEL).send(email, {
       kind: 'member_invitation',
       locale: DEFAULT_LOCALE,
-      data: { invitedBy: input.invitedBy, organisation: account?.email ?? '', role, link },
+      data: { invitedBy: input.invitedBy, organisation: account ? organisationName(account) : '', role, link },
     });
   } catch (error) {
     await deleteInvitation(deps.db.kysely, row.id);
@@ -144,12 +144,12 @@ const invitationInvalid = () =>
 export async function previewInvitation(
   deps: TransactionDeps,
   token: string,
-): Promise<{ email: string; role: MemberRole; accountEmail: string; invitedBy: string }> {
+): Promise<{ email: string; role: MemberRole; organisation: string; invitedBy: string }> {
   if (!TOKEN_PATTERN.test(token)) throw invitationInvalid();
   const row = await findUsableInvitation(deps.db.kysely, sha256Hex(token), isoNow(deps.clock));
   const account = row ? await findAccountById(deps.db.kysely, row.account_id) : undefined;
   if (!row || !account) throw invitationInvalid();
-  return { email: row.email, role: row.role, accountEmail: account.email, invitedBy: row.invited_by };
+  return { email: row.email, role: row.role, organisation: organisationName(account), invitedBy: row.invited_by };
 }
 
 /**

@@ -8,6 +8,7 @@ export type InvitationRow = Selectable<AccountInvitationsTable>;
 export interface AccountRow {
   id: string;
   email: string;
+  name: string | null;
   created_at: string;
 }
 
@@ -41,6 +42,9 @@ export const lockAccount = (db: Db, accountId: string) =>
     .where('id', '=', accountId)
     .execute();
 
+export const updateAccountName = (db: Db, accountId: string, name: string | null) =>
+  db.updateTable('accounts').set({ name }).where('id', '=', accountId).execute();
+
 // --- Members ---------------------------------------------------------------------------
 
 /** Adds the member unless (organisation, e-mail) is already one; true when added. */
@@ -70,7 +74,7 @@ export const listMembershipsOfEmail = (db: Db, email: string) =>
   db
     .selectFrom('account_members as m')
     .innerJoin('accounts as a', 'a.id', 'm.account_id')
-    .select(['m.account_id', 'm.role', 'm.created_at', 'a.email as account_email'])
+    .select(['m.account_id', 'm.role', 'm.created_at', 'a.email as account_email', 'a.name as account_name'])
     .where('m.email', '=', email)
     .orderBy('m.created_at')
     .orderBy('m.account_id')

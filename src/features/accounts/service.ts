@@ -6,9 +6,10 @@
 import type { Db } from '../../db/index.js';
 import type { MemberRole } from '../../db/schema.js';
 import { type TransactionDeps, withTransaction } from '../../db/transaction.js';
-import { invalid } from '../../errors.js';
+import { invalid, notFound } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { unsafeTextReason } from '../../lib/text.js';
 import {
   type AccountRow,
   findAccountByEmail,
@@ -16,6 +17,7 @@ import {
   findMember,
   insertMember,
   listMembershipsOfEmail,
+  updateAccountName,
   upsertAccountByEmail,
 } from './repo.js';
 
@@ -24,6 +26,8 @@ export type { MemberRole } from '../../db/schema.js';
 export interface Account {
   id: string;
   email: string;
+  /** What its members named it; null: it goes by its e-mail (see `organisationName`). */
+  name: string | null;
   created_at: string;
 }
 
@@ -37,8 +41,10 @@ export interface Member {
 
 export interface Membership {
   accountId: string;
-  /** The organisation's own e-mail (the address the account was created with): its name. */
+  /** The organisation's own e-mail (the address the account was created with). */
   accountEmail: string;
+  /** What the organisation is called: its name, else its e-mail. */
+  organisation: string;
   role: MemberRole;
 }
 
@@ -63,7 +69,7 @@ export function normalizeEmail(email: string): string {
  * its first member (that address, as owner), in one transaction.
  */
 export async function ensureAccount(deps: TransactionDeps, email: string): Promise<Account> {
-  const row: AccountRow = { id: newId(), email: normalizeEmail(email), created_at: isoNow(deps.clock) };
+  const row: AccountRow = { id: newId(), email: normalizeEmail(email), name: null, created_at: isoNow(deps.clock) };
   return withTransaction(deps, async (tx) => {
     const stored = await upsertAccountByEmail(tx.trx, row);
     if (stored.id === row.id) {
@@ -76,6 +82,40 @@ export async function ensureAccount(deps: TransactionDeps, email: string): Promi
       });
     }
     return stored;
+  });
+}
+
+/** What an organisation is called wherever the dashboard names it: its name, else its e-mail (as before names existed). */
+export const organisationName = (account: { name: string | null; email: string }): string => account.name ?? account.email;
+
+export const MAX_ORGANISATION_NAME = 100;
+
+/**
+ * Renames the organisation (trimmed, 1 to MAX_ORGANISATION_NAME characters, no control
+ * characters; else 400 naming `name`). Returns the name before and after, for the audit log.
+ */
+export async function renameOrganisation(
+  deps: TransactionDeps,
+  input: { accountId: string; name: string },
+): Promise<{ from: string; to: string }> {
+  const name = input.name.trim().normalize('NFC');
+  if (name.length === 0) throw invalid('Give the organisation a name.', 'name');
+  if ([...name].length > MAX_ORGANISATION_NAME) {
+    throw invalid(`The organisation’s name can be at most ${MAX_ORGANISATION_NAME} characters.`, 'name');
+  }
+  // One line of visible text: it heads every dashboard page and goes into mail.
+  const unsafe = unsafeTextReason(name);
+  if (unsafe !== null) {
+    throw invalid(
+      `The organisation’s name cannot contain control characters (such as line breaks or tabs), unpaired surrogates or direction overrides (found: ${unsafe}).`,
+      'name',
+    );
+  }
+  return withTransaction(deps, async (tx) => {
+    const account = await findAccountById(tx.trx, input.accountId);
+    if (!account) throw notFound('organisation', 'name');
+    await updateAccountName(tx.trx, input.accountId, name);
+    return { from: organisationName(account), to: name };
   });
 }
 
@@ -109,7 +149,12 @@ export async function findMembership(deps: { db: Db }, accountId: string, email:
 /** Every organisation the person belongs to, oldest membership first. */
 export async function listMemberships(deps: { db: Db }, email: string): Promise<Membership[]> {
   const rows = await listMembershipsOfEmail(deps.db.kysely, email);
-  return rows.map((row) => ({ accountId: row.account_id, accountEmail: row.account_email, role: row.role }));
+  return rows.map((row) => ({
+    accountId: row.account_id,
+    accountEmail: row.account_email,
+    organisation: organisationName({ name: row.account_name, email: row.account_email }),
+    role: row.role,
+  }));
 }
 
 /**

@@ -76,6 +76,14 @@ const BrandingText = {
   }),
 };
 
+const BrandColor = Type.String({
+  pattern: '^#[0-9a-fA-F]{6}$',
+  description:
+    'Colour of the buttons and accents of the record page and the player page, as `#rrggbb` (stored in lower case). ' +
+    'Buttons carry white text, so white on it must reach the WCAG AA contrast of 4.5:1; a lighter colour is refused ' +
+    '(400 `parameter_invalid`), and the message gives its ratio and the lightest darker shade that passes. Null: the service’s own colours.',
+});
+
 export const Branding = Type.Object(
   {
     organisation_name: Nullable(Type.String()),
@@ -84,6 +92,7 @@ export const Branding = Type.Object(
     logo_url: Nullable(
       Type.String({ format: 'uri', description: 'The logo, re-encoded as PNG; set it with `PUT /v1/collections/{id}/logo`.' }),
     ),
+    brand_color: Nullable(BrandColor),
   },
   { title: 'Branding', additionalProperties: false },
 );
@@ -93,6 +102,7 @@ const BrandingInput = Type.Object(
     organisation_name: Type.Optional(Nullable(BrandingText.organisation_name)),
     intro: Type.Optional(Nullable(BrandingText.intro)),
     privacy_note: Type.Optional(Nullable(BrandingText.privacy_note)),
+    brand_color: Type.Optional(Nullable(BrandColor)),
   },
   { additionalProperties: false, description: 'Fields to change; null clears one.' },
 );

@@ -8,6 +8,7 @@ import { isUuid, newId } from '../../lib/ids.js';
 import { DEFAULT_LOCALE, isLocale } from '../../i18n/index.js';
 import { decodeCursor, toPage } from '../../lib/pagination.js';
 import { invalidateAllPlayLinks } from '../play-links/invalidation.js';
+import { checkBrandColor } from './brand-color.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import {
@@ -58,6 +59,7 @@ export function toCollection(row: CollectionRow, baseUrl: string): Collection {
       intro: row.intro,
       privacy_note: row.privacy_note,
       logo_url: logoUrl(baseUrl, row.logo_key),
+      brand_color: row.brand_color,
     },
     invitation_settings: {
       reminders: JSON.parse(row.reminder_days) as number[],
@@ -81,6 +83,7 @@ type SettingsColumns = Partial<
     | 'organisation_name'
     | 'intro'
     | 'privacy_note'
+    | 'brand_color'
     | 'reminder_days'
     | 'sender_name'
     | 'reply_to'
@@ -133,6 +136,7 @@ function settingsColumns(input: SettingsInput, current?: CollectionRow): Setting
     organisation_name: branding?.organisation_name,
     intro: branding?.intro,
     privacy_note: branding?.privacy_note,
+    brand_color: branding?.brand_color === undefined ? undefined : checkBrandColor(branding.brand_color),
     reminder_days: reminders === undefined ? undefined : JSON.stringify([...reminders].sort((a, b) => b - a)),
     sender_name: mail?.sender_name,
     reply_to: mail?.reply_to,
@@ -209,6 +213,7 @@ export async function createCollection(deps: Deps, accountId: string, input: Cre
     intro: null,
     privacy_note: null,
     logo_key: null,
+    brand_color: null,
     reminder_days: '[]',
     sender_name: null,
     reply_to: null,

@@ -9,6 +9,7 @@ import { applyPageSecurity, contentSecurityPolicy } from '../../http/security-he
 import { SAFE_TEXT_RULE, unsafeTextReason } from '../../lib/text.js';
 import type { SafeHtml } from '../../web/html.js';
 import type { Viewer } from '../../web/views/dashboard/layout.js';
+import { organisationName } from '../accounts/service.js';
 import { newBrowserSecret } from './service.js';
 import {
   checkFormToken,
@@ -36,6 +37,11 @@ export const SIGN_IN_COOKIE = 'vn_signin';
 const COOKIE_PATH = '/dashboard';
 /** Form fields that may hold line breaks (textareas), as the API's multi-line fields do. */
 const MULTILINE_FIELDS = new Set(['description', 'note', 'message', 'reminder_message']);
+/**
+ * Fields whose route applies the text rule itself and answers on its own form (the refusal then
+ * sits under the field, with what was typed, instead of on an error page).
+ */
+const FIELDS_CHECKED_BY_ROUTE = new Set(['organisation_name_new']);
 const ALL_VALUES = Symbol('every value of each field');
 type FormBody = Record<string, string> & { [ALL_VALUES]?: Record<string, string[]> };
 const SIGN_IN_COOKIE_MAX_AGE_S = 60 * 60;
@@ -89,7 +95,8 @@ export async function registerPagePlumbing(app: FastifyInstance, options: { secu
       const all: Record<string, string[]> = {};
       for (const [name, raw] of new URLSearchParams(body as string)) {
         const multiline = MULTILINE_FIELDS.has(name);
-        if (unsafeTextReason(name) !== null || unsafeTextReason(raw, { multiline }) !== null) {
+        const checkedByRoute = FIELDS_CHECKED_BY_ROUTE.has(name);
+        if (unsafeTextReason(name) !== null || (!checkedByRoute && unsafeTextReason(raw, { multiline }) !== null)) {
           const field = unsafeTextReason(name) === null ? name : 'form';
           done(new AppError('parameter_invalid', `The field "${field}" ${SAFE_TEXT_RULE}.`, { param: field }), undefined);
           return;
@@ -219,7 +226,7 @@ export function viewerOf(request: FastifyRequest): Viewer | null {
     return {
       email: session.member.email,
       csrfToken: session.csrfToken,
-      organisation: session.account.email,
+      organisation: organisationName(session.account),
       role: session.member.role,
     };
   }

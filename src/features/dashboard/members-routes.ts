@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { auditObject } from '../../http/audit.js';
+import { auditDetail, auditObject } from '../../http/audit.js';
 import { html } from '../../web/html.js';
 import { errorPage, type Role, type Viewer } from '../../web/views/dashboard/layout.js';
 import { invitationPage, membersPage } from '../../web/views/dashboard/members.js';
@@ -20,7 +20,7 @@ import {
   previewInvitation,
   removeMember,
 } from '../accounts/members-service.js';
-import { isMemberRole, listMemberships } from '../accounts/service.js';
+import { isMemberRole, listMemberships, renameOrganisation } from '../accounts/service.js';
 import {
   clearCookie,
   formField,
@@ -43,6 +43,7 @@ const NOTICES: Record<string, string> = {
   'role-changed': 'The role is changed. It applies from the member’s next page.',
   'member-removed': 'The member is removed. Their sessions in this organisation have ended.',
   'invitation-withdrawn': 'The invitation is withdrawn; its link no longer works.',
+  'organisation-renamed': 'The organisation is renamed. Members see the new name from their next page.',
 };
 
 export function membersRoutes(deps: Deps, options: { styleUrl: string; secure: boolean }) {
@@ -55,16 +56,18 @@ export function membersRoutes(deps: Deps, options: { styleUrl: string; secure: b
 
   const renderMembers = async (
     request: FastifyRequest,
-    extra: { error?: string; invite?: { email: string; role: Role } } = {},
+    extra: { error?: string; invite?: { email: string; role: Role }; nameError?: string; typedName?: string } = {},
   ) => {
-    const accountId = sessionOf(request).account.id;
+    const session = sessionOf(request);
+    const accountId = session.account.id;
     const [members, invitations] = await Promise.all([listMembers(deps, accountId), listInvitations(deps, accountId)]);
     return membersPage({
       styleUrl,
       viewer: viewerOf(request) as Viewer,
       members,
       invitations,
-      notice: extra.error ? null : noticeOf(request),
+      organisation: { name: session.account.name, email: session.account.email },
+      notice: extra.error || extra.nameError ? null : noticeOf(request),
       ...extra,
     });
   };
@@ -96,7 +99,7 @@ export function membersRoutes(deps: Deps, options: { styleUrl: string; secure: b
       const memberships = await listMemberships(deps, personOf(request).email);
       const organisations = memberships.map((m) => ({
         accountId: m.accountId,
-        name: m.accountEmail,
+        name: m.organisation,
         role: m.role,
         current: m.accountId === current,
       }));
@@ -114,6 +117,22 @@ export function membersRoutes(deps: Deps, options: { styleUrl: string; secure: b
 
     // --- Members -----------------------------------------------------------------------------
     app.get('/members', { config: { access: 'admin' } }, async (request, reply) => sendPage(reply, await renderMembers(request)));
+
+    // Admins rename (the default access: the members page is theirs too); viewers never see the form.
+    app.post('/organisation/name', { config: { audit: 'organisation.renamed' } }, async (request, reply) => {
+      const session = sessionOf(request);
+      const typedName = (formField(request, 'organisation_name_new') ?? '').slice(0, 1000);
+      auditObject(request, session.account.id);
+      try {
+        const renamed = await renameOrganisation(deps, { accountId: session.account.id, name: typedName });
+        auditDetail(request, renamed);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        const page = await renderMembers(request, { nameError: error.message, typedName });
+        return sendPage(reply, page, error.status);
+      }
+      return redirect(reply, '/dashboard/members?notice=organisation-renamed');
+    });
 
     app.post('/members/invite', { config: { access: 'owner', audit: 'member.invited' } }, async (request, reply) => {
       const session = sessionOf(request);
@@ -182,7 +201,7 @@ export function membersRoutes(deps: Deps, options: { styleUrl: string; secure: b
             action: invitationPath(request.params.token),
             csrfToken,
             email: offer.email,
-            organisation: offer.accountEmail,
+            organisation: offer.organisation,
             role: offer.role,
             invitedBy: offer.invitedBy,
           }),

@@ -7,9 +7,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import type { Deps } from '../../deps.js';
-import { collectionSettingsPage, type SettingsForm } from '../../web/views/dashboard/collection-settings.js';
+import { collectionSettingsPage, PICKER_DEFAULT, type SettingsForm } from '../../web/views/dashboard/collection-settings.js';
 import type { FormError } from '../../web/views/dashboard/collections.js';
 import { type Collection, INVITATION_PLACEHOLDERS, UpdateCollectionBody } from '../collections/schemas.js';
+import { checkBrandColor } from '../collections/brand-color.js';
 import { getCollection, updateCollection } from '../collections/service.js';
 import { removeCollectionLogo, setCollectionLogo } from '../collections/logo-service.js';
 import { MAX_LOGO_BYTES } from '../../images/logo.js';
@@ -24,6 +25,7 @@ export const settingsFormOf = (collection: Collection): SettingsForm => ({
   organisation_name: collection.branding.organisation_name ?? '',
   intro: collection.branding.intro ?? '',
   privacy_note: collection.branding.privacy_note ?? '',
+  brand_color: collection.branding.brand_color ?? '',
   sender_name: collection.invitation_settings.sender_name ?? '',
   reply_to: collection.invitation_settings.reply_to ?? '',
   reminders: collection.invitation_settings.reminders.join(', '),
@@ -41,12 +43,26 @@ export function typedSettingsForm(request: FastifyRequest): SettingsForm {
     organisation_name: field('organisation_name'),
     intro: field('intro'),
     privacy_note: field('privacy_note'),
+    brand_color: typedBrandColor(request),
     sender_name: field('sender_name'),
     reply_to: field('reply_to').trim(),
     reminders: field('reminders'),
     message: field('message'),
     reminder_message: field('reminder_message'),
   };
+}
+
+/**
+ * The brand colour the form asks for: the text field when it was changed (emptied: none), else
+ * the colour picker when it was moved off what it showed, else what was there.
+ */
+function typedBrandColor(request: FastifyRequest): string {
+  const text = (formField(request, 'brand_color') ?? '').trim();
+  const shown = formField(request, 'brand_color_shown') ?? '';
+  const picker = (formField(request, 'brand_color_picker') ?? '').toLowerCase();
+  if (text !== shown.trim()) return text;
+  const pickerShown = /^#[0-9a-fA-F]{6}$/.test(shown) ? shown.toLowerCase() : PICKER_DEFAULT;
+  return picker !== '' && picker !== pickerShown ? picker : text;
 }
 
 const orNull = (value: string): string | null => (value.trim() === '' ? null : value);
@@ -110,6 +126,8 @@ export function settingsRoutes(deps: Deps, options: { styleUrl: string }) {
         const collection = await getCollection(deps, accountId, request.params.id);
         const form = typedSettingsForm(request);
         try {
+          // Before the schema: its pattern's message is generic; this one says how to write a colour.
+          checkBrandColor(orNull(form.brand_color));
           const body = checkBody<UpdateCollectionBody>(UpdateCollectionBody, {
             deadline: orNull(form.deadline),
             language: form.language,
@@ -118,6 +136,7 @@ export function settingsRoutes(deps: Deps, options: { styleUrl: string }) {
               organisation_name: orNull(form.organisation_name),
               intro: orNull(form.intro),
               privacy_note: orNull(form.privacy_note),
+              brand_color: orNull(form.brand_color),
             },
             invitation_settings: {
               sender_name: orNull(form.sender_name),

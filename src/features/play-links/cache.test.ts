@@ -20,6 +20,7 @@ const link = (token: string, userId = 'u1'): ResolvedPlayLink => ({
   language: 'en',
   organisation: 'Class of 2027',
   logoUrl: null,
+  brandStyleUrl: null,
   contentHash: 'h',
   audioLocation: '/a',
   audioLocationRefreshAt: null,

@@ -42,6 +42,8 @@ export interface ResolvedPlayLink {
   organisation: string;
   /** The collection's logo (content-addressed PNG), or null. */
   logoUrl: string | null;
+  /** The style sheet of the collection's brand colour (`brandStyleUrl`), or null. */
+  brandStyleUrl: string | null;
   /** Hex digest naming the audio content: the ETag and part of the immutable audio URL. */
   contentHash: string;
   /** Where `/p/<token>.mp3` redirects: an absolute URL (CDN, presigned S3) or an app path. */

@@ -133,6 +133,7 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
       phoneticSpelling: link.phoneticSpelling,
       organisation: link.organisation,
       logoUrl: link.logoUrl,
+      brandStyleUrl: link.brandStyleUrl,
       durationSeconds: durationSeconds(link.durationMs),
       playLink: urls.play_link,
       playUrl: urls.play_url,

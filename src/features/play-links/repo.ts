@@ -24,6 +24,7 @@ export interface ResolvedLinkRow {
   collection_language: string;
   organisation_name: string | null;
   logo_key: string | null;
+  brand_color: string | null;
   /** The person's pronunciation guide (`pronunciations`), all null when they have none. */
   guide_ipa: string | null;
   guide_respelling: string | null;
@@ -84,6 +85,7 @@ const resolvableLinkQuery = (db: Executor, tokenList: ReturnType<typeof sql<bool
       'c.language as collection_language',
       'c.organisation_name',
       'c.logo_key',
+      'c.brand_color',
       'g.ipa as guide_ipa',
       'g.respelling as guide_respelling',
       'g.not_like as guide_not_like',

@@ -6,6 +6,7 @@ import { AppError, notFound } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { isUuid, randomToken } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
+import { brandStyleUrl } from '../collections/brand-color.js';
 import { logoUrl, requireLiveCollection } from '../collections/service.js';
 import { KeyBatcher, type ResolvedPlayLink, type UserLinkSummary } from './cache.js';
 import {
@@ -302,6 +303,7 @@ async function toResolved(deps: Deps, row: ResolvedLinkRow): Promise<ResolvedPla
     language: row.collection_language,
     organisation: row.organisation_name ?? row.collection_name,
     logoUrl: logoUrl(deps.config.baseUrl, row.logo_key),
+    brandStyleUrl: brandStyleUrl(row.brand_color),
     contentHash,
     audioLocation: direct ?? `${deps.config.baseUrl}${appAudioPath(row.token, contentHash, row.blob_key)}`,
     // A presigned URL is signed again at half its lifetime, so a redirect never hands out one about to expire

@@ -14,6 +14,7 @@ import { checkBody } from '../../http/validation.js';
 import { negotiateLocale, personLocale } from '../../i18n/index.js';
 import { escapeHtml } from '../../web/html.js';
 import { type RecorderPageData, recorderNotFoundPage, recorderPage } from '../../web/views/recorder.js';
+import { brandStyleUrl } from '../collections/brand-color.js';
 import { logoUrl } from '../collections/service.js';
 import { signatureSnippet } from '../play-links/images.js';
 import { getPlayLink } from '../play-links/service.js';
@@ -89,6 +90,7 @@ export const recorderRoutes =
           // As reminders count it: the deadline's day is over once the UTC date is later.
           deadlinePassed: user.deadline !== null && user.deadline < deps.clock.now().toISOString().slice(0, 10),
           logoUrl: logoUrl(deps.config.baseUrl, user.logo_key),
+          brandStyleUrl: brandStyleUrl(user.brand_color),
           selfEdit: Number(user.self_edit) === 1,
         },
         hasRecording,

@@ -121,6 +121,7 @@ export const findUserByRecordToken = (db: Kysely<Database>, token: string) =>
       'collections.intro',
       'collections.privacy_note',
       'collections.logo_key',
+      'collections.brand_color',
     ])
     .where('users.record_token', '=', token)
     .where('collections.archived_at', 'is', null)

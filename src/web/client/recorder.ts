@@ -110,7 +110,11 @@ function runMeter() {
     if (root.dataset.state === 'recording') loudest = Math.max(loudest, rms);
     // Show level on a dB scale from -60 to 0 dBFS.
     const db = rms > 0 ? 20 * Math.log10(rms) : -100;
-    meterFill.style.width = `${Math.max(0, Math.min(100, ((db + 60) / 60) * 100))}%`;
+    const level = Math.max(0, Math.min(100, ((db + 60) / 60) * 100));
+    meterFill.style.width = `${level}%`;
+    // The meter's value for assistive technology, in whole percent (written only when it changes).
+    const now = String(Math.round(level));
+    if (meter.getAttribute('aria-valuenow') !== now) meter.setAttribute('aria-valuenow', now);
     meterFrame = requestAnimationFrame(tick);
   };
   cancelAnimationFrame(meterFrame);

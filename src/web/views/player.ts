@@ -24,6 +24,8 @@ export interface PlayerPageData {
   organisation: string;
   /** The collection's logo, or null. */
   logoUrl: string | null;
+  /** The brand colour's style sheet (after the page's own, it sets `--accent`), or null. */
+  brandStyleUrl: string | null;
   durationSeconds: number;
   playLink: string;
   playUrl: string;
@@ -128,7 +130,7 @@ ${d.allowIndexing ? '' : html`<meta name="robots" content="noindex">`}
 <link rel="alternate" type="application/json+oembed" href="${d.oembedUrl}" title="${title}">
 ${linkPreviewTags(d, title, description)}
 <link rel="stylesheet" href="${d.styleUrl}">
-<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+${d.brandStyleUrl ? html`<link rel="stylesheet" href="${d.brandStyleUrl}">\n` : ''}<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <main class="card">

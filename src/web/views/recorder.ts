@@ -61,6 +61,8 @@ export interface RecorderPageData {
     /** The deadline's day is over: the page says so instead of asking to record by it (recording stays open). */
     deadlinePassed: boolean;
     logoUrl: string | null;
+    /** The brand colour's style sheet (loaded after the page's own, it sets `--accent`), or null. */
+    brandStyleUrl: string | null;
     selfEdit: boolean;
   };
   hasRecording: boolean;
@@ -94,6 +96,7 @@ export function personPageLayout(
   styleUrl: string,
   body: SafeHtml,
   scriptUrls: readonly string[] = [],
+  extraStyleUrls: readonly string[] = [],
 ): SafeHtml {
   return html`<!doctype html>
 <html lang="${locale}" dir="${textDirection(locale)}">
@@ -104,7 +107,7 @@ export function personPageLayout(
 <meta name="referrer" content="no-referrer">
 <title>${title}</title>
 <link rel="stylesheet" href="${styleUrl}">
-<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+${extraStyleUrls.map((url) => html`<link rel="stylesheet" href="${url}">\n`)}<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 ${body}
@@ -160,7 +163,7 @@ export function recorderPage(data: RecorderPageData): SafeHtml {
 
   <p id="status" class="status" role="status" aria-live="polite">${t('status_idle')}</p>
   <p id="countdown" class="countdown" aria-live="assertive" hidden></p>
-  <div class="meter" id="meter" hidden><div class="meter-fill" id="meter-fill"></div></div>
+  <div class="meter" id="meter" role="meter" aria-label="${t('meter_label')}" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0" hidden><div class="meter-fill" id="meter-fill"></div></div>
   <p id="timer" class="timer" hidden></p>
 
   <div class="controls">
@@ -201,6 +204,7 @@ export function recorderPage(data: RecorderPageData): SafeHtml {
     data.styleUrl,
     body,
     [data.scriptUrl, data.guideScriptUrl],
+    collection.brandStyleUrl ? [collection.brandStyleUrl] : [],
   );
 }
 

@@ -960,6 +960,8 @@ export interface components {
        * @description The logo, re-encoded as PNG; set it with `PUT /v1/collections/{id}/logo`.
        */
       logo_url: string | null;
+      /** @description Colour of the buttons and accents of the record page and the player page, as `#rrggbb` (stored in lower case). Buttons carry white text, so white on it must reach the WCAG AA contrast of 4.5:1; a lighter colour is refused (400 `parameter_invalid`), and the message gives its ratio and the lightest darker shade that passes. Null: the service’s own colours. */
+      brand_color: string | null;
     };
     /** Collection */
     Collection: {
@@ -1052,6 +1054,8 @@ export interface components {
          * @description Who can hear the recording. Without one, the record page says anyone with the play link can.
          */
         privacy_note?: string | null;
+        /** @description Colour of the buttons and accents of the record page and the player page, as `#rrggbb` (stored in lower case). Buttons carry white text, so white on it must reach the WCAG AA contrast of 4.5:1; a lighter colour is refused (400 `parameter_invalid`), and the message gives its ratio and the lightest darker shade that passes. Null: the service’s own colours. */
+        brand_color?: string | null;
       };
       /** @description Fields to change; null clears one. */
       invitation_settings?: {
@@ -1833,6 +1837,8 @@ export interface components {
          * @description Who can hear the recording. Without one, the record page says anyone with the play link can.
          */
         privacy_note?: string | null;
+        /** @description Colour of the buttons and accents of the record page and the player page, as `#rrggbb` (stored in lower case). Buttons carry white text, so white on it must reach the WCAG AA contrast of 4.5:1; a lighter colour is refused (400 `parameter_invalid`), and the message gives its ratio and the lightest darker shade that passes. Null: the service’s own colours. */
+        brand_color?: string | null;
       };
       /** @description Fields to change; null clears one. */
       invitation_settings?: {

@@ -33,6 +33,7 @@ export default {
   details_invalid: 'تعذّر الحفظ: يُرجى التحقق من «{{field}}».',
   status_idle: 'اضغط «ابدأ التسجيل». سيطلب متصفحك استخدام الميكروفون.',
   start: 'ابدأ التسجيل',
+  meter_label: 'مستوى الميكروفون',
   stop: 'إيقاف',
   listen: 'استمع',
   record_again: 'سجّل مرة أخرى',

@@ -33,6 +33,7 @@ export default {
   details_invalid: 'Das konnte nicht gespeichert werden: Bitte prüfen Sie „{{field}}“.',
   status_idle: 'Tippen Sie auf „Aufnahme starten“. Ihr Browser fragt nach dem Mikrofon.',
   start: 'Aufnahme starten',
+  meter_label: 'Mikrofonpegel',
   stop: 'Stopp',
   listen: 'Anhören',
   record_again: 'Neu aufnehmen',

@@ -33,6 +33,7 @@ export default {
   details_invalid: 'That could not be saved: check “{{field}}”.',
   status_idle: 'Press “Start recording”. Your browser will ask to use the microphone.',
   start: 'Start recording',
+  meter_label: 'Microphone level',
   stop: 'Stop',
   listen: 'Listen',
   record_again: 'Record again',

@@ -33,6 +33,7 @@ export default {
   details_invalid: 'No se ha podido guardar: revisa «{{field}}».',
   status_idle: 'Pulsa «Empezar a grabar». Tu navegador pedirá permiso para usar el micrófono.',
   start: 'Empezar a grabar',
+  meter_label: 'Nivel del micrófono',
   stop: 'Detener',
   listen: 'Escuchar',
   record_again: 'Grabar de nuevo',

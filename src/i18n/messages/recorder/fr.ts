@@ -34,6 +34,7 @@ export default {
   details_invalid: 'Impossible d’enregistrer : vérifiez « {{field}} ».',
   status_idle: 'Appuyez sur « Commencer l’enregistrement ». Votre navigateur demandera l’accès au micro.',
   start: 'Commencer l’enregistrement',
+  meter_label: 'Niveau du micro',
   stop: 'Arrêter',
   listen: 'Écouter',
   record_again: 'Enregistrer à nouveau',

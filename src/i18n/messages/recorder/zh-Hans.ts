@@ -33,6 +33,7 @@ export default {
   details_invalid: '无法保存：请检查“{{field}}”。',
   status_idle: '点击“开始录音”。浏览器会请求使用麦克风。',
   start: '开始录音',
+  meter_label: '麦克风音量',
   stop: '停止',
   listen: '试听',
   record_again: '重新录制',

@@ -15,6 +15,8 @@ export interface SettingsForm {
   organisation_name: string;
   intro: string;
   privacy_note: string;
+  /** `#rrggbb` as typed; empty: the service's own colours. */
+  brand_color: string;
   sender_name: string;
   reply_to: string;
   reminders: string;
@@ -66,6 +68,7 @@ ${LOCALES.map((locale) => html`<option value="${locale}"${form.language === loca
 ${text('organisation-name', 'organisation_name', 'Organisation name', 100, 'Shown on the record page, the player page and in mail, so people know who asks.')}
 ${area('intro', 'intro', 'Introduction', 1000, 'A few words to the people you invite: why you ask for their name.')}
 ${area('privacy-note', 'privacy_note', 'Privacy note', 1000, 'Who can hear the recording. Without one, the record page says that anyone with the play link can.')}
+${brandColorFields(form.brand_color, error)}
 <h2>Invitation mail</h2>
 ${text('sender-name', 'sender_name', 'Sender name', 100, 'The name the mail comes from.')}
 ${text('reply-to', 'reply_to', 'Reply-to address', 254, 'Where replies go.', 'email')}
@@ -99,9 +102,33 @@ ${notice ? html`<p class="notice" id="logo-notice" role="status">${notice}</p>` 
 </div>`;
 }
 
+/** What the colour picker shows while no brand colour is set: the record page's own blue. */
+export const PICKER_DEFAULT = '#2456d3';
+
+/**
+ * The brand colour: a colour picker and the same colour as text. Both are sent; the one changed
+ * since the page was shown wins (`brand_color_shown` is what the text field showed), so the
+ * form works without a script, and emptying the text removes the colour.
+ */
+function brandColorFields(value: string, error: FormError | null): SafeHtml {
+  const picker = /^#[0-9a-fA-F]{6}$/.test(value) ? value.toLowerCase() : PICKER_DEFAULT;
+  return html`<fieldset class="stack" id="brand-color">
+<legend>Brand colour <span class="muted">(optional)</span></legend>
+<p class="muted" id="brand-color-hint">The buttons and accents of the record page and the player page. Buttons carry white text, so the colour must be dark enough for it (WCAG AA, a contrast of 4.5:1). Leave the text empty for the standard colours.</p>
+<div class="row">
+<label for="brand-color-picker">Pick a colour</label>
+<input type="color" id="brand-color-picker" name="brand_color_picker" value="${picker}" aria-describedby="brand-color-hint">
+<label for="brand-color-text">or type it as #rrggbb</label>
+<input type="text" id="brand-color-text" name="brand_color" value="${value}" maxlength="7" size="8" pattern="#[0-9a-fA-F]{6}" placeholder="#2456d3" autocomplete="off" spellcheck="false" aria-describedby="brand-color-hint"${invalidIf(error, 'branding.brand_color')}>
+<input type="hidden" name="brand_color_shown" value="${value}">
+</div>
+</fieldset>`;
+}
+
 /** The API parameter a form field reports its errors under. */
 function paramOf(name: keyof SettingsForm): string {
-  if (name === 'organisation_name' || name === 'intro' || name === 'privacy_note') return `branding.${name}`;
+  if (name === 'organisation_name' || name === 'intro' || name === 'privacy_note' || name === 'brand_color')
+    return `branding.${name}`;
   if (name === 'sender_name' || name === 'reply_to' || name === 'reminders' || name === 'message' || name === 'reminder_message')
     return `invitation_settings.${name}`;
   return name;

@@ -52,6 +52,11 @@ export function membersPage(data: {
   error?: string | null;
   /** The invitation form's values after a refusal. */
   invite?: { email: string; role: Role };
+  /** The organisation's name (null: it goes by its e-mail). */
+  organisation: { name: string | null; email: string };
+  /** Why the last rename was refused, and what was typed. */
+  nameError?: string | null;
+  typedName?: string;
 }): SafeHtml {
   const owner = data.viewer.role === 'owner';
   const csrf = data.viewer.csrfToken;
@@ -65,6 +70,7 @@ export function membersPage(data: {
     body: html`<h1>Members</h1>
 <p>Everyone here works on this organisation’s keys, collections, webhooks and profiles. Viewers can only look; admins can change everything but the members and the audit log; owners can do everything. An organisation always keeps at least one owner.</p>
 ${data.error ? html`<p class="error" role="alert" id="members-error">${data.error}</p>` : ''}
+${organisationNameForm(data.organisation, csrf, data.nameError ?? null, data.typedName)}
 ${
   owner
     ? html`<section class="card">
@@ -103,6 +109,27 @@ ${
 </table>`
 }`,
   });
+}
+
+/** The organisation's name: what the header, the organisations page and invitations to join call it. */
+function organisationNameForm(
+  organisation: { name: string | null; email: string },
+  csrf: string,
+  error: string | null,
+  typed: string | undefined,
+): SafeHtml {
+  const value = typed ?? organisation.name ?? '';
+  return html`<section class="card" id="organisation-name">
+<h2>Organisation name</h2>
+<form method="post" action="/dashboard/organisation/name" class="row">
+  ${csrfField(csrf)}
+  <label for="organisation-name-input">Name</label>
+  <input id="organisation-name-input" name="organisation_name_new" maxlength="100" required value="${value}" placeholder="${organisation.email}" aria-describedby="organisation-name-hint${error ? ' organisation-name-error' : ''}"${error ? html` aria-invalid="true"` : ''}>
+  <button type="submit">Rename</button>
+</form>
+${error ? html`<p class="error" role="alert" id="organisation-name-error">${error}</p>` : ''}
+<p class="muted" id="organisation-name-hint">Shown at the top of every page, on the organisations page and in invitations to join.${organisation.name === null ? html` Until it has one, the organisation goes by ${organisation.email}.` : ''}</p>
+</section>`;
 }
 
 /** What an invitation link shows before anything happens (mail scanners that follow links use nothing up). */
