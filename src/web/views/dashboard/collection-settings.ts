@@ -92,7 +92,7 @@ function logoFields(collectionId: string, logoUrl: string | null, error: string 
   const base = `/dashboard/collections/${collectionId}/logo`;
   return html`<div class="stack" id="logo">
 <h2>Logo</h2>
-${logoUrl ? html`<p><img src="${logoUrl}" alt="Current logo" id="current-logo" style="max-height:64px;max-width:12rem"></p>` : html`<p class="muted">No logo yet.</p>`}
+${logoUrl ? html`<p><img src="${logoUrl}" alt="Current logo" id="current-logo" class="logo-preview"></p>` : html`<p class="muted">No logo yet.</p>`}
 ${error ? html`<p class="error" id="logo-error" role="alert">${error}</p>` : ''}
 ${notice ? html`<p class="notice" id="logo-notice" role="status">${notice}</p>` : ''}
 <label for="logo-file">Logo: PNG, JPEG or WebP, at most 1 MB <span class="muted">(optional)</span></label>
