@@ -13,7 +13,7 @@
  * the page's requests. Baseline in the same run, the least the reader and the name cards must
  * do: one raw SQL query of the rows the page shows (people, guide, card code), in line-up order,
  * rendered into markup by hand (no session, routing, services, view or QR code).
- * SQLite by default; PostgreSQL when DATABASE_URL is set.
+ * SQLite by default; PostgreSQL when DATABASE_URL is set. BENCH_PAGES=reader,cards: only those pages.
  * Run: npm run bench -- ceremony
  */
 import { randomBytes } from 'node:crypto';
@@ -203,7 +203,7 @@ interface PageCase {
   check: (body: string, size: number) => boolean;
 }
 const count = (body: string, pattern: RegExp) => (body.match(pattern) ?? []).length;
-const cases: PageCase[] = [
+const allCases: PageCase[] = [
   {
     name: 'people list, first page',
     url: (id) => `/dashboard/collections/${id}`,
@@ -231,6 +231,10 @@ const cases: PageCase[] = [
     check: (b, size) => count(b, /\n/g) >= size,
   },
 ];
+
+// BENCH_PAGES=reader,cards: only the pages whose names hold one of these words (for profiling one page).
+const only = (process.env.BENCH_PAGES ?? '').split(',').filter(Boolean);
+const cases = allCases.filter((c) => only.length === 0 || only.some((word) => c.name.includes(word)));
 
 // The first visit of the name cards makes every card code: timed once, apart.
 const firstCards: number[] = [];
