@@ -9,11 +9,12 @@
 import fs from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { approveGuide } from '../src/features/pronunciation/service.js';
+import { approveGuide, countCoverageStates } from '../src/features/pronunciation/service.js';
 import { speechWav } from './helpers/audio.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { type Browserish, get, post, signIn } from './helpers/dashboard.js';
 import { runJobsLater } from './helpers/jobs.js';
+import { seedPeople } from './helpers/seed-people.js';
 
 let t: TestApp;
 let key: string;
@@ -88,6 +89,48 @@ describe('people table and progress', () => {
     const counts = /<ul class="plain row coverage-counts" id="coverage-counts"[^>]*>([\s\S]*?)<\/ul>/.exec(page.body)?.[1] ?? '';
     for (const state of Object.keys(ids))
       expect(counts).toMatch(new RegExp(`data-coverage="${state}">[^<]*: <strong>1</strong>`));
+  });
+
+  it('counts every state across windows of 5,000 people (the database counts them)', { timeout: 60_000 }, async () => {
+    const big = (await t.request({ method: 'POST', url: '/v1/collections', key, json: { name: 'Big class' } })).json().id;
+    const people = await seedPeople(t.deps, big, 5_003);
+    const db = t.deps.db.kysely;
+    // The oldest three (the second window, newest first) and the newest two: one of each state around the edge.
+    const [oldest, second, third] = people;
+    const [newest, nextNewest] = people.slice(-2);
+    await db
+      .updateTable('users')
+      .set({ recording_status: 'approved' })
+      .where('id', 'in', [oldest, newest] as string[])
+      .execute();
+    const at = new Date().toISOString();
+    const guide = (userId: string, approvedAt: string | null) => ({
+      user_id: userId,
+      ipa: 'ˈpɜːsən',
+      respelling: 'PUR-sun',
+      not_like: null,
+      language: 'en',
+      language_suggested: 0,
+      source: 'generated' as const,
+      method: 'rules',
+      generated_from: '[]',
+      approved_at: approvedAt,
+      audio_token: null,
+      audio_key: null,
+      audio_duration_ms: null,
+      created_at: at,
+      updated_at: at,
+    });
+    await db
+      .insertInto('pronunciations')
+      .values([
+        guide(second as string, at),
+        guide(third as string, null),
+        guide(nextNewest as string, null),
+        guide(newest as string, at),
+      ])
+      .execute();
+    expect(await countCoverageStates(t.deps, big)).toEqual({ recording: 2, computer_voice: 1, guide: 2, none: 4_998 });
   });
 
   it('filters by coverage, alone and with a status; refuses an unknown coverage', async () => {

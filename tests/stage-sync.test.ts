@@ -150,20 +150,42 @@ describe('name cards', () => {
     expect(new Set(codes.values()).size).toBe(3);
   });
 
-  it('come 400 to a page, in the line-up order across pages; a page that is not a number is a 400', async () => {
-    const big = (await t.request({ method: 'POST', url: '/v1/collections', key, json: { name: 'Big ceremony' } })).json()
-      .id as string;
-    await seedPeople(t.deps, big, 401);
-    await t.deps.db.kysely.updateTable('collections').set({ member_count: 401 }).where('id', '=', big).execute();
+  it('come 100 to a page, in the line-up order across pages, with a link to the next; a page that is not a number is a 400', async () => {
+    const big = (
+      await t.request({
+        method: 'POST',
+        url: '/v1/collections',
+        key,
+        json: { name: 'Big ceremony', custom_fields: [{ key: 'seat', label: 'Seat', type: 'number' }] },
+      })
+    ).json().id as string;
+    const people = await seedPeople(t.deps, big, 101);
+    // Seats run against the import order: Person 100 sits in seat 1, Person 0 in seat 101.
+    for (const [i, id] of people.entries()) {
+      await t.deps.db.kysely
+        .updateTable('users')
+        .set({ custom_fields: JSON.stringify({ seat: 101 - i }) })
+        .where('id', '=', id)
+        .execute();
+    }
+    await t.deps.db.kysely
+      .updateTable('collections')
+      .set({ member_count: 101, lineup_order: 'custom:seat' })
+      .where('id', '=', big)
+      .execute();
     const first = (await get(t, organiser, `/dashboard/collections/${big}/cards`)).body;
-    expect(codesOf(first).size).toBe(400);
-    expect(first).toContain('401 cards, 400 a page: print each page in turn.');
-    expect(first).toContain(`<a href="/dashboard/collections/${big}/cards?page=2">Cards 401–401</a>`);
+    expect(codesOf(first).size).toBe(100);
+    expect(first).toContain('101 cards, 100 a page: print each page in turn.');
+    expect(first).toContain(`<a href="/dashboard/collections/${big}/cards?page=2">Cards 101–101</a>`);
+    expect(first).toContain(`<a rel="next" href="/dashboard/collections/${big}/cards?page=2">Next cards: 101–101</a>`);
+    expect(first.indexOf('Person 100<')).toBeLessThan(first.indexOf('Person 99<'));
+    expect(first).toContain('<p class="card-seq">1 · Seat: <bdi>1</bdi></p>');
     const second = (await get(t, organiser, `/dashboard/collections/${big}/cards?page=2`)).body;
     expect(codesOf(second).size).toBe(1);
-    expect(second).toContain('<p class="card-seq">401</p>');
-    expect(second).toContain('Person 400');
-    expect((await get(t, organiser, `/dashboard/collections/${big}/cards?page=9`)).body).toContain('Person 400');
+    expect(second).toContain('<p class="card-seq">101 · Seat: <bdi>101</bdi></p>');
+    expect(second).toContain('Person 0<');
+    expect(second).not.toContain('rel="next"');
+    expect((await get(t, organiser, `/dashboard/collections/${big}/cards?page=9`)).body).toContain('Person 0<');
     expect((await get(t, organiser, `/dashboard/collections/${big}/cards?page=0`)).statusCode).toBe(400);
   });
 

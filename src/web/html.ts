@@ -13,22 +13,28 @@ export class SafeHtml {
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
 
-export const escapeHtml = (value: string): string => value.replace(/[&<>"'`]/g, (c) => ESCAPES[c] as string);
+const SPECIAL = /[&<>"'`]/;
+
+// Most text has nothing to escape: testing first spares a copy (a 5,000-name reader escapes ~50,000 values).
+export const escapeHtml = (value: string): string =>
+  SPECIAL.test(value) ? value.replace(/[&<>"'`]/g, (c) => ESCAPES[c] as string) : value;
 
 type Interpolation = SafeHtml | string | number | boolean | null | undefined | Interpolation[];
 
 function render(value: Interpolation): string {
   if (value === null || value === undefined || value === false) return '';
   if (value instanceof SafeHtml) return value.value;
-  if (Array.isArray(value)) return value.map(render).join('');
+  if (Array.isArray(value)) {
+    let out = '';
+    for (const item of value) out += render(item);
+    return out;
+  }
   return escapeHtml(String(value));
 }
 
 export function html(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
   let out = strings[0] ?? '';
-  values.forEach((value, i) => {
-    out += render(value) + (strings[i + 1] ?? '');
-  });
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + (strings[i + 1] ?? '');
   return new SafeHtml(out);
 }
 

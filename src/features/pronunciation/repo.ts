@@ -1,5 +1,5 @@
 /** Every query of pronunciation guides (`pronunciations`, 0024). */
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { olderThanCursor } from '../../db/keyset.js';
 import type { PageCursor } from '../../lib/pagination.js';
 import type { Database, PronunciationsTable } from '../../db/schema.js';
@@ -87,18 +87,40 @@ export const findUserIdsAfter = (db: Executor, afterId: string, limit: number) =
  * made of: the caller counts page by page (a count of 100,000 people in one statement holds
  * SQLite's thread for about 80 ms). Each page is a range of `users_collection_page`.
  */
-export const coveragePage = (db: Executor, collectionId: string, after: PageCursor | null, limit: number) => {
-  let query = db
+/**
+ * The coverage of a window of `limit` people of a collection (newest first, after `after`),
+ * counted by the database: how many have each recording status with or without a guide, and
+ * with or without an approved computer voice. Only the counts leave the database.
+ */
+export async function countCoverageWindow(db: Executor, collectionId: string, after: PageCursor | null, limit: number) {
+  let window = db
     .selectFrom('users')
-    .leftJoin('pronunciations', 'pronunciations.user_id', 'users.id')
-    .select([
-      'users.created_at',
-      'users.id',
-      'users.recording_status',
-      'pronunciations.approved_at',
-      'pronunciations.user_id as guided',
-    ])
+    .select(['users.id', 'users.recording_status'])
     .where('users.collection_id', '=', collectionId);
-  if (after) query = query.where(olderThanCursor('users.created_at', 'users.id', after));
-  return query.orderBy('users.created_at', 'desc').orderBy('users.id', 'desc').limit(limit).execute();
+  if (after) window = window.where(olderThanCursor('users.created_at', 'users.id', after));
+  const windowed = window.orderBy('users.created_at', 'desc').orderBy('users.id', 'desc').limit(limit).as('w');
+  const rows = await db
+    .selectFrom(windowed)
+    .leftJoin('pronunciations', 'pronunciations.user_id', 'w.id')
+    .select((eb) => [
+      'w.recording_status',
+      sql<number>`case when ${sql.ref('pronunciations.user_id')} is null then 0 else 1 end`.as('guided'),
+      sql<number>`case when ${sql.ref('pronunciations.approved_at')} is null then 0 else 1 end`.as('approved'),
+      eb.fn.countAll().as('n'),
+    ])
+    .groupBy(['w.recording_status', 'guided', 'approved'])
+    .execute();
+  return rows.map((row) => ({ ...row, guided: Number(row.guided), approved: Number(row.approved), n: Number(row.n) }));
+}
+
+/** The key of the last person of that window (the next window starts after it); undefined past the collection's end. */
+export const coverageWindowEnd = (db: Executor, collectionId: string, after: PageCursor | null, limit: number) => {
+  let query = db.selectFrom('users').select(['created_at', 'id']).where('collection_id', '=', collectionId);
+  if (after) query = query.where(olderThanCursor('created_at', 'id', after));
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(limit - 1)
+    .limit(1)
+    .executeTakeFirst();
 };

@@ -26,7 +26,15 @@ import { recordEvent } from '../events/service.js';
 import { invalidatePlayLinksOfUser } from '../play-links/invalidation.js';
 import { deleteAudioLater, recordingBlobPrefix } from '../recordings/service.js';
 import { coverageOf, toPronunciation } from './present.js';
-import { coveragePage, findGuide, findGuideByAudioToken, findGuides, type GuideRow, saveGuide } from './repo.js';
+import {
+  countCoverageWindow,
+  coverageWindowEnd,
+  findGuide,
+  findGuideByAudioToken,
+  findGuides,
+  type GuideRow,
+  saveGuide,
+} from './repo.js';
 import type { Coverage, PronunciationInput } from './schemas.js';
 
 export type PronunciationDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'speech' | 'logger' | 'jobsWakeup' | 'playLinks'> & {
@@ -71,17 +79,25 @@ export async function countCoverageStates(deps: Pick<Deps, 'db'>, collectionId: 
   const counts: Record<Coverage, number> = { recording: 0, computer_voice: 0, guide: 0, none: 0 };
   let after: PageCursor | null = null;
   for (;;) {
-    const rows = await coveragePage(deps.db.kysely, collectionId, after, COVERAGE_PAGE);
-    for (const row of rows) counts[coverageOf(row.recording_status, row.guided === null ? null : row)]++;
-    const last = rows.at(-1);
-    if (!last || rows.length < COVERAGE_PAGE) return counts;
-    after = { createdAt: last.created_at, id: last.id };
-    // A turn of the loop between pages: other requests go first.
+    let counted = 0;
+    for (const group of await countCoverageWindow(deps.db.kysely, collectionId, after, COVERAGE_PAGE)) {
+      const guide = group.guided ? { approved_at: group.approved ? 'approved' : null } : null;
+      counts[coverageOf(group.recording_status, guide)] += group.n;
+      counted += group.n;
+    }
+    if (counted < COVERAGE_PAGE) return counts;
+    const end = await coverageWindowEnd(deps.db.kysely, collectionId, after, COVERAGE_PAGE);
+    if (!end) return counts;
+    after = { createdAt: end.created_at, id: end.id };
+    // A turn of the loop between windows: other requests go first.
     await nextTurn();
   }
 }
 
-/** People counted per statement: a few milliseconds each. */
+/**
+ * People counted per statement: a few milliseconds each. The database counts them (rows of
+ * 5,000 people read into the process took 5-25 ms of the people page at 5,000 people).
+ */
 const COVERAGE_PAGE = 5_000;
 
 /** What a generated guide is made from: when it changes, the guide is made again. */

@@ -15,7 +15,29 @@ export interface QrPath {
   path: string;
 }
 
+/**
+ * Drawn codes kept per process, by text: a card's code never changes, and drawing one (its mask
+ * chosen among eight) takes 0.25-0.4 ms, so a page of cards seen again (a reprint, the next
+ * organiser) costs markup only. About 1.5 kB each: a collection of READER_MAX_PEOPLE fits.
+ */
+const drawn = new Map<string, QrPath>();
+const MAX_DRAWN = 5_000;
+
 export function qrPath(text: string): QrPath {
+  const kept = drawn.get(text);
+  if (kept) {
+    // Most recently used last: the first key is the one to drop when full.
+    drawn.delete(text);
+    drawn.set(text, kept);
+    return kept;
+  }
+  const qr = drawQrPath(text);
+  if (drawn.size >= MAX_DRAWN) drawn.delete(drawn.keys().next().value as string);
+  drawn.set(text, qr);
+  return qr;
+}
+
+function drawQrPath(text: string): QrPath {
   const { modules } = QRCode.create(text, { errorCorrectionLevel: 'M' });
   const n = modules.size;
   // Row by row, one byte per module (what `modules.get` reads, without a call per module).

@@ -33,9 +33,6 @@ export const insertStageCodes = (
     .onConflict((c) => c.column('user_id').doNothing())
     .execute();
 
-export const listStageCodes = (db: Kysely<Database>, collectionId: string) =>
-  db.selectFrom('stage_codes').select(['user_id', 'code']).where('collection_id', '=', collectionId).execute();
-
 /** The person a card code names in this collection. */
 export const findPersonByCode = (db: Kysely<Database>, collectionId: string, code: string) =>
   db
@@ -45,3 +42,31 @@ export const findPersonByCode = (db: Kysely<Database>, collectionId: string, cod
     .where('stage_codes.collection_id', '=', collectionId)
     .where('stage_codes.code', '=', code)
     .executeTakeFirst();
+
+/**
+ * What the line-up order reads of every person of a collection, in import order (the reader's:
+ * `created_at`, then id), at most `limit` of them: a page of name cards sorts these few columns
+ * and then loads only its own people (`findPeopleWithCodes`).
+ */
+export const listLineupKeys = (db: Kysely<Database>, collectionId: string, limit: number) =>
+  db
+    .selectFrom('users')
+    .select(['id', 'display_name', 'first_name', 'last_name', 'custom_fields'])
+    .where('collection_id', '=', collectionId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+
+/** These people of the collection (a page of cards: at most a few hundred ids), each with their card code if they have one. */
+export const findPeopleWithCodes = (db: Kysely<Database>, collectionId: string, ids: readonly string[]) =>
+  ids.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom('users')
+        .leftJoin('stage_codes', 'stage_codes.user_id', 'users.id')
+        .selectAll('users')
+        .select('stage_codes.code')
+        .where('users.collection_id', '=', collectionId)
+        .where('users.id', 'in', ids)
+        .execute();

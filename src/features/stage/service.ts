@@ -6,21 +6,25 @@
  * process hear it; a lost message costs one scan, which the scanner can repeat.
  */
 import { randomInt } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import type { Deps as AppDeps } from '../../deps.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { AppError, notFound } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import type { Collection } from '../collections/schemas.js';
 import { getCollection } from '../collections/service.js';
-import { listPeopleForReader, READER_MAX_PEOPLE, type ReaderOrder } from '../users/people-service.js';
+import { guidesOf } from '../pronunciation/service.js';
+import { READER_MAX_PEOPLE, type ReaderOrder, sortForReader } from '../users/people-service.js';
 import type { User } from '../users/schemas.js';
+import { toUser } from '../users/service.js';
 import { type QrPath, qrPath } from './qr.js';
 import {
   findLineupOrder,
+  findPeopleWithCodes,
   findPeopleWithoutCode,
   findPersonByCode,
   insertStageCodes,
-  listStageCodes,
+  listLineupKeys,
   updateLineupOrder,
 } from './repo.js';
 
@@ -85,10 +89,10 @@ export function parseStageCode(typed: string): string | null {
 }
 
 /**
- * Every person's card code in the collection, by person id; people printed for the first time
- * get theirs now. The caller has checked the collection is the account's.
+ * Gives every person of the collection who has none yet a card code (people printed for the
+ * first time). The caller has checked the collection is the account's.
  */
-export async function stageCodesOf(deps: StageDeps, collectionId: string): Promise<Map<string, string>> {
+async function makeMissingStageCodes(deps: StageDeps, collectionId: string): Promise<void> {
   const missing = await findPeopleWithoutCode(deps.db.kysely, collectionId);
   const createdAt = isoNow(deps.clock);
   for (let start = 0; start < missing.length; start += INSERT_BATCH) {
@@ -106,7 +110,6 @@ export async function stageCodesOf(deps: StageDeps, collectionId: string): Promi
       }
     }
   }
-  return new Map((await listStageCodes(deps.db.kysely, collectionId)).map((row) => [row.user_id, row.code]));
 }
 
 interface StageMessage {
@@ -152,37 +155,58 @@ export interface NameCardPerson {
 }
 
 /**
- * Cards on one page: 100 printed sheets. A browser prints that in seconds; 5,000 cards on one
- * page were 10 MB of markup and over 2 s of server time (their QR codes mostly).
+ * Cards on one page: 25 printed sheets, a print job a registrar can check before the next. A
+ * page's time then stays that of its own cards whatever the collection's size (400 a page took
+ * 170-270 ms at 5,000 people, their QR codes mostly; 5,000 on one page were 10 MB of markup).
  */
-export const CARDS_PER_PAGE = 400;
-/** QR codes drawn between two turns of the event loop (about 15 ms of work). */
-const QR_BATCH = 100;
+export const CARDS_PER_PAGE = 100;
+/** QR codes drawn between two turns of the event loop (a few milliseconds of work when none is cached). */
+const QR_BATCH = 25;
+
+const parseFields = (json: string): User['custom_fields'] => JSON.parse(json) as User['custom_fields'];
 
 /**
  * One page (from 1) of the collection's name cards in its line-up order, each with its code and
  * QR code; `people` is null past READER_MAX_PEOPLE, as for the reader. A page past the last is
- * the last (the collection may have shrunk since the link was made).
+ * the last (the collection may have shrunk since the link was made). The order is read from a
+ * few columns of everyone; only the page's people are loaded whole.
  */
 export async function nameCardsOf(deps: StageDeps, accountId: string, collectionId: string, page: number) {
   const collection = await getCollection(deps, accountId, collectionId);
   const lineup = await getLineupOrder(deps, accountId, collection.id);
   const order = parseLineupOrder(lineup, collection);
-  const list = await listPeopleForReader(deps, accountId, collection.id, order);
-  const pages = Math.max(1, Math.ceil((list.people?.length ?? 0) / CARDS_PER_PAGE));
+  const base = { collection, lineup, order, maxPeople: READER_MAX_PEOPLE };
+  const tooMany = { ...base, page: 1, pages: 1, first: 0, total: 0, people: null };
+  if (collection.member_count > READER_MAX_PEOPLE) return tooMany;
+  const keys = await listLineupKeys(deps.db.kysely, collection.id, READER_MAX_PEOPLE + 1);
+  // The counter may lag a concurrent import by a moment; the limit holds regardless.
+  if (keys.length > READER_MAX_PEOPLE) return tooMany;
+  const byField = order.by === 'custom_field';
+  const lined = sortForReader(
+    keys.map((key) => ({ ...key, custom_fields: byField ? parseFields(key.custom_fields) : {} })),
+    order,
+  );
+  const pages = Math.max(1, Math.ceil(lined.length / CARDS_PER_PAGE));
   const current = Math.min(page, pages);
   const first = (current - 1) * CARDS_PER_PAGE;
-  const result = { collection: list.collection, lineup, order, maxPeople: READER_MAX_PEOPLE, page: current, pages, first };
-  if (list.people === null) return { ...result, total: 0, people: null };
-  const codes = await stageCodesOf(deps, collection.id);
+  const ids = lined.slice(first, first + CARDS_PER_PAGE).map((key) => key.id);
+  // Codes are made for everyone at once, on the first visit of any page: one statement per 500 people.
+  await makeMissingStageCodes(deps, collection.id);
+  const rows = new Map((await findPeopleWithCodes(deps.db.kysely, collection.id, ids)).map((row) => [row.id, row]));
+  const guides = await guidesOf(deps, ids);
   const people: NameCardPerson[] = [];
-  for (const [i, user] of list.people.slice(first, first + CARDS_PER_PAGE).entries()) {
-    if (i > 0 && i % QR_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
-    const stored = codes.get(user.id);
-    // A person added after the codes were read gets theirs on the next visit.
-    if (stored === undefined) continue;
+  for (const [i, id] of ids.entries()) {
+    if (i > 0 && i % QR_BATCH === 0) await setImmediate();
+    const row = rows.get(id);
+    // Someone removed meanwhile has no card; someone added after the codes were made gets theirs on the next visit.
+    if (!row?.code) continue;
+    const { code: stored, ...user } = row;
     const code = formatStageCode(stored);
-    people.push({ user, code, qr: qrPath(code) });
+    people.push({
+      user: toUser(deps.config.baseUrl, user, user.recording_status !== 'none', guides.get(id) ?? null),
+      code,
+      qr: qrPath(code),
+    });
   }
-  return { ...result, total: list.people.length, people };
+  return { ...base, page: current, pages, first, total: lined.length, people };
 }

@@ -235,13 +235,17 @@ function compareValues(a: FieldValue, b: FieldValue): number {
   return collator.compare(String(a), String(b));
 }
 
-function sortForReader(people: User[], order: ReaderOrder): User[] {
+/** What the reader's order reads of a person: a whole person, or only these columns of a collection's every person. */
+export type ReaderSortable = Pick<User, 'display_name' | 'first_name' | 'last_name' | 'custom_fields'>;
+
+/** `people` (in import order) in the reader's `order`; the name cards page through the same order. */
+export function sortForReader<T extends ReaderSortable>(people: T[], order: ReaderOrder): T[] {
   if (order.by === 'import') return people;
   // Array.prototype.sort is stable: ties keep import order.
   if (order.by === 'display_name') return [...people].sort((a, b) => collator.compare(a.display_name, b.display_name));
   if (order.by === 'last_name') {
     // One-name people sort by the name they have.
-    const surname = (p: User) => (p.last_name === '' ? p.display_name : p.last_name);
+    const surname = (p: T) => (p.last_name === '' ? p.display_name : p.last_name);
     return [...people].sort((a, b) => collator.compare(surname(a), surname(b)) || collator.compare(a.first_name, b.first_name));
   }
   return [...people].sort((a, b) => compareValues(a.custom_fields[order.key], b.custom_fields[order.key]));

@@ -73,6 +73,13 @@ ${
 </li>`;
 }
 
+/**
+ * People `from` to `to` (not included) of the script, numbered in the whole line-up: the route
+ * renders 5,000 people in slices, giving other requests a turn between them (`readerPage`'s `entries`).
+ */
+export const readerEntries = (people: ReaderPerson[], from: number, to: number): SafeHtml =>
+  html`${people.slice(from, to).map((person, i) => entry(person, from + i, people.length))}`;
+
 export function readerPage(data: {
   styleUrl: string;
   readerStyleUrl: string;
@@ -84,6 +91,8 @@ export function readerPage(data: {
   orders: ReaderOrderOption[];
   order: string;
   people: ReaderPerson[] | null;
+  /** Every person's entry, in order, in slices (`readerEntries`). */
+  entries: SafeHtml[];
   maxPeople: number;
 }): SafeHtml {
   const { collection, people } = data;
@@ -126,7 +135,7 @@ ${
 <button type="button" id="print">Print script</button>
 </div>
 <p id="reader-help" class="muted reader-help" hidden>Space plays the name; ← and →, or Page Up and Page Down (a presentation clicker), move (or swipe); F opens the full-screen presenter view. The whole list prints as the script.</p>
-<ol id="script" class="script" data-collection-id="${collection.id}" data-service-worker="${readerPath}-sw.js" data-stage-events="/dashboard/collections/${collection.id}/stage/events">${people.map((person, i) => entry(person, i, people.length))}</ol>`
+<ol id="script" class="script" data-collection-id="${collection.id}" data-service-worker="${readerPath}-sw.js" data-stage-events="/dashboard/collections/${collection.id}/stage/events">${data.entries}</ol>`
 }`,
   });
 }

@@ -60,8 +60,12 @@ ${card.phonetic_spelling ? html`<p class="card-phonetic">Phonetic spelling: <bdi
 function cardPages(base: string, pages: CardPages): SafeHtml {
   if (pages.pages < 2) return html``;
   const range = (page: number) => `${(page - 1) * pages.perPage + 1}–${Math.min(page * pages.perPage, pages.total)}`;
+  const next =
+    pages.page < pages.pages
+      ? html`<p><a rel="next" href="${base}/cards?page=${pages.page + 1}">Next cards: ${range(pages.page + 1)}</a></p>`
+      : '';
   return html`<nav aria-label="Pages of cards" class="card-pages"><p>${pages.total} cards, ${pages.perPage} a page: print each page in turn.</p>
-<ul class="plain row">${Array.from({ length: pages.pages }, (_, i) => i + 1).map((page) =>
+${next}<ul class="plain row">${Array.from({ length: pages.pages }, (_, i) => i + 1).map((page) =>
     page === pages.page
       ? html`<li><strong aria-current="page">Cards ${range(page)}</strong></li>`
       : html`<li><a href="${base}/cards?page=${page}">Cards ${range(page)}</a></li>`,
