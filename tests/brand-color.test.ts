@@ -193,6 +193,17 @@ describe('brand colour on the pages people see', () => {
     expect(player.body).toContain('<link rel="stylesheet" href="/brand/1a4d8f.css">');
   });
 
+  it("paints the invitation mail's record button (the previewed mail is the mail sent)", async () => {
+    const { id } = await create({ brand_color: '#1a4d8f' });
+    const mail = await get(
+      t,
+      organiser,
+      `/dashboard/collections/${id}/invitations/preview/mail.html?kind=invitation&language=en`,
+    );
+    expect(mail.statusCode).toBe(200);
+    expect(mail.body).toMatch(/<a href="[^"]*" style="display:inline-block;background:#1a4d8f;/);
+  });
+
   it('leaves the pages in their own colours without one', async () => {
     const { id } = await create();
     const user = await t.request({

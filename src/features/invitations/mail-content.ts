@@ -18,6 +18,7 @@ export interface MessageCollection {
   deadline: string | null;
   privacy_note: string | null;
   logo_key: string | null;
+  brand_color: string | null;
   invitation_message: string | null;
   reminder_message: string | null;
   sender_name: string | null;
@@ -39,6 +40,7 @@ export function personMessageData(
     deadline: collection.deadline,
     privacyNote: collection.privacy_note,
     logoUrl: logoUrl(baseUrl, collection.logo_key),
+    brandColor: collection.brand_color,
     template: kind === 'invitation' ? collection.invitation_message : kind === 'reminder' ? collection.reminder_message : null,
     note: links.note,
     recordUrl: links.recordUrl,

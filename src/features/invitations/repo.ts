@@ -144,6 +144,7 @@ export const findMessageContext = (db: Kysely<Database>, userId: string) =>
       'collections.organisation_name',
       'collections.privacy_note',
       'collections.logo_key',
+      'collections.brand_color',
       'collections.sender_name',
       'collections.reply_to',
       'collections.invitation_message',

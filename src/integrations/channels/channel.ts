@@ -20,6 +20,8 @@ export interface PersonMessageData {
   deadline: string | null;
   privacyNote: string | null;
   logoUrl: string | null;
+  /** The collection's brand colour (`#rrggbb`, checked for AA contrast with white text), or null: the default. */
+  brandColor: string | null;
   /** The organiser's text for an invitation or a reminder (plain text with `{{placeholders}}`); null: the language's default text. */
   template: string | null;
   /** The organiser's note of a re-record request. */

@@ -14,6 +14,7 @@ const input = (overrides: Partial<InvitationMailInput>): InvitationMailInput => 
   deadline: '2027-12-12',
   privacyNote: 'Only the ceremony team hears it.',
   logoUrl: null,
+  brandColor: null,
   template: null,
   note: null,
   recordUrl: 'https://voicename.example/r/abc',
@@ -49,5 +50,14 @@ describe('invitation mail in a right-to-left language', () => {
     const mail = invitationMail(input({ locale: 'en' }));
     expect(mail.subject).toBe('Class of 2027: record how your name is said');
     expect(mail.text).not.toMatch(/[\u2068\u2069]/);
+  });
+});
+
+describe('invitation mail with a brand colour', () => {
+  const recordButton = (mailHtml: string) => /<a href="https:\/\/voicename\.example\/r\/abc" style="([^"]*)"/.exec(mailHtml)?.[1];
+
+  it("paints the record button in the collection's colour, and in the default colour without one", () => {
+    expect(recordButton(invitationMail(input({ locale: 'en', brandColor: '#1a4d8f' })).html)).toContain('background:#1a4d8f;');
+    expect(recordButton(invitationMail(input({ locale: 'en' })).html)).toContain('background:#1f4fd1;');
   });
 });

@@ -19,6 +19,8 @@ export interface InvitationMailInput {
   deadline: string | null;
   privacyNote: string | null;
   logoUrl: string | null;
+  /** `#rrggbb` with AA contrast for white text (src/features/collections/brand-color.ts), or null. */
+  brandColor: string | null;
   /** The organiser's text for an invitation or a reminder; null: the language's default text. */
   template: string | null;
   /** The organiser's note of a re-record request. */
@@ -33,6 +35,8 @@ export interface RenderedMail {
   html: string;
 }
 
+/** The record button of a collection without a brand colour (white text on it: 6.6:1). */
+const DEFAULT_BUTTON_COLOR = '#1f4fd1';
 const PLACEHOLDER = /\{\{\s*(\w+)\s*\}\}/g;
 
 /** The template's paragraphs (blank-line separated), each a list of lines, each a list of text and values. */
@@ -109,7 +113,7 @@ ${input.logoUrl ? html`<p style="margin:0 0 16px"><img src="${input.logoUrl}" al
 ${body.map(paragraph)}
 ${input.note ? html`<blockquote dir="auto" style="margin:0 0 16px;padding:8px 12px;border-inline-start:4px solid #c9ced8">${input.note}</blockquote>` : ''}
 ${deadlineLine ? html`<p style="margin:0 0 16px"><strong>${deadlineLine}</strong></p>` : ''}
-<p style="margin:24px 0"><a href="${input.recordUrl}" style="display:inline-block;background:#1f4fd1;color:#fff;text-decoration:none;padding:12px 20px;border-radius:6px;font-weight:600">${t('record_button')}</a></p>
+<p style="margin:24px 0"><a href="${input.recordUrl}" style="display:inline-block;background:${input.brandColor ?? DEFAULT_BUTTON_COLOR};color:#fff;text-decoration:none;padding:12px 20px;border-radius:6px;font-weight:600">${t('record_button')}</a></p>
 <p style="margin:0 0 16px;color:#4a5263;font-size:14px"${input.privacyNote ? html` dir="auto"` : ''}>${privacy}</p>
 </div>
 <p style="max-width:560px;margin:16px auto 0;color:#4a5263;font-size:13px">${sentFor} <a href="${input.unsubscribeUrl}" style="color:#4a5263">${t('unsubscribe')}</a></p>

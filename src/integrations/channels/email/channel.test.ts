@@ -30,6 +30,7 @@ const invitation: ChannelMessage = {
     deadline: null,
     privacyNote: null,
     logoUrl: null,
+    brandColor: null,
     template: null,
     note: null,
     recordUrl: 'https://voicename.test/r/abc',
