@@ -220,6 +220,8 @@ export interface ReaderList {
   collection: Collection;
   /** Null when the collection has more than READER_MAX_PEOPLE people (nothing else is loaded then). */
   people: User[] | null;
+  /** Each person's place (from 0) in each of the `ranked` orders, by id: the reader re-orders itself by these offline. */
+  ranks: Map<string, number[]>;
 }
 
 const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
@@ -251,8 +253,19 @@ export function sortForReader<T extends ReaderSortable>(people: T[], order: Read
   return [...people].sort((a, b) => compareValues(a.custom_fields[order.key], b.custom_fields[order.key]));
 }
 
+/** Each person's place in each of `orders`, by id, sorted as `sortForReader` sorts (`people` in import order). */
+export function rankForReader<T extends ReaderSortable & { id: string }>(
+  people: T[],
+  orders: ReaderOrder[],
+): Map<string, number[]> {
+  const ranks = new Map<string, number[]>(people.map((person) => [person.id, []]));
+  for (const order of orders) sortForReader(people, order).forEach((person, rank) => ranks.get(person.id)?.push(rank));
+  return ranks;
+}
+
 /**
- * Every person of the collection in reading order, for the ceremony reader. A custom-field
+ * Every person of the collection in reading order, for the ceremony reader, with their place in
+ * each of the `ranked` orders (the orders the reader offers). A custom-field
  * order must name one of the collection's fields (else 400). Read in pages of 1,000 in import
  * order, then ordered here; at most READER_MAX_PEOPLE people.
  */
@@ -261,12 +274,13 @@ export async function listPeopleForReader(
   accountId: string,
   collectionId: string,
   order: ReaderOrder,
+  ranked: ReaderOrder[] = [],
 ): Promise<ReaderList> {
   const collection = await getCollection(deps, accountId, collectionId);
   if (order.by === 'custom_field' && !collection.custom_fields.some((f: CustomField) => f.key === order.key)) {
     throw new AppError('parameter_invalid', 'The order names no custom field of this collection.', { param: 'order' });
   }
-  if (collection.member_count > READER_MAX_PEOPLE) return { collection, people: null };
+  if (collection.member_count > READER_MAX_PEOPLE) return { collection, people: null, ranks: new Map() };
   const people: User[] = [];
   let after: PeopleKey | null = null;
   for (;;) {
@@ -281,9 +295,9 @@ export async function listPeopleForReader(
     if (rows.length < 1000 || !last) break;
     after = keyOf('oldest', last);
     // The counter may lag a concurrent import by a moment; the limit holds regardless.
-    if (people.length > READER_MAX_PEOPLE) return { collection, people: null };
+    if (people.length > READER_MAX_PEOPLE) return { collection, people: null, ranks: new Map() };
   }
-  return { collection, people: sortForReader(people, order) };
+  return { collection, people: sortForReader(people, order), ranks: rankForReader(people, ranked) };
 }
 
 /** How many of the collection's people have each coverage state (`COVERAGE_STATES`), for its progress. */
