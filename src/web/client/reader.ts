@@ -5,8 +5,8 @@
 // page in any order is one page: one copy of it, its assets and every playable audio (recordings,
 // approved computer voices and the computer's unchecked guesses) are kept on this device in the
 // collection's cache, which the reader's service worker (`reader-sw.ts`) answers from when the
-// network is gone: reload, a new order and playing all work offline. Without Cache Storage (a page not served over HTTPS) the
-// audio is kept in memory instead, until the page is left. One shared audio element plays:
+// network is gone: reload, a new order and playing all work offline. Without Cache Storage (a
+// page not served over HTTPS) the audio is kept in memory instead, until the page is left. One shared audio element plays:
 // a page of thousands of <audio> elements would exceed the browser's media player limit.
 // Without this script the page is a plain list with links.
 //
