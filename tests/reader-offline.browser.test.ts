@@ -164,6 +164,7 @@ describe('the reader on stage', () => {
         { key: 'faculty', label: 'Faculty', type: 'text', required: false },
       ],
     });
+    const people: Record<string, string> = {};
     for (const [first, last, fields] of [
       ['Zoë', 'Adams', { seat: 2, faculty: 'Law' }],
       ['émile', 'Zola', { seat: 10, faculty: 'Arts' }],
@@ -171,12 +172,13 @@ describe('the reader on stage', () => {
       ['Bartholomew', 'Ekwueme', { faculty: 'Medicine' }],
       ['Chen', 'Li', { seat: 3, faculty: 'arts' }],
     ] as const) {
-      await api('POST', `/v1/collections/${collection.id}/users`, {
+      const person = await api('POST', `/v1/collections/${collection.id}/users`, {
         email: `${last.toLowerCase()}@example.com`,
         first_name: first,
         last_name: last,
         custom_fields: fields,
       });
+      people[first] = person.id;
     }
     await runJobsLater(t.deps, 0);
     const path = `/dashboard/collections/${collection.id}/reader`;
@@ -222,6 +224,16 @@ describe('the reader on stage', () => {
       expect(await position()).toBe('1 of 5');
     }
     expect(await current().locator('.seq').textContent()).toBe('1 of 5 · Faculty: Arts');
+    // Stage sync and the keys follow the new order: Ana, without a faculty, is last.
+    expect(await page.evaluate((id) => window.voicenameReader.showPerson(id), people.Ana as string)).toBe(true);
+    expect(await position()).toBe('5 of 5');
+    await page.keyboard.press('PageUp');
+    expect(await current().getAttribute('data-person-id')).toBe(online['custom:faculty']?.[3]);
+    await page.keyboard.press('f');
+    await page.locator('body.presenting').waitFor();
+    expect(await current().locator('.name').isVisible()).toBe(true);
+    await page.keyboard.press('f');
+    await page.waitForFunction(() => !document.body.classList.contains('presenting'));
     // An address in another order, loaded offline: the one kept page, put in that order.
     await page.goto(`${t.url}${path}?order=custom%3Aseat#person-2`);
     await page.locator('body.reader-live').waitFor();
