@@ -246,6 +246,12 @@ const allCases: PageCase[] = [
     url: (id) => `/dashboard/collections/${id}/reader`,
     check: (b, size) => count(b, /data-person-id=/g) >= size,
   },
+  // The page in each other order of its menu (the reader fetched them all on every visit before one page served every order).
+  ...['import', 'display_name', 'last_name'].map((order) => ({
+    name: `reader ?order=${order}`,
+    url: (id: string) => `/dashboard/collections/${id}/reader?order=${order}`,
+    check: (b: string, size: number) => count(b, /data-person-id=/g) >= size,
+  })),
   { name: 'name cards, first page', url: (id) => `/dashboard/collections/${id}/cards`, check: (b) => b.includes('<path') },
   {
     name: 'export CSV',

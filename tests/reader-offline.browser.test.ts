@@ -1,7 +1,9 @@
 /**
  * The ceremony reader in real Chromium with the network cut (`context.setOffline`): once it says
  * everything is saved, a reload, a change of order and playing (a recording, a computer's guess)
- * all work offline; a rejected recording is skipped for the guide; the full-screen presenter view
+ * all work offline; one kept page serves every order, each in the server's order for it, and a
+ * load fetches the page once, not once per order; a rejected recording is skipped for the guide,
+ * also when it was rejected after the device kept the page; the full-screen presenter view
  * with keys and a clicker's Page Up / Page Down; Space never reaches the browser; another script
  * brings a person up with `voicenameReader.showPerson`; no serious axe violation at 390 px and on
  * a desktop; signing out clears what the browser kept.
@@ -21,14 +23,19 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let readerPath: string;
+let users: string;
+let api: (method: string, url: string, body: unknown, contentType?: string) => Promise<{ id: string }>;
 const ids: Record<string, string> = {};
 const EMAIL = 'stage-registrar@example.com';
+/** Every request for a page of the reader (any `?order=`) that reached the server, by path. */
+const serverHits: string[] = [];
 
 beforeAll(async () => {
   t = await startTestServer();
+  t.app.server.on('request', (request: { url?: string }) => serverHits.push((request.url ?? '').split('?')[0] as string));
   browser = await launchBrowser();
   const { key } = await t.newAccount(EMAIL);
-  const api = async (method: string, url: string, body: unknown, contentType = 'application/json') => {
+  api = async (method: string, url: string, body: unknown, contentType = 'application/json') => {
     const res = await fetch(`${t.url}${url}`, {
       method,
       headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
@@ -55,7 +62,7 @@ beforeAll(async () => {
     ids[first] = person.id;
   }
   await runJobsLater(t.deps, 0);
-  const users = `/v1/collections/${collection.id}/users`;
+  users = `/v1/collections/${collection.id}/users`;
   for (const first of ['Ada', 'Bo']) {
     await api('PUT', `${users}/${ids[first]}/recording`, fs.readFileSync(speechWav()), 'audio/wav');
   }
@@ -108,11 +115,13 @@ describe('the reader on stage', () => {
     expect(await page.locator('h1').textContent()).toBe('Reader: Class of 2027');
     expect(await position()).toBe('1 of 3');
 
-    // A new order, chosen with the page's own form, offline.
+    // A new order, chosen with the page's own form, offline: the current person stays current.
     await page.locator('#reader-order').selectOption('custom:seat');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/order=custom%3Aseat/);
-    await page.locator('body.reader-live').waitFor();
+    expect(await current().locator('.name').textContent()).toBe('Ada Okafor');
+    expect(await current().locator('.seq').textContent()).toBe('3 of 3 · Seat: 3');
+    await page.keyboard.press('Home');
     expect(await current().locator('.name').textContent()).toBe('Bo Okafor');
     expect(await current().locator('.seq').textContent()).toBe('1 of 3 · Seat: 1');
     // Bo's rejected recording is not played: the computer's guess is, labelled as one.
@@ -138,11 +147,103 @@ describe('the reader on stage', () => {
     await page.locator('#reader-order').selectOption('import');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/order=import/);
-    await page.locator('body.reader-live').waitFor();
     expect(await current().locator('.name').textContent()).toBe('Ada Okafor');
+    expect(await current().locator('.seq').textContent()).toBe('1 of 3');
     await page.goto(`${t.url}${readerPath}#person-2`);
     await page.locator('body.reader-live').waitFor();
     expect(await current().locator('.name').textContent()).toBe('Bo Okafor');
+    await context.setOffline(false);
+  }, 90_000);
+
+  it('one kept page serves every order offline, each in the order the server renders; a load fetches the page once', async () => {
+    // Names, accents, case, numbers and missing values, so that every order differs.
+    const collection = await api('POST', '/v1/collections', {
+      name: 'Orders',
+      custom_fields: [
+        { key: 'seat', label: 'Seat', type: 'number', required: false },
+        { key: 'faculty', label: 'Faculty', type: 'text', required: false },
+      ],
+    });
+    const people: Record<string, string> = {};
+    for (const [first, last, fields] of [
+      ['Zoë', 'Adams', { seat: 2, faculty: 'Law' }],
+      ['émile', 'Zola', { seat: 10, faculty: 'Arts' }],
+      ['Ana', 'Mbeki', { seat: 1 }],
+      ['Bartholomew', 'Ekwueme', { faculty: 'Medicine' }],
+      ['Chen', 'Li', { seat: 3, faculty: 'arts' }],
+    ] as const) {
+      const person = await api('POST', `/v1/collections/${collection.id}/users`, {
+        email: `${last.toLowerCase()}@example.com`,
+        first_name: first,
+        last_name: last,
+        custom_fields: fields,
+      });
+      people[first] = person.id;
+    }
+    await runJobsLater(t.deps, 0);
+    const path = `/dashboard/collections/${collection.id}/reader`;
+    const orders = ['import', 'display_name', 'last_name', 'custom:seat', 'custom:faculty'];
+    // What the server renders online for each order, fetched before the reader is opened.
+    const online: Record<string, string[]> = {};
+    for (const order of orders) {
+      const body = await (await page.request.get(`${t.url}${path}?order=${encodeURIComponent(order)}`)).text();
+      online[order] = [...body.matchAll(/data-person-id="([^"]+)"/g)].map((match) => match[1] as string);
+    }
+    expect(new Set(Object.values(online).map((ids) => ids.join()))).toHaveProperty('size', orders.length);
+    const shown = () => page.$$eval('li.person', (items) => items.map((item) => (item as HTMLElement).dataset.personId));
+    const pageHits = () => serverHits.filter((hit) => hit === path).length;
+
+    // The first visit: the page, and one copy of it for the device (the worker was not there yet).
+    let before = pageHits();
+    await page.goto(`${t.url}${path}`);
+    await page.waitForFunction(() => document.body.dataset.offline === 'ready', undefined, { timeout: 30_000 });
+    expect(pageHits() - before).toBe(2);
+    // Every visit after it: the page once, kept by the worker on its way; not once per order.
+    before = pageHits();
+    await page.reload();
+    await page.waitForFunction(() => document.body.dataset.offline === 'ready', undefined, { timeout: 30_000 });
+    expect(pageHits() - before).toBe(1);
+    // Online, a new order re-orders in place: nothing is fetched.
+    before = pageHits();
+    await page.locator('#reader-order').selectOption('last_name');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/order=last_name/);
+    expect(await shown()).toEqual(online.last_name);
+    expect(pageHits() - before).toBe(0);
+
+    await context.setOffline(true);
+    await page.reload();
+    await page.locator('body.reader-live').waitFor();
+    expect(await shown()).toEqual(online.last_name);
+    for (const order of orders) {
+      await page.locator('#reader-order').selectOption(order);
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.waitForURL((url) => url.searchParams.get('order') === order);
+      expect(await shown(), order).toEqual(online[order]);
+      await page.keyboard.press('Home');
+      expect(await position()).toBe('1 of 5');
+    }
+    expect(await current().locator('.seq').textContent()).toBe('1 of 5 · Faculty: Arts');
+    // Stage sync and the keys follow the new order: Ana, without a faculty, is last.
+    expect(await page.evaluate((id) => window.voicenameReader.showPerson(id), people.Ana as string)).toBe(true);
+    expect(await position()).toBe('5 of 5');
+    await page.keyboard.press('PageUp');
+    expect(await current().getAttribute('data-person-id')).toBe(online['custom:faculty']?.[3]);
+    await page.keyboard.press('f');
+    await page.locator('body.presenting').waitFor();
+    expect(await current().locator('.name').isVisible()).toBe(true);
+    await page.keyboard.press('f');
+    await page.waitForFunction(() => !document.body.classList.contains('presenting'));
+    // An address in another order, loaded offline: the one kept page, put in that order.
+    await page.goto(`${t.url}${path}?order=custom%3Aseat#person-2`);
+    await page.locator('body.reader-live').waitFor();
+    expect(await shown()).toEqual(online['custom:seat']);
+    expect(await current().locator('.name').textContent()).toBe('Zoë Adams');
+    expect(await current().locator('.seq').textContent()).toBe('2 of 5 · Seat: 2');
+    expect(await page.locator('#reader-order').inputValue()).toBe('custom:seat');
+    // Playing works offline (the computer's guess, kept on the device).
+    await page.keyboard.press('Space');
+    await playState('playing');
     await context.setOffline(false);
   }, 90_000);
 
@@ -195,10 +296,30 @@ describe('the reader on stage', () => {
     await page.waitForFunction(() => !document.body.classList.contains('presenting'));
   }, 60_000);
 
+  it("an organiser's rejection reaches the device on the next visit online: offline, the rejected recording is not played", async () => {
+    await page.goto(`${t.url}${readerPath}`);
+    await page.waitForFunction(() => document.body.dataset.offline === 'ready', undefined, { timeout: 30_000 });
+    const ada = page.locator(`li[data-person-id="${ids.Ada}"]`);
+    expect(await ada.getAttribute('data-source')).toBe('recording');
+    await api('POST', `${users}/${ids.Ada}/review`, { decision: 'request_rerecord', note: 'Wrong name' });
+    await page.reload();
+    await page.waitForFunction(() => document.body.dataset.offline === 'ready', undefined, { timeout: 30_000 });
+
+    await context.setOffline(true);
+    await page.reload();
+    await page.locator('body.reader-live').waitFor();
+    expect(await ada.locator('.withheld').textContent()).toBe('No approved recording (an organiser asked for a new one)');
+    expect(await ada.getAttribute('data-source')).toBe('unchecked_guess');
+    expect(await page.evaluate((id) => window.voicenameReader.showPerson(id), ids.Ada as string)).toBe(true);
+    expect(await page.locator('#play').textContent()).toBe('▶ Play (computer guess, not checked)');
+    await context.setOffline(false);
+  }, 60_000);
+
   it('signing out clears the kept pages and audio and the worker: the reader is gone offline', async () => {
     await page.goto(`${t.url}${readerPath}`);
     await page.waitForFunction(() => document.body.dataset.offline === 'ready', undefined, { timeout: 30_000 });
-    expect(await page.evaluate(() => caches.keys())).toHaveLength(1);
+    // One cache per collection's reader: this one and the orders' collection.
+    expect(await page.evaluate(() => caches.keys())).toHaveLength(2);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/dashboard\/sign-in/);
     expect(await page.evaluate(() => caches.keys())).toEqual([]);

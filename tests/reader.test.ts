@@ -143,6 +143,50 @@ describe('what the reader plays', () => {
   });
 });
 
+describe('one page for every order', () => {
+  it('every person carries their place in each order of the menu, as the server orders them; the page names its version', async () => {
+    const collection = await api('POST', '/v1/collections', {
+      name: 'Ranks',
+      custom_fields: [{ key: 'seat', label: 'Seat', type: 'number', required: false }],
+    });
+    const id = collection.json().id as string;
+    for (const [first, last, seat] of [
+      ['Zoë', 'Adams', 10],
+      ['émile', 'Zola', 2],
+      ['Ana', 'Mbeki', undefined],
+    ] as const) {
+      const res = await api('POST', `/v1/collections/${id}/users`, {
+        email: `${last.toLowerCase()}@example.com`,
+        first_name: first,
+        last_name: last,
+        ...(seat === undefined ? {} : { custom_fields: { seat } }),
+      });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    const orders = ['import', 'display_name', 'last_name', 'custom:seat'];
+    const readerIn = (order: string) =>
+      get(t, organiser, `/dashboard/collections/${id}/reader?order=${encodeURIComponent(order)}`);
+    const page = await readerIn('import');
+    expect(page.body).toContain(
+      `data-order="import" data-lineup="import" data-version="${page.headers['x-reader-page-version']}"`,
+    );
+    const ranks = new Map(
+      [...page.body.matchAll(/data-person-id="([^"]+)" data-ranks="([^"]+)"/g)].map((m) => [
+        m[1],
+        (m[2] as string).split(' ').map(Number),
+      ]),
+    );
+    expect(ranks.size).toBe(3);
+    for (const [column, order] of orders.entries()) {
+      const served = [...(await readerIn(order)).body.matchAll(/data-person-id="([^"]+)"/g)].map((m) => m[1]);
+      const ranked = [...ranks].sort(([, a], [, b]) => (a[column] as number) - (b[column] as number)).map(([person]) => person);
+      expect(ranked, order).toEqual(served);
+    }
+    // The seat's value, for the position line once the page is put in that order.
+    expect(page.body).toMatch(/data-ranks="[^"]+" data-value-3="10"/);
+  });
+});
+
 describe('installable and offline', () => {
   let collectionId: string;
   beforeAll(async () => {

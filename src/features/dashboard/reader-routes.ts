@@ -2,18 +2,20 @@
  * The ceremony reader (`/dashboard/collections/:id/reader`): the collection in reading order,
  * one person at a time with `reader.ts`, printable as the whole script. `?order=` chooses import
  * order, `display_name`, `last_name`, or `custom:<key>` for one of the collection's custom
- * fields; without it, the collection's line-up order (stage-routes.ts). `reader-sync.ts` brings
- * up whoever the stage scanner shows.
+ * fields; without it, the collection's line-up order (stage-routes.ts). Each person carries their
+ * place in every order, so `reader.ts` re-orders the one page (and its one kept copy) itself.
+ * `reader-sync.ts` brings up whoever the stage scanner shows.
  * Beside it, per collection: its web app manifest (installable) and its service worker
  * (`reader-sw.ts`), which keeps the page, its assets and its audio on the device so a reload,
  * a change of order or a dropped network never stops a ceremony.
  */
+import { randomUUID } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { contentSecurityPolicy } from '../../http/security-headers.js';
 import type { SafeHtml } from '../../web/html.js';
-import { type ReaderPerson, readerEntries, readerPage } from '../../web/views/dashboard/reader.js';
+import { READER_PAGE_VERSION_HEADER, type ReaderPerson, readerEntries, readerPage } from '../../web/views/dashboard/reader.js';
 import { getCollection } from '../collections/service.js';
 import { getLineupOrder, lineupOptions, parseLineupOrder } from '../stage/service.js';
 import { listPeopleForReader, READER_MAX_PEOPLE } from '../users/people-service.js';
@@ -74,15 +76,23 @@ export function readerRoutes(deps: Deps, options: { styleUrl: string }) {
       const collection = await getCollection(deps, accountId, request.params.id);
       const orders = lineupOptions(collection);
       // The line-up the organiser set is the default; the menu changes it for this page only.
-      const order = queryText(request, 'order') ?? (await getLineupOrder(deps, accountId, collection.id));
+      const lineup = await getLineupOrder(deps, accountId, collection.id);
+      const order = queryText(request, 'order') ?? lineup;
       const readerOrder = parseLineupOrder(order, collection);
       const orderField =
         readerOrder.by === 'custom_field' ? collection.custom_fields.find((f) => f.key === readerOrder.key) : undefined;
-      const list = await listPeopleForReader(deps, accountId, collection.id, readerOrder);
+      // Every order the menu offers is ranked: the page re-orders itself, offline too.
+      const ranked = orders.map((option) => parseLineupOrder(option.value, collection));
+      const list = await listPeopleForReader(deps, accountId, collection.id, readerOrder, ranked);
       const people: ReaderPerson[] | null =
         list.people?.map((user) => {
           const value = orderField ? user.custom_fields[orderField.key] : undefined;
           return {
+            ranks: list.ranks.get(user.id) ?? [],
+            order_values: ranked.map((option) => {
+              const field = option.by === 'custom_field' ? user.custom_fields[option.key] : undefined;
+              return field === undefined ? null : displayValue(field);
+            }),
             id: user.id,
             display_name: user.display_name,
             preferred_name: optionalText(user, 'preferred_name'),
@@ -93,9 +103,14 @@ export function readerRoutes(deps: Deps, options: { styleUrl: string }) {
             ...readerSource(collection.id, user, list.collection.review_required),
           };
         }) ?? null;
+      // The page's version, in its markup and in a header the kept copy keeps: the script can tell
+      // whether the device's copy is this page without fetching it again.
+      const version = randomUUID();
       return sendReaderPage(
-        reply,
+        reply.header(READER_PAGE_VERSION_HEADER, version),
         readerPage({
+          version,
+          lineup,
           styleUrl,
           readerStyleUrl,
           scriptUrl,

@@ -1,10 +1,12 @@
 // The ceremony reader's service worker, one per collection: served at
 // /dashboard/collections/<id>/reader-sw.js and registered for the scope …/<id>/reader, so it
 // controls that collection's reader pages and nothing else, and keeps its copies in that
-// collection's cache ("voicename-reader:<id>", which `reader.ts` fills: the page in every order,
-// its assets and every playable audio). Pages come from the network while there is one (a kept
-// copy after a few seconds of a network that hangs, or at once offline); everything else the
-// page asks for comes from the kept copy first. A 404 or a redirect to sign-in for the page means
+// collection's cache ("voicename-reader:<id>", which `reader.ts` fills: the page, its assets and
+// every playable audio). The page comes from the network while there is one (a kept copy after a
+// few seconds of a network that hangs, or at once offline), and every page fetched replaces the
+// kept copy, so an organiser's rejection reaches the device on the next visit online. One copy
+// serves every `?order=`: the page puts itself in the order its address names. Everything else
+// the page asks for comes from the kept copy first. A 404 or a redirect to sign-in for the page means
 // this browser lost access: the collection's cache is dropped. Signing out clears them all.
 (() => {
   interface ExtendableEvent extends Event {
@@ -29,14 +31,13 @@
   const CACHE = `voicename-reader:${collectionId}`;
   /** How long a page request may hang before the kept copy is shown (stage Wi-Fi that is "connected" but dead). */
   const NETWORK_GRACE_MS = 3000;
-  /** A page's key: its order, `import` when the address names none (as `reader.ts` stores them). */
-  const pageKey = (url: URL) => `${readerPath}?order=${encodeURIComponent(url.searchParams.get('order') ?? 'import')}`;
 
   worker.addEventListener('install', (event) => event.waitUntil(worker.skipWaiting()));
   worker.addEventListener('activate', (event) => event.waitUntil(worker.clients.claim()));
 
   function page(event: FetchEvent): Promise<Response> {
-    const key = pageKey(new URL(event.request.url));
+    // The one kept page, whatever the order asked for (as `reader.ts` keeps it).
+    const key = readerPath;
     const cache = caches.open(CACHE);
     const network = fetch(event.request).then(async (response) => {
       if (response.ok && response.type === 'basic') await (await cache).put(key, response.clone());

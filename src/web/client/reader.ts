@@ -1,11 +1,12 @@
 // The ceremony reader (dashboard): one person at a time in large type. Space plays the name; the
 // arrow keys, Page Up / Page Down (what a presentation clicker sends), the big buttons or a swipe
-// move; F or the button opens the full-screen presenter view. The page, its assets, the page in
-// every other order and every playable audio (recordings, approved computer voices and the
-// computer's unchecked guesses) are kept on this device in the collection's cache, which the
-// reader's service worker (`reader-sw.ts`) answers from when the network is gone: reload, a new
-// order and playing all work offline. Without Cache Storage (a page not served over HTTPS) the
-// audio is kept in memory instead, until the page is left. One shared audio element plays:
+// move; F or the button opens the full-screen presenter view. Every person carries their place in
+// each order of the menu (`data-ranks`), so a change of order re-orders the list in place, and the
+// page in any order is one page: one copy of it, its assets and every playable audio (recordings,
+// approved computer voices and the computer's unchecked guesses) are kept on this device in the
+// collection's cache, which the reader's service worker (`reader-sw.ts`) answers from when the
+// network is gone: reload, a new order and playing all work offline. Without Cache Storage (a
+// page not served over HTTPS) the audio is kept in memory instead, until the page is left. One shared audio element plays:
 // a page of thousands of <audio> elements would exceed the browser's media player limit.
 // Without this script the page is a plain list with links.
 //
@@ -24,6 +25,9 @@
   if (!list || !controls || !help || !status || !position || !prev || !next || !play || !presenter || !print) return;
   const people = Array.from(list.querySelectorAll<HTMLLIElement>('li.person'));
   if (people.length === 0) return;
+  const orderForm = document.querySelector<HTMLFormElement>('form.order-form');
+  const orderMenu = document.getElementById('reader-order') as HTMLSelectElement | null;
+  const orderOptions = Array.from(orderMenu?.options ?? []);
 
   /** Where the device keeps what the reader needs: a cache of this collection's own, or memory. */
   interface Store {
@@ -31,6 +35,8 @@
     get(key: string): Promise<Blob | null>;
     has(key: string): Promise<boolean>;
     put(key: string, response: Response): Promise<void>;
+    /** The version of the page kept under `key` (the server's `x-reader-page-version`), if any. */
+    pageVersion(key: string): Promise<string | null>;
     /** Drops every kept copy not named (older versions of re-recorded audio). */
     keepOnly(keys: string[]): Promise<void>;
   }
@@ -44,6 +50,8 @@
       get: async (key) => (await (await open).match(key, { ignoreVary: true }))?.blob() ?? null,
       has: async (key) => (await (await open).match(key, { ignoreVary: true })) !== undefined,
       put: async (key, response) => (await open).put(key, response),
+      pageVersion: async (key) =>
+        (await (await open).match(key, { ignoreVary: true }))?.headers.get('x-reader-page-version') ?? null,
       keepOnly: async (keys) => {
         const wanted = new Set(keys.map(absolute));
         const cache = await open;
@@ -59,6 +67,7 @@
       get: async (key) => blobs.get(key) ?? null,
       has: async (key) => blobs.has(key),
       put: async (key, response) => void blobs.set(key, await response.blob()),
+      pageVersion: async () => null,
       keepOnly: async () => undefined,
     };
   }
@@ -122,6 +131,39 @@
     renderPlay();
     history.replaceState(null, '', `${location.pathname}${location.search}#${person.id}`);
     void prepare(current);
+  };
+
+  /**
+   * Puts the list in `order` (a value of the menu) by everyone's rank in it, numbering them anew,
+   * and says so in the address; the current person stays current. False for an unknown order.
+   */
+  const applyOrder = (order: string): boolean => {
+    const column = orderOptions.findIndex((option) => option.value === order);
+    if (column < 0 || !orderMenu) return false;
+    const placed: (HTMLLIElement | undefined)[] = Array.from({ length: people.length });
+    for (const person of people) placed[Number(person.dataset.ranks?.split(' ')[column])] = person;
+    const ordered = placed.filter((person): person is HTMLLIElement => person !== undefined);
+    // A page without every rank (an older copy) keeps its order rather than losing people.
+    if (ordered.length !== people.length) return false;
+    const label = orderOptions[column]?.textContent ?? '';
+    const currentPerson = people[current];
+    ordered.forEach((person, index) => {
+      person.id = `person-${index + 1}`;
+      const value = person.getAttribute(`data-value-${column}`);
+      const seq = person.querySelector('.seq');
+      if (seq) seq.textContent = `${index + 1} of ${ordered.length}${value === null ? '' : ` · ${label}: ${value}`}`;
+    });
+    list.append(...ordered);
+    people.splice(0, people.length, ...ordered);
+    list.dataset.order = order;
+    orderMenu.value = order;
+    const search = new URLSearchParams(location.search);
+    search.set('order', order);
+    history.replaceState(null, '', `${location.pathname}?${search.toString()}${location.hash}`);
+    if (prepared) URL.revokeObjectURL(prepared.url);
+    prepared = null;
+    if (currentPerson) current = people.indexOf(currentPerson);
+    return true;
   };
 
   /** Brings a person up by their id (stage sync, a scanned name card); false when they are not in this reader. */
@@ -249,24 +291,30 @@
     if (index >= 0) show(index);
   });
 
+  // The page may be the device's copy in another order (offline): the order in the address wins.
+  const wanted = new URLSearchParams(location.search).get('order') ?? list.dataset.lineup ?? '';
+  if (wanted !== list.dataset.order) applyOrder(wanted);
   const start = /^#person-(\d+)$/.exec(location.hash);
   show(start ? Number(start[1]) - 1 : 0);
+  // A new order re-orders in place, with or without a network; without this script the form asks the server.
+  orderForm?.addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (orderMenu && applyOrder(orderMenu.value)) show(current);
+  });
 
   // --- Keeping everything on the device ------------------------------------------------------
-  const pageKey = (order: string) => `${location.pathname}?order=${encodeURIComponent(order)}`;
-  const currentOrder = new URLSearchParams(location.search).get('order') ?? 'import';
-  const orders = Array.from(document.querySelectorAll<HTMLOptionElement>('#reader-order option'), (option) => option.value);
+  /** One copy of the page serves every order (the worker answers any `?order=` with it). */
+  const pageTask = { key: location.pathname, url: `${location.pathname}${location.search}` };
   const assets = Array.from(
     document.querySelectorAll<HTMLElement>('link[rel="stylesheet"], link[rel="icon"], script[src]'),
     (element) => element.getAttribute('href') ?? element.getAttribute('src') ?? '',
   ).filter((url) => url.startsWith('/'));
-  /** Pages and assets are fetched again on every visit (a kept copy stays when that fails); audio only when missing. */
-  const pageTasks = store.persistent
-    ? [currentOrder, ...orders.filter((order) => order !== currentOrder)].map((order) => ({
-        key: pageKey(order),
-        url: pageKey(order),
-      }))
-    : [];
+  /**
+   * Assets are fetched again on every visit (a kept copy stays when that fails), audio only when
+   * missing, the page only when the kept copy is not this one: the worker keeps every page it
+   * fetches, so only a visit it did not answer (the first) fetches the page again.
+   */
+  const pageTasks = store.persistent ? [pageTask] : [];
   const assetTasks = store.persistent ? assets.map((url) => ({ key: url, url })) : [];
   const audioTasks = people
     .map((_, index) => playableOf(index))
@@ -325,18 +373,21 @@
   void (async () => {
     const worker = registerWorker();
     const pages: string[] = [];
-    const keepPage = async (task: { key: string; url: string }) => void pages.push(await keep(task));
-    await runAll([...pageTasks.slice(0, 1), ...assetTasks], keepPage);
+    const keepPage = async (task: { key: string; url: string }) => {
+      // The worker kept this very page on its way here: nothing to fetch again.
+      const isThisPage = task === pageTask && (await store.pageVersion(task.key).catch(() => null)) === list.dataset.version;
+      pages.push(isThisPage ? 'fetched' : await keep(task));
+    };
+    await runAll([...pageTasks, ...assetTasks], keepPage);
     await runAll(audioTasks, async (task) => {
       const ok = (await store.has(task.key).catch(() => false)) || (await keep(task)) !== 'missing';
       if (!ok) audioFailed++;
       audioDone++;
       report();
     });
-    await runAll(pageTasks.slice(1), keepPage, 1);
     const allKept = audioFailed === 0 && !pages.includes('missing');
-    // Older versions go only once this visit has fetched every page fresh: a page kept from an
-    // earlier visit may still name them.
+    // Older versions go only once the kept page is this one and every asset is fresh: a page
+    // kept from an earlier visit may still name them.
     if (allKept && pages.every((result) => result === 'fetched')) {
       await store.keepOnly([...pageTasks, ...assetTasks, ...audioTasks].map((task) => task.key)).catch(() => undefined);
     }

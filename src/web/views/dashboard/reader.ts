@@ -35,7 +35,14 @@ export interface ReaderPerson {
   source: { kind: SourceKind; url: string; version: string } | null;
   /** Set when the person has a recording the reader must not play (then `source` is the guide's, if any). */
   withheld: WithheldReason | null;
+  /** Their place (from 0) in each order of the menu, in the menu's order: the script re-orders by these. */
+  ranks: number[];
+  /** Their value of each order's custom field, in the menu's order (null: not a field's order, or no value). */
+  order_values: (string | null)[];
 }
+
+/** The response header (and `data-version` of the script) naming this rendering of the page. */
+export const READER_PAGE_VERSION_HEADER = 'x-reader-page-version';
 
 export interface ReaderOrderOption {
   value: string;
@@ -52,7 +59,8 @@ function entry(person: ReaderPerson, index: number, total: number): SafeHtml {
   const audio = source
     ? html` data-${source.kind === 'unchecked_guess' ? 'speak' : 'audio'}="${source.url}" data-source="${source.kind}" data-version="${source.version}"`
     : '';
-  return html`<li class="person" id="person-${index + 1}" data-person-id="${person.id}"${audio}>
+  const values = person.order_values.map((value, i) => (value === null ? '' : html` data-value-${i}="${value}"`));
+  return html`<li class="person" id="person-${index + 1}" data-person-id="${person.id}" data-ranks="${person.ranks.join(' ')}"${values}${audio}>
 <p class="seq">${index + 1} of ${total}${person.order_value ? html` · ${person.order_value.label}: ${person.order_value.value}` : ''}</p>
 <h2 class="name">${person.display_name}</h2>
 ${extra.length > 0 ? html`<p class="preferred">${extra.map((part, i) => html`${i > 0 ? ' · ' : ''}${part}`)}</p>` : ''}
@@ -81,6 +89,10 @@ export const readerEntries = (people: ReaderPerson[], from: number, to: number):
   html`${people.slice(from, to).map((person, i) => entry(person, from + i, people.length))}`;
 
 export function readerPage(data: {
+  /** This rendering's version (`READER_PAGE_VERSION_HEADER`). */
+  version: string;
+  /** The collection's line-up order: the order of an address without `?order=`. */
+  lineup: string;
   styleUrl: string;
   readerStyleUrl: string;
   scriptUrl: string;
@@ -135,7 +147,7 @@ ${
 <button type="button" id="print">Print script</button>
 </div>
 <p id="reader-help" class="muted reader-help" hidden>Space plays the name; ← and →, or Page Up and Page Down (a presentation clicker), move (or swipe); F opens the full-screen presenter view. The whole list prints as the script.</p>
-<ol id="script" class="script" data-collection-id="${collection.id}" data-service-worker="${readerPath}-sw.js" data-stage-events="/dashboard/collections/${collection.id}/stage/events">${data.entries}</ol>`
+<ol id="script" class="script" data-collection-id="${collection.id}" data-order="${data.order}" data-lineup="${data.lineup}" data-version="${data.version}" data-service-worker="${readerPath}-sw.js" data-stage-events="/dashboard/collections/${collection.id}/stage/events">${data.entries}</ol>`
 }`,
   });
 }
