@@ -6,7 +6,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { checkEmailPage, confirmSignInPage, devMailboxPage, signInPage } from '../../web/views/dashboard/sign-in.js';
+import {
+  checkEmailPage,
+  confirmSignInPage,
+  devMailboxPage,
+  signInPage,
+  ssoHandOffPage,
+} from '../../web/views/dashboard/sign-in.js';
 import { html } from '../../web/html.js';
 import { isLoopbackAddress } from '../../lib/loopback.js';
 import { errorPage } from '../../web/views/dashboard/layout.js';
@@ -80,7 +86,8 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
       const connection = formField(request, 'method') === 'link' ? null : await ssoConnectionFor(email);
       if (connection && browserSecret !== null) {
         try {
-          return redirect(reply, await startSsoSignIn(deps, { connection, browserSecret, loginHint: email }));
+          const url = await startSsoSignIn(deps, { connection, browserSecret, loginHint: email });
+          return sendPage(reply, ssoHandOffPage({ styleUrl, url }));
         } catch (error) {
           if (!(error instanceof AppError) || error.status >= 500) throw error;
           const csrfToken = formToken(bindingSecret(request, reply));

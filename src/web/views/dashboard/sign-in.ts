@@ -93,3 +93,21 @@ ${
 </section>`,
   });
 }
+
+/**
+ * The hand-off to an organisation's identity provider after the sign-in form. Not a redirect: the
+ * dashboard's CSP allows forms to post only to this origin (`form-action 'self'`), and browsers
+ * apply that to the redirects that follow a form too; a page that moves on by itself is not a form.
+ */
+export function ssoHandOffPage(data: { styleUrl: string; url: string }): SafeHtml {
+  return layout({
+    title: 'Continue to your organisation’s sign-in',
+    styleUrl: data.styleUrl,
+    refreshTo: data.url,
+    body: html`<section class="card narrow">
+<h1>Continue to your organisation’s sign-in</h1>
+<p>Your organisation signs in to voicename through its identity provider (single sign-on).</p>
+<p><a id="sso-continue" class="button primary" href="${data.url}">Continue</a></p>
+</section>`,
+  });
+}

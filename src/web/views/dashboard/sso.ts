@@ -62,7 +62,7 @@ function settingsForm(data: { csrf: string; settings: SsoSettingsView | null; va
   <textarea id="sso-role-mapping" name="role_mapping" rows="4" aria-describedby="sso-mapping-hint">${v.roleMapping}</textarea>
   <p class="muted" id="sso-mapping-hint">The highest role of the person’s mapped groups applies at each sign-in. Identity providers never make owners, and never change an owner’s role.</p>
   <label for="sso-default-role">Role of members in no mapped group</label>
-  <select id="sso-default-role" name="default_role">${roleOption('viewer', 'Viewer: sees everything, changes nothing')}${roleOption('admin', 'Admin: everything but members and the audit log')}</select>
+  <select id="sso-default-role" name="default_role">${roleOption('viewer', 'Viewer')}${roleOption('admin', 'Admin')}</select>
   <label class="choice"><input id="sso-required" name="sso_required" type="checkbox" value="on"${v.ssoRequired ? html` checked` : ''}> <span>Require single sign-on: members cannot sign in with an e-mailed link (owners still can, in case the identity provider fails)</span></label>
   <button type="submit" class="primary">${s ? 'Save single sign-on' : 'Set up single sign-on'}</button>
 </form>`;
