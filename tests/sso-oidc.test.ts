@@ -151,6 +151,18 @@ describe('signing in through the identity provider', () => {
     expect((await memberOf('grace@university.test'))?.role).toBe('viewer');
   });
 
+  it('takes Entra ID’s xms_edov as the provider vouching for the address (Entra sends no email_verified)', async () => {
+    const browser = newBrowser('198.51.100.27');
+    const authorization = await startSso(browser, 'entra@university.test');
+    const done = await callback(
+      browser,
+      authorization,
+      issueCode(authorization, { email: 'entra@university.test', xms_edov: true }),
+    );
+    expect(done.statusCode).toBe(303);
+    expect((await memberOf('entra@university.test'))?.role).toBe('viewer');
+  });
+
   it('never changes an owner’s role', async () => {
     await ssoSignIn(OWNER, ['library']);
     expect((await memberOf(OWNER))?.role).toBe('owner');

@@ -103,7 +103,9 @@ export async function finishSsoSignIn(
     deps.logger.warn({ account_id: connection.accountId, reason }, 'sso sign-in refused by a check');
     throw refused(`The identity provider's answer failed a check (${reason}).`, error);
   }
-  if (claims.email_verified !== true || typeof claims.email !== 'string') {
+  // Entra ID sends no `email_verified`; its `xms_edov` (the domain's owner verified the address) says the same.
+  const vouched = claims.email_verified === true || claims.xms_edov === true;
+  if (!vouched || typeof claims.email !== 'string') {
     throw refused('The identity provider did not confirm this e-mail address (email_verified), so it cannot sign you in here.');
   }
   let email: string;
