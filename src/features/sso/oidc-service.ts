@@ -7,7 +7,6 @@
  * domain the organisation verified; only then is the person a member (just in time, with the
  * role their groups map to) and signed in.
  */
-import * as oidc from 'openid-client';
 import { isoNow } from '../../lib/clock.js';
 import { AppError } from '../../errors.js';
 import { sha256Hex } from '../../lib/secrets.js';
@@ -15,7 +14,7 @@ import { applySsoMembership } from '../accounts/members-service.js';
 import { normalizeEmail } from '../accounts/service.js';
 import { recordAudit } from '../audit/service.js';
 import type { Deps } from '../../deps.js';
-import { CALLBACK_PATH, callbackUrl, connectionOf, discoverIssuer, roleFromClaims, type SsoConnection } from './service.js';
+import { callbackUrl, connectionOf, discoverIssuer, loadOpenIdClient, roleFromClaims, type SsoConnection } from './service.js';
 import { deleteOldSignInStates, insertSignInState, isVerifiedDomainOf, useSignInState } from './repo.js';
 
 export const SSO_STATE_TTL_MS = 10 * 60_000;
@@ -30,6 +29,7 @@ export async function startSsoSignIn(
   input: { connection: SsoConnection; browserSecret: string; loginHint?: string },
 ): Promise<string> {
   const config = await discoverIssuer(deps, input.connection);
+  const oidc = await loadOpenIdClient();
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
@@ -89,6 +89,7 @@ export async function finishSsoSignIn(
     );
   }
   const config = await discoverIssuer(deps, connection);
+  const oidc = await loadOpenIdClient();
   let claims: Record<string, unknown>;
   try {
     const tokens = await oidc.authorizationCodeGrant(config, new URL(`${callbackUrl(deps)}?${params}`), {
@@ -158,5 +159,3 @@ function failureReason(error: unknown): string {
 /** Periodic clean-up: sign-in states older than a day (they expire after 10 minutes). */
 export const purgeSsoSignInStates = (deps: Pick<Deps, 'db' | 'clock'>) =>
   deleteOldSignInStates(deps.db.kysely, new Date(deps.clock.now().getTime() - 24 * 60 * 60_000).toISOString());
-
-export { CALLBACK_PATH };

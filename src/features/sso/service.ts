@@ -4,7 +4,7 @@
  * role) and whether members must use it. Which organisation an e-mail address signs in with is
  * decided by its domain, and only by domains the organisation verified (domain-service.ts).
  */
-import * as oidc from 'openid-client';
+import type * as OpenIdClient from 'openid-client';
 import type { Deps } from '../../deps.js';
 import type { MemberRole } from '../../db/schema.js';
 import { AppError, invalid } from '../../errors.js';
@@ -127,11 +127,14 @@ const requireText = (value: string, field: string, label: string, max = 500): st
   return text;
 };
 
+/** openid-client loads with the first single sign-on, not at boot: most servers never use it. */
+export const loadOpenIdClient = (): Promise<typeof OpenIdClient> => import('openid-client');
+
 /** Fetches the issuer's metadata through the SSRF-safe client; refusals say what failed. */
 export async function discoverIssuer(
   deps: SsoDeps,
   connection: { issuer: string; clientId: string; clientSecret: string },
-): Promise<oidc.Configuration> {
+): Promise<OpenIdClient.Configuration> {
   const allowPrivate = deps.config.webhooks.allowPrivateUrls;
   try {
     await checkOutboundUrl(connection.issuer, { allowPrivate });
@@ -140,6 +143,7 @@ export async function discoverIssuer(
       throw new AppError('sso_discovery_failed', `Issuer URL refused: ${error.message}`, { param: 'issuer' });
     throw error;
   }
+  const oidc = await loadOpenIdClient();
   try {
     const execute = allowPrivate && connection.issuer.startsWith('http:') ? [oidc.allowInsecureRequests] : [];
     return await oidc.discovery(
