@@ -111,5 +111,12 @@ describe('single sign-on in Chromium', () => {
     await link.getByRole('button', { name: 'Send sign-in link' }).click();
     await link.getByText('Your organisation requires single sign-on').waitFor();
     expect(t.deps.mailer.lastMessageTo(ADA)).toBeUndefined();
+
+    // A callback this browser did not start is refused with a page that says why and leads back.
+    await link.goto(`${t.url}/dashboard/sso/callback?code=forged&state=not-ours`);
+    await link.getByRole('heading', { name: 'Single sign-on refused' }).waitFor();
+    await expectNoSeriousAxeViolations(link);
+    await link.getByRole('link', { name: 'Back to sign-in' }).click();
+    await link.getByRole('heading', { name: 'Sign in to the developer dashboard' }).waitFor();
   });
 });

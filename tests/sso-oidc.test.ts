@@ -15,6 +15,7 @@ import { createLogger } from '../src/logger.js';
 import { randomToken } from '../src/lib/ids.js';
 import { loadSecretBox } from '../src/lib/secret-box.js';
 import { addSsoDomain, verifySsoDomain } from '../src/features/sso/domain-service.js';
+import { SSO_STARTS_PER_HOUR } from '../src/features/sso/oidc-service.js';
 import { saveSsoSettings } from '../src/features/sso/service.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import {
@@ -226,6 +227,18 @@ describe('refusals', () => {
     expect(foreign.statusCode).toBe(400);
     expect(foreign.body).toContain('elsewhere.test is not a verified domain of this organisation');
     expect(await memberOf('mallory@elsewhere.test')).toBeUndefined();
+  });
+
+  it('lets one client start at most 20 sign-ins an hour (429 with Retry-After)', async () => {
+    const browser = newBrowser('198.51.100.99');
+    for (let i = 0; i < SSO_STARTS_PER_HOUR; i++) await startSso(browser, `burst${i}@university.test`);
+    const form = await get(t, browser, '/dashboard/sign-in');
+    const limited = await post(t, browser, '/dashboard/sign-in', { email: 'burst@university.test', csrf: csrfOf(form.body) });
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(3000);
+    expect(limited.body).toContain('Too many sign-ins were started.');
+    // Another client is not held back.
+    await startSso(newBrowser('198.51.100.98'), 'burst@university.test');
   });
 
   it('does not route an unverified domain to the provider', async () => {

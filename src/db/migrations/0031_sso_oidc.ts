@@ -12,7 +12,8 @@ import { type Kysely, sql } from 'kysely';
  * verified domain (partial unique index).
  *
  * `sso_sign_in_states`: one row per sign-in sent to an identity provider (10 minutes, single use),
- * keyed by the hash of `state`, bound to the browser by the hash of its sign-in cookie.
+ * keyed by the hash of `state`, bound to the browser by the hash of its sign-in cookie; the client's
+ * address (hashed, as sign-in links keep it) counts its attempts for the rate limit.
  *
  * `dashboard_sessions.sso_account_id`: the organisation whose identity provider opened the session
  * (null for e-mailed links), so an organisation that requires SSO can refuse other sessions.
@@ -58,12 +59,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('state_hash', 'text', (col) => col.primaryKey())
     .addColumn('account_id', 'text', (col) => col.notNull().references('accounts.id').onDelete('cascade'))
     .addColumn('browser_hash', 'text', (col) => col.notNull())
+    .addColumn('ip_hash', 'text', (col) => col.notNull())
     .addColumn('nonce', 'text', (col) => col.notNull())
     .addColumn('code_verifier', 'text', (col) => col.notNull())
     .addColumn('created_at', 'text', (col) => col.notNull())
     .addColumn('expires_at', 'text', (col) => col.notNull())
     .addColumn('used_at', 'text')
     .execute();
+  await db.schema.createIndex('sso_sign_in_states_ip').on('sso_sign_in_states').columns(['ip_hash', 'created_at']).execute();
   await db.schema.alterTable('dashboard_sessions').addColumn('sso_account_id', 'text').execute();
 }
 

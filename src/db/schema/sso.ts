@@ -31,6 +31,8 @@ export interface SsoSignInStatesTable {
   account_id: string;
   /** SHA-256 hex of the browser's sign-in binding cookie. */
   browser_hash: string;
+  /** SHA-256 hex of `ip:<client address>`, as sign-in links keep it: the rate limit counts by it. */
+  ip_hash: string;
   nonce: string;
   code_verifier: string;
   created_at: string;

@@ -86,11 +86,15 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
       const connection = formField(request, 'method') === 'link' ? null : await ssoConnectionFor(email);
       if (connection && browserSecret !== null) {
         try {
-          const url = await startSsoSignIn(deps, { connection, browserSecret, loginHint: email });
+          const url = await startSsoSignIn(deps, { connection, browserSecret, clientIp: request.ip, loginHint: email });
           return sendPage(reply, ssoHandOffPage({ styleUrl, url }));
         } catch (error) {
           if (!(error instanceof AppError) || error.status >= 500) throw error;
           const csrfToken = formToken(bindingSecret(request, reply));
+          if (error.code === 'sign_in_rate_limited') {
+            reply.headers(error.headers);
+            return sendPage(reply, signInPage({ styleUrl, csrfToken, email, error: error.message }), error.status);
+          }
           const message = `Your organisation signs in through its identity provider, which cannot be reached right now (${error.message}). Owners can ask for an e-mailed link at /dashboard/sign-in?link=1.`;
           return sendPage(reply, signInPage({ styleUrl, csrfToken, email, error: message }), 502);
         }

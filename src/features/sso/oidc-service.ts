@@ -15,10 +15,13 @@ import { normalizeEmail } from '../accounts/service.js';
 import { recordAudit } from '../audit/service.js';
 import type { Deps } from '../../deps.js';
 import { callbackUrl, connectionOf, discoverIssuer, loadOpenIdClient, roleFromClaims, type SsoConnection } from './service.js';
-import { deleteOldSignInStates, insertSignInState, isVerifiedDomainOf, useSignInState } from './repo.js';
+import { countSignInStatesSince, deleteOldSignInStates, insertSignInState, isVerifiedDomainOf, useSignInState } from './repo.js';
 
 export const SSO_STATE_TTL_MS = 10 * 60_000;
 export const SSO_SCOPES = 'openid email profile';
+/** Sign-ins one client may start at identity providers per hour (as many as sign-in links it may ask for). */
+export const SSO_STARTS_PER_HOUR = 20;
+const SSO_START_WINDOW_MS = 60 * 60_000;
 
 const refused = (message: string, cause?: unknown) =>
   new AppError('sso_sign_in_refused', message, cause === undefined ? {} : { cause });
@@ -26,18 +29,34 @@ const refused = (message: string, cause?: unknown) =>
 /** Starts a sign-in at the organisation's provider; returns where to send the browser. */
 export async function startSsoSignIn(
   deps: Deps,
-  input: { connection: SsoConnection; browserSecret: string; loginHint?: string },
+  input: { connection: SsoConnection; browserSecret: string; clientIp: string; loginHint?: string },
 ): Promise<string> {
+  const ipHash = sha256Hex(`ip:${input.clientIp}`);
+  const now = deps.clock.now();
+  // Each attempt writes a row and calls the provider: one client may start SSO_STARTS_PER_HOUR an hour.
+  const windowStart = new Date(now.getTime() - SSO_START_WINDOW_MS);
+  const recent = await countSignInStatesSince(deps.db.kysely, ipHash, windowStart.toISOString());
+  if (recent.count >= SSO_STARTS_PER_HOUR) {
+    const liftsAt = Date.parse(recent.oldest ?? now.toISOString()) + SSO_START_WINDOW_MS;
+    const seconds = Math.max(1, Math.ceil((liftsAt - now.getTime()) / 1000));
+    throw new AppError(
+      'sign_in_rate_limited',
+      `Too many sign-ins were started. Try again in ${Math.ceil(seconds / 60)} minutes.`,
+      {
+        headers: { 'retry-after': String(seconds) },
+      },
+    );
+  }
   const config = await discoverIssuer(deps, input.connection);
   const oidc = await loadOpenIdClient();
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
-  const now = deps.clock.now();
   await insertSignInState(deps.db.kysely, {
     state_hash: sha256Hex(state),
     account_id: input.connection.accountId,
     browser_hash: sha256Hex(input.browserSecret),
+    ip_hash: ipHash,
     nonce,
     code_verifier: codeVerifier,
     created_at: now.toISOString(),

@@ -78,6 +78,21 @@ export const listSsoRequiredMemberships = (db: Q, email: string) =>
     .where('sso_connections.sso_required', '=', 1)
     .execute();
 
+/** Sign-in attempts sent to a provider from one client since `since`, and the oldest of them. */
+export async function countSignInStatesSince(
+  db: Q,
+  ipHash: string,
+  since: string,
+): Promise<{ count: number; oldest: string | null }> {
+  const row = await db
+    .selectFrom('sso_sign_in_states')
+    .select((eb) => [eb.fn.countAll<number | string>().as('count'), eb.fn.min('created_at').as('oldest')])
+    .where('ip_hash', '=', ipHash)
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
+  return { count: Number(row?.count ?? 0), oldest: (row?.oldest as string | null | undefined) ?? null };
+}
+
 export async function insertSignInState(db: Q, row: SsoSignInStatesTable): Promise<void> {
   await db.insertInto('sso_sign_in_states').values(row).execute();
 }
