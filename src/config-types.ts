@@ -90,6 +90,8 @@ export interface Config {
   entityUnpaidRateLimitPerMinute: number;
   /** Base64 PKCS#8 DER Ed25519 private key for callback signatures; null = generated under DATA_DIR. */
   entitySigningKey: string | null;
+  /** Base64 of 32 bytes: the AES-256-GCM key sealing SSO client secrets; null = generated under DATA_DIR. */
+  ssoEncryptionKey: string | null;
   /** Public play links: cache lifetime of a resolved token, push interval of play counts, audio redirects. */
   playLinks: PlayLinkConfig;
   dashboard: DashboardConfig;

@@ -27,6 +27,16 @@ describe('safe defaults', () => {
     expect(loadConfig({}).paymentProvider).toBe('sandbox'); // development needs nothing
   });
 
+  it('takes SSO_ENCRYPTION_KEY as 32 bytes in base64, empty meaning a key generated under DATA_DIR (production too)', () => {
+    expect(loadConfig({}).ssoEncryptionKey).toBeNull();
+    expect(loadConfig(PRODUCTION).ssoEncryptionKey).toBeNull();
+    const key = Buffer.alloc(32, 7).toString('base64');
+    expect(loadConfig({ SSO_ENCRYPTION_KEY: key }).ssoEncryptionKey).toBe(key);
+    for (const bad of ['short', Buffer.alloc(16).toString('base64'), `${key.slice(0, -2)}!=`]) {
+      expect(() => loadConfig({ SSO_ENCRYPTION_KEY: bad }), bad).toThrow(/SSO_ENCRYPTION_KEY must be 32 random bytes/);
+    }
+  });
+
   it('refuses to start production on the log mailer unless MAIL_TRANSPORT=log', () => {
     const { SMTP_URL: _, ...withoutSmtp } = PRODUCTION;
     expect(() => loadConfig(withoutSmtp)).toThrow(/MAIL_TRANSPORT=log/);

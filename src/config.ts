@@ -199,11 +199,20 @@ export function loadConfig(env: Env = process.env): Config {
     entityRefundGraceSeconds: read(() => int(env, 'ENTITY_REFUND_GRACE_SECONDS', 3600, 0, 30 * 86400)),
     entityUnpaidRateLimitPerMinute: read(() => int(env, 'ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000)),
     entitySigningKey: optional(env, 'ENTITY_SIGNING_KEY'),
+    ssoEncryptionKey: read(() => ssoEncryptionKey(env), null),
     playLinks: read(() => playLinks(env)),
     dashboard: read(() => dashboardConfig(env, baseUrl, nodeEnv)),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function ssoEncryptionKey(env: Env): string | null {
+  const value = optional(env, 'SSO_ENCRYPTION_KEY');
+  if (value !== null && (!/^[A-Za-z0-9+/]{43}=$/.test(value) || Buffer.from(value, 'base64').length !== 32)) {
+    throw new ConfigError('SSO_ENCRYPTION_KEY must be 32 random bytes in base64 (e.g. openssl rand -base64 32)');
+  }
+  return value;
 }
 
 function speechEngine(env: Env): string {

@@ -87,6 +87,12 @@ const kinds = {
   last_owner: { status: 409, type: 'invalid_request_error' },
   invitation_invalid: { status: 400, type: 'invalid_request_error' },
   invitation_rate_limited: { status: 429, type: 'rate_limit_error' },
+  /** The identity provider could not be reached or did not publish valid OpenID Connect metadata. */
+  sso_discovery_failed: { status: 400, type: 'invalid_request_error' },
+  /** An OpenID Connect sign-in was refused: state unknown, used or expired, or the provider's answer failed a check. */
+  sso_sign_in_refused: { status: 400, type: 'invalid_request_error' },
+  /** The organisation requires single sign-on: its members (owners aside) cannot use an e-mailed link. */
+  sso_required: { status: 403, type: 'invalid_request_error' },
   internal_error: { status: 500, type: 'api_error' },
   service_unavailable: { status: 503, type: 'api_error' },
   // The agent entity API: its codes are the spec's `status` values, and its own error handler

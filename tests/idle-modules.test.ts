@@ -34,6 +34,7 @@ const OPTIONAL = [
   '@fastify/otel',
   'pino-pretty',
   'esbuild',
+  'openid-client',
 ];
 const loaded = (name: string) =>
   fs

@@ -26,6 +26,7 @@ import type {
   RecordingsTable,
   UsersTable,
 } from './schema/people.js';
+import type { SsoConnectionsTable, SsoDomainsTable, SsoSignInStatesTable } from './schema/sso.js';
 import type {
   EventsTable,
   IdempotencyKeysTable,
@@ -38,9 +39,13 @@ import type {
 export type * from './schema/accounts.js';
 export type * from './schema/entities.js';
 export type * from './schema/people.js';
+export type * from './schema/sso.js';
 export type * from './schema/work.js';
 
 export interface Database {
+  sso_connections: SsoConnectionsTable;
+  sso_domains: SsoDomainsTable;
+  sso_sign_in_states: SsoSignInStatesTable;
   erasures: ErasuresTable;
   erased_play_links: ErasedPlayLinksTable;
   accounts: AccountsTable;

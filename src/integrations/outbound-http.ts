@@ -34,13 +34,17 @@ export interface OutboundRequest {
   allowPrivate: boolean;
   /** Resolver override (tests); default is the system resolver (`dns.lookup`, all addresses). */
   lookup?: HostLookup;
+  /** Most of the body read; default SNIPPET_BYTES (a delivery log needs no more; a JSON document may). */
+  maxBytes?: number;
 }
 
 export interface OutboundResponse {
   status: number;
   durationMs: number;
-  /** First 2 KB of the response body, decoded as UTF-8. */
+  /** The first `maxBytes` (default 2 KB) of the response body, decoded as UTF-8. */
   bodySnippet: string;
+  /** The response's headers, names in lower case (repeated ones joined with a comma). */
+  headers: Record<string, string>;
 }
 
 export type OutboundErrorCode =
@@ -196,7 +200,7 @@ function classifyFailure(error: unknown, timedOut: boolean): OutboundError {
 }
 
 /**
- * Sends one POST to a customer URL. Resolves and checks the address itself (unless
+ * Sends one request (POST by default) to a customer URL. Resolves and checks the address itself (unless
  * `allowPrivate`), connects to the checked address, never follows redirects, and reads at most
  * the first 2 KB of the response. Resolves with the status for any HTTP answer (including 3xx,
  * 4xx, 5xx); rejects with `OutboundError` when no HTTP answer arrived in time.
@@ -245,8 +249,12 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundRespon
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
-    const snippet = await readSnippet(response.body);
-    return { status: response.statusCode, durationMs: Math.round(performance.now() - started), bodySnippet: snippet };
+    const snippet = await readSnippet(response.body, req.maxBytes ?? SNIPPET_BYTES);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    return { status: response.statusCode, durationMs: Math.round(performance.now() - started), bodySnippet: snippet, headers };
   } catch (error) {
     throw classifyFailure(controller.signal.reason instanceof OutboundError ? controller.signal.reason : error, timedOut);
   } finally {
@@ -335,15 +343,15 @@ function pinnedLookup(address: string) {
   };
 }
 
-async function readSnippet(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+async function readSnippet(body: AsyncIterable<Buffer> & { destroy(): unknown }, maxBytes: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     chunks.push(chunk);
     size += chunk.length;
-    if (size >= SNIPPET_BYTES) break; // breaking out destroys the stream; the rest is not read
+    if (size >= maxBytes) break; // breaking out destroys the stream; the rest is not read
   }
-  const bytes = Buffer.concat(chunks).subarray(0, SNIPPET_BYTES);
+  const bytes = Buffer.concat(chunks).subarray(0, maxBytes);
   // Do not cut a multi-byte character in half.
   return new TextDecoder('utf-8', { fatal: false }).decode(bytes).replace(/\uFFFD$/, '');
 }

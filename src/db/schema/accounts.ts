@@ -96,4 +96,6 @@ export interface DashboardSessionsTable {
   created_at: string;
   expires_at: string;
   user_agent: string | null;
+  /** The organisation whose identity provider signed this session in; null for an e-mailed link. */
+  sso_account_id: string | null;
 }

@@ -202,6 +202,39 @@ export async function changeMemberRole(
   });
 }
 
+/** Who `invited_by` names for a member who joined through their organisation's identity provider. */
+export const JOINED_BY_SSO = 'single sign-on';
+
+/**
+ * Just-in-time membership of a person the organisation's identity provider signed in: a new member
+ * with `role`, or an existing one whose role follows the provider's (never an owner's: owners are
+ * made and unmade in the dashboard only). Returns what happened, for the audit log.
+ */
+export async function applySsoMembership(
+  deps: TransactionDeps,
+  input: { accountId: string; email: string; role: Exclude<MemberRole, 'owner'> },
+): Promise<{ change: 'joined' | 'role_changed' | 'none'; from: MemberRole | null; to: MemberRole }> {
+  const email = normalizeEmail(input.email);
+  return withTransaction(deps, async (tx) => {
+    await lockAccount(tx.trx, input.accountId);
+    const member = await findMember(tx.trx, input.accountId, email);
+    if (!member) {
+      await insertMember(tx.trx, {
+        account_id: input.accountId,
+        email,
+        role: input.role,
+        created_at: isoNow(deps.clock),
+        invited_by: JOINED_BY_SSO,
+      });
+      return { change: 'joined' as const, from: null, to: input.role };
+    }
+    if (member.role === 'owner' || member.role === input.role)
+      return { change: 'none' as const, from: member.role, to: member.role };
+    await updateMemberRole(tx.trx, input.accountId, email, input.role);
+    return { change: 'role_changed' as const, from: member.role, to: input.role };
+  });
+}
+
 /**
  * Removes a member (their sessions in this organisation stop working at their next request).
  * Unknown member: 404; the last owner: 409 `last_owner`.

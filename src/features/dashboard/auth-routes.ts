@@ -6,7 +6,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { checkEmailPage, confirmSignInPage, devMailboxPage, signInPage } from '../../web/views/dashboard/sign-in.js';
+import {
+  checkEmailPage,
+  confirmSignInPage,
+  devMailboxPage,
+  signInPage,
+  ssoHandOffPage,
+} from '../../web/views/dashboard/sign-in.js';
 import { html } from '../../web/html.js';
 import { isLoopbackAddress } from '../../lib/loopback.js';
 import { errorPage } from '../../web/views/dashboard/layout.js';
@@ -23,6 +29,9 @@ import {
   setCookie,
   signInBinding,
 } from './http.js';
+import { normalizeEmail } from '../accounts/service.js';
+import { startSsoSignIn } from '../sso/oidc-service.js';
+import { connectionForEmail } from '../sso/service.js';
 import { completeSignIn, formToken, requestSignIn, signInPath, signOut } from './service.js';
 
 const SIGNED_OUT_NOTICE = 'You are signed out.';
@@ -37,15 +46,28 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
   // organisation's data, so nothing is audited.
   const signInForm = { access: 'public', audit: { exempt: 'signs a browser in; no organisation data changes' } } as const;
 
+  /** The identity provider an address signs in with (by its verified domain), or null; a malformed address has none. */
+  const ssoConnectionFor = async (email: string) => {
+    let normalized: string;
+    try {
+      normalized = normalizeEmail(email);
+    } catch {
+      return null;
+    }
+    return connectionForEmail(deps, normalized);
+  };
+
   const mailboxUrl = (email: string, clientIp: string) =>
     deps.mailer.keepsMessages && isLoopbackAddress(clientIp) ? `/dashboard/dev/mailbox?email=${encodeURIComponent(email)}` : null;
 
   return async (app: FastifyInstance) => {
     app.get('/sign-in', { config: { access: 'public' } }, async (request, reply) => {
       if (request.dashboardPerson) return redirect(reply, '/dashboard');
-      const signedOut = (request.query as { notice?: string }).notice === 'signed-out';
+      const query = request.query as { notice?: string; link?: string };
+      const signedOut = query.notice === 'signed-out';
       const csrfToken = formToken(bindingSecret(request, reply));
-      return sendPage(reply, signInPage({ styleUrl, csrfToken, notice: signedOut ? SIGNED_OUT_NOTICE : null }));
+      const linkOnly = query.link === '1';
+      return sendPage(reply, signInPage({ styleUrl, csrfToken, linkOnly, notice: signedOut ? SIGNED_OUT_NOTICE : null }));
     });
 
     app.post('/sign-in', { config: signInForm }, async (request, reply) => {
@@ -58,6 +80,25 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
         return sendPage(reply, signInPage({ styleUrl, csrfToken, email, error: message }), (error as AppError).status ?? 403);
       }
       const browserSecret = readCookie(request, SIGN_IN_COOKIE);
+      // An address in a domain an organisation verified for single sign-on goes to its identity
+      // provider, unless the form asked for a link (`/dashboard/sign-in?link=1`: an owner's way in
+      // when the provider fails; requestSignIn still refuses members of organisations requiring SSO).
+      const connection = formField(request, 'method') === 'link' ? null : await ssoConnectionFor(email);
+      if (connection && browserSecret !== null) {
+        try {
+          const url = await startSsoSignIn(deps, { connection, browserSecret, clientIp: request.ip, loginHint: email });
+          return sendPage(reply, ssoHandOffPage({ styleUrl, url }));
+        } catch (error) {
+          if (!(error instanceof AppError) || error.status >= 500) throw error;
+          const csrfToken = formToken(bindingSecret(request, reply));
+          if (error.code === 'sign_in_rate_limited') {
+            reply.headers(error.headers);
+            return sendPage(reply, signInPage({ styleUrl, csrfToken, email, error: error.message }), error.status);
+          }
+          const message = `Your organisation signs in through its identity provider, which cannot be reached right now (${error.message}). Owners can ask for an e-mailed link at /dashboard/sign-in?link=1.`;
+          return sendPage(reply, signInPage({ styleUrl, csrfToken, email, error: message }), 502);
+        }
+      }
       try {
         const sent = await requestSignIn(deps, { email, clientIp: request.ip, browserSecret });
         return sendPage(reply, checkEmailPage({ styleUrl, email: sent.email, mailboxUrl: mailboxUrl(sent.email, request.ip) }));

@@ -36,6 +36,7 @@ import { collectionFileRoutes } from './collection-file-routes.js';
 import { collectionRoutes } from './collection-routes.js';
 import { invitationRoutes } from './invitation-routes.js';
 import { settingsRoutes } from './settings-routes.js';
+import { ssoRoutes } from './sso-routes.js';
 import {
   formField,
   loadSession,
@@ -123,6 +124,7 @@ export function dashboardRoutes(deps: Deps) {
 
     await app.register(authRoutes(deps, { styleUrl, secure }));
     await app.register(membersRoutes(deps, { styleUrl, secure }));
+    await app.register(ssoRoutes(deps, { styleUrl, secure }));
     await app.register(auditRoutes(deps, { styleUrl }));
     for (const pages of [
       collectionRoutes,

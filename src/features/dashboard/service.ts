@@ -23,6 +23,7 @@ import {
   normalizeEmail,
   organisationAtSignIn,
 } from '../accounts/service.js';
+import { linkSignInRefusedBySso, type SsoDeps, ssoRequiredOf } from '../sso/service.js';
 import {
   countPersonSessions,
   countRecentSignInRequests,
@@ -41,7 +42,8 @@ import {
 
 export interface DashboardDeps extends TransactionDeps {
   channels: Pick<MessageChannels, 'get'>;
-  config: { baseUrl: string; dashboard: { sessionTtlMs: number } };
+  config: SsoDeps['config'];
+  logger: SsoDeps['logger'];
 }
 
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
@@ -92,6 +94,13 @@ export async function requestSignIn(
   input: { email: string; clientIp: string; browserSecret: string | null },
 ): Promise<{ email: string }> {
   const email = normalizeEmail(input.email);
+  // Members of an organisation that requires single sign-on use it; its owners keep the link (break-glass).
+  if (await linkSignInRefusedBySso(deps, email)) {
+    throw new AppError(
+      'sso_required',
+      'Your organisation requires single sign-on: sign in through its identity provider, not with an e-mailed link. If it is down, ask an owner of the organisation.',
+    );
+  }
   const now = deps.clock.now();
   const since = new Date(now.getTime() - SIGN_IN_WINDOW_MS).toISOString();
   const ipHash = sha256Hex(`ip:${input.clientIp}`);
@@ -173,7 +182,26 @@ export async function completeSignIn(
   return { kind: 'signed_in', account, ...(await openSession(deps, row.email, account, input.userAgent)) };
 }
 
-async function openSession(deps: DashboardDeps, email: string, account: Account | null, userAgent: string | undefined) {
+/**
+ * Opens a session for a person the organisation's identity provider just signed in (see
+ * `finishSsoSignIn`): it acts in that organisation, and counts as single sign-on there.
+ */
+export async function signInWithSso(
+  deps: DashboardDeps,
+  input: { accountId: string; email: string; userAgent: string | undefined },
+): Promise<{ sessionId: string; expiresAt: string }> {
+  const account = await findAccount(deps, input.accountId);
+  if (!account) throw notFound('organisation', 'account');
+  return openSession(deps, input.email, account, input.userAgent, account.id);
+}
+
+async function openSession(
+  deps: DashboardDeps,
+  email: string,
+  account: Account | null,
+  userAgent: string | undefined,
+  ssoAccountId: string | null = null,
+) {
   const sessionId = newBrowserSecret();
   const expiresAt = new Date(deps.clock.now().getTime() + deps.config.dashboard.sessionTtlMs).toISOString();
   await insertSession(deps.db.kysely, {
@@ -183,6 +211,7 @@ async function openSession(deps: DashboardDeps, email: string, account: Account 
     created_at: isoNow(deps.clock),
     expires_at: expiresAt,
     user_agent: userAgent?.slice(0, 200) ?? null,
+    sso_account_id: ssoAccountId,
   });
   return { sessionId, expiresAt };
 }
@@ -207,6 +236,8 @@ export interface SignedInPerson {
   expiresAt: string;
   /** The form token every state-changing form of this session must carry. */
   csrfToken: string;
+  /** The organisation whose identity provider opened this session; null for an e-mailed link. */
+  ssoAccountId: string | null;
 }
 
 /** A signed-in member acting in an organisation (`account`), with their role there. */
@@ -227,18 +258,36 @@ export async function findDashboardSession(
   if (sessionId === undefined || !SECRET_PATTERN.test(sessionId)) return null;
   const row = await findLiveSession(deps.db.kysely, sha256Hex(sessionId), isoNow(deps.clock));
   if (!row) return null;
-  const person: SignedInPerson = { email: row.email, sessionId, expiresAt: row.expires_at, csrfToken: formToken(sessionId) };
+  const person: SignedInPerson = {
+    email: row.email,
+    sessionId,
+    expiresAt: row.expires_at,
+    csrfToken: formToken(sessionId),
+    ssoAccountId: row.sso_account_id,
+  };
   if (row.account_id === null) return { person, organisation: null };
   const [account, member] = await Promise.all([
     findAccount(deps, row.account_id),
     findMembership(deps, row.account_id, row.email),
   ]);
-  return { person, organisation: account && member ? { ...person, account, member } : null };
+  if (!account || !member) return { person, organisation: null };
+  // An organisation requiring single sign-on accepts only sessions its provider opened (owners aside).
+  if (row.sso_account_id !== account.id && (await ssoRequiredOf(deps, account.id, member.role))) {
+    return { person, organisation: null };
+  }
+  return { person, organisation: { ...person, account, member } };
 }
 
 /** Makes the session act in another of the person's organisations (not a member there: 404). */
 export async function switchOrganisation(deps: DashboardDeps, person: SignedInPerson, accountId: string): Promise<void> {
-  if (!(await findMembership(deps, accountId, person.email))) throw notFound('organisation of yours', 'account');
+  const member = await findMembership(deps, accountId, person.email);
+  if (!member) throw notFound('organisation of yours', 'account');
+  if (person.ssoAccountId !== accountId && (await ssoRequiredOf(deps, accountId, member.role))) {
+    throw new AppError(
+      'sso_required',
+      'This organisation requires single sign-on: sign out, then sign in through its identity provider.',
+    );
+  }
   await updateSessionAccount(deps.db.kysely, sha256Hex(person.sessionId), accountId);
 }
 

@@ -40,6 +40,8 @@ export interface LayoutData {
   bodyClass?: string;
   /** A web app manifest (the installable reader); fetched with the session, since it names the collection. */
   manifest?: string;
+  /** Where the browser goes next at once (a meta refresh), for hand-offs a redirect cannot make. */
+  refreshTo?: string;
 }
 
 export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="csrf" value="${token}">`;
@@ -78,7 +80,7 @@ export function layout(data: LayoutData): SafeHtml {
 <title>${data.title} · voicename dashboard</title>
 <link rel="stylesheet" href="${data.styleUrl}">
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
-${data.manifest ? html`<link rel="manifest" href="${data.manifest}" crossorigin="use-credentials">\n` : ''}${(data.styles ?? []).map((url) => html`<link rel="stylesheet" href="${url}">\n`)}${(data.scripts ?? []).map((url) => html`<script src="${url}" defer></script>\n`)}</head>
+${data.refreshTo ? html`<meta http-equiv="refresh" content="0; url=${data.refreshTo}">\n` : ''}${data.manifest ? html`<link rel="manifest" href="${data.manifest}" crossorigin="use-credentials">\n` : ''}${(data.styles ?? []).map((url) => html`<link rel="stylesheet" href="${url}">\n`)}${(data.scripts ?? []).map((url) => html`<script src="${url}" defer></script>\n`)}</head>
 <body${data.bodyClass ? html` class="${data.bodyClass}"` : ''}>
 <header class="top">
   <a class="brand" href="/dashboard">voicename <span>dashboard</span></a>

@@ -71,6 +71,10 @@ export function membersPage(data: {
 <p>Everyone here works on this organisation’s keys, collections, webhooks and profiles. Viewers can only look; admins can change everything but the members and the audit log; owners can do everything. An organisation always keeps at least one owner.</p>
 ${data.error ? html`<p class="error" role="alert" id="members-error">${data.error}</p>` : ''}
 ${organisationNameForm(data.organisation, csrf, data.nameError ?? null, data.typedName)}
+<section class="card" id="single-sign-on">
+<h2>Single sign-on</h2>
+<p>Let members sign in through your identity provider (OpenID Connect: Entra ID, Okta, Google Workspace) and join by their verified e-mail domain. <a href="/dashboard/sso">Set up single sign-on</a></p>
+</section>
 ${
   owner
     ? html`<section class="card">

@@ -8,6 +8,8 @@ export function signInPage(data: {
   email?: string;
   error?: string | null;
   notice?: string | null;
+  /** The break-glass form: always an e-mailed link, never the organisation's identity provider. */
+  linkOnly?: boolean;
 }): SafeHtml {
   return layout({
     title: 'Sign in',
@@ -15,9 +17,10 @@ export function signInPage(data: {
     notice: data.notice ?? null,
     body: html`<section class="card narrow">
 <h1>Sign in to the developer dashboard</h1>
-<p>Enter your e-mail address and we will send you a sign-in link. No password needed; your account is created the first time you sign in.</p>
+<p>Enter your e-mail address and we will send you a sign-in link. No password needed; your account is created the first time you sign in.
+If your organisation uses single sign-on, you continue at its identity provider instead.</p>
 <form method="post" action="/dashboard/sign-in" class="stack">
-  ${csrfField(data.csrfToken)}
+  ${csrfField(data.csrfToken)}${data.linkOnly ? html`<input type="hidden" name="method" value="link">` : ''}
   <label for="email">E-mail address</label>
   <input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${data.email ?? ''}"
     ${data.error ? html`aria-invalid="true" aria-describedby="email-error"` : ''} autofocus>
@@ -87,6 +90,24 @@ ${
 </article>`
     : html`<p id="mailbox-empty">No message to ${data.email} yet.</p>`
 }
+</section>`,
+  });
+}
+
+/**
+ * The hand-off to an organisation's identity provider after the sign-in form. Not a redirect: the
+ * dashboard's CSP allows forms to post only to this origin (`form-action 'self'`), and browsers
+ * apply that to the redirects that follow a form too; a page that moves on by itself is not a form.
+ */
+export function ssoHandOffPage(data: { styleUrl: string; url: string }): SafeHtml {
+  return layout({
+    title: 'Continue to your organisation’s sign-in',
+    styleUrl: data.styleUrl,
+    refreshTo: data.url,
+    body: html`<section class="card narrow">
+<h1>Continue to your organisation’s sign-in</h1>
+<p>Your organisation signs in to voicename through its identity provider (single sign-on).</p>
+<p><a id="sso-continue" class="button primary" href="${data.url}">Continue</a></p>
 </section>`,
   });
 }
