@@ -87,6 +87,18 @@ const kinds = {
   last_owner: { status: 409, type: 'invalid_request_error' },
   invitation_invalid: { status: 400, type: 'invalid_request_error' },
   invitation_rate_limited: { status: 429, type: 'rate_limit_error' },
+  // SCIM provisioning (/scim/v2): each is one `scimType` of RFC 7644 §3.12, rendered in SCIM's
+  // own error body (src/features/scim/errors.ts).
+  scim_invalid_filter: { status: 400, type: 'invalid_request_error' },
+  scim_invalid_syntax: { status: 400, type: 'invalid_request_error' },
+  scim_invalid_path: { status: 400, type: 'invalid_request_error' },
+  scim_invalid_value: { status: 400, type: 'invalid_request_error' },
+  scim_mutability: { status: 400, type: 'invalid_request_error' },
+  scim_no_target: { status: 400, type: 'invalid_request_error' },
+  scim_too_many: { status: 400, type: 'invalid_request_error' },
+  scim_uniqueness: { status: 409, type: 'invalid_request_error' },
+  /** A SCIM `If-Match` that no longer names the resource's version (RFC 7644 §3.14). */
+  scim_version_mismatch: { status: 412, type: 'invalid_request_error' },
   internal_error: { status: 500, type: 'api_error' },
   service_unavailable: { status: 503, type: 'api_error' },
   // The agent entity API: its codes are the spec's `status` values, and its own error handler
