@@ -200,7 +200,7 @@ export async function patchScimGroup(deps: Deps, caller: ScimCaller, id: string,
   const resource = groupResource(deps.config.baseUrl, current, members);
   delete resource.meta;
   delete resource.id;
-  const patched = applyPatch(resource, body);
+  const patched = applyPatch(resource, current.id, body);
   return writeGroup(deps, caller, current, readGroup(patched));
 }
 

@@ -20,7 +20,7 @@ import { isObject, type Json, PATCH_OP_SCHEMA } from './resources.js';
 const MAX_OPERATIONS = 1000;
 const READ_ONLY = /^(id|meta)(\.|$|\[)/i;
 
-function operationsOf(body: unknown): ScimPatchOperation[] {
+function operationsOf(body: unknown, currentId: string): ScimPatchOperation[] {
   if (!isObject(body)) throw invalidSyntax('The body must be a JSON object.');
   if (!Array.isArray(body.schemas) || !body.schemas.includes(PATCH_OP_SCHEMA)) {
     throw invalidSyntax(`A PATCH body must list "${PATCH_OP_SCHEMA}" in "schemas".`);
@@ -37,34 +37,55 @@ function operationsOf(body: unknown): ScimPatchOperation[] {
     if (op === 'remove' && (path === undefined || path === '')) throw noTarget('A remove operation needs a "path".');
     if (op !== 'remove' && !('value' in operation)) throw invalidSyntax(`The ${op} operation needs a "value".`);
     if (path !== undefined && READ_ONLY.test(path)) throw mutability(`"${path}" is read-only.`);
-    if (path === undefined && isObject(operation.value)) {
-      const readOnly = Object.keys(operation.value).find((key) => READ_ONLY.test(key));
+    let value = operation.value;
+    if (path === undefined && isObject(value)) {
+      // Okta repeats the resource's own id in a path-less replace: the same id changes nothing.
+      const rest: Json =
+        value.id === currentId ? Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'id')) : value;
+      value = rest;
+      const readOnly = Object.keys(rest).find((key) => READ_ONLY.test(key));
       if (readOnly) throw mutability(`"${readOnly}" is read-only.`);
     }
-    return { ...operation, op, ...(path === undefined ? {} : { path }) } as ScimPatchOperation;
+    return {
+      ...operation,
+      op,
+      ...(path === undefined ? {} : { path }),
+      ...(op === 'remove' && !('value' in operation) ? {} : { value }),
+    } as ScimPatchOperation;
   });
 }
 
-/** Splits `{"name.givenName": "x"}` into `{"name": {"givenName": "x"}}` (Entra sends the former). */
-function expandDottedKeys(operations: ScimPatchOperation[]): ScimPatchOperation[] {
-  return operations.map((operation) => {
-    if (operation.op === 'remove' || operation.path !== undefined || !isObject(operation.value)) return operation;
-    const value: Json = {};
-    for (const [key, inner] of Object.entries(operation.value)) {
-      const dot = key.startsWith('urn:') ? -1 : key.indexOf('.');
-      if (dot < 0) value[key] = inner;
-      else {
-        const head = key.slice(0, dot);
-        value[head] = { ...(isObject(value[head]) ? value[head] : {}), [key.slice(dot + 1)]: inner };
-      }
+/**
+ * Rewrites two shapes Entra ID sends into plain RFC operations: a path-less value whose keys are
+ * paths (`{"name.givenName": "x"}`) becomes one operation per key, so sibling sub-attributes are
+ * left unchanged (RFC 7644 §3.5.2.3); a remove of `members` with a list of values becomes one
+ * remove per member (`members[value eq "…"]`).
+ */
+function entraShapes(operations: ScimPatchOperation[]): ScimPatchOperation[] {
+  return operations.flatMap((operation): ScimPatchOperation[] => {
+    if (operation.op === 'remove') {
+      const values = (operation as { value?: unknown }).value;
+      if (!Array.isArray(values) || /[[\]]/.test(operation.path)) return [operation];
+      return values.map((item) => {
+        if (!isObject(item) || typeof item.value !== 'string')
+          throw invalidValue('Each value to remove must be an object with a "value".');
+        return { op: 'remove', path: `${operation.path}[value eq ${JSON.stringify(item.value)}]` };
+      });
     }
-    return { ...operation, value };
+    if (operation.path !== undefined || !isObject(operation.value)) return [operation];
+    const plain: Json = {};
+    const split: ScimPatchOperation[] = [];
+    for (const [key, value] of Object.entries(operation.value)) {
+      if (!key.startsWith('urn:') && key.includes('.')) split.push({ op: operation.op, path: key, value });
+      else plain[key] = value;
+    }
+    return Object.keys(plain).length > 0 ? [{ ...operation, value: plain }, ...split] : split;
   });
 }
 
-/** The resource with the body's operations applied (a copy). */
-export function applyPatch(resource: Json, body: unknown): Json {
-  const operations = expandDottedKeys(operationsOf(body));
+/** The resource (whose id is `currentId`) with the body's operations applied (a copy). */
+export function applyPatch(resource: Json, currentId: string, body: unknown): Json {
+  const operations = entraShapes(operationsOf(body, currentId));
   try {
     return scimPatch<ScimResource & Json>(resource as ScimResource & Json, operations, {
       mutateDocument: false,

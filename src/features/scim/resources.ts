@@ -85,7 +85,7 @@ export function readUser(body: unknown): UserFields {
   return {
     userName,
     externalId: text(body.externalId, 'externalId', false),
-    email: primaryEmail(body.emails)?.toLowerCase() ?? null,
+    email: primaryEmail(body.emails),
     active,
     givenName: name ? text(name.givenName, 'name.givenName', false) : null,
     familyName: name ? text(name.familyName, 'name.familyName', false) : null,

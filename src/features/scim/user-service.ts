@@ -40,9 +40,9 @@ export const userResource = (baseUrl: string, row: ScimUserRow): Json => ({
 });
 
 /** The person a User makes in a collection: found again by `external_id` = the User's `id`. */
-export function personOf(row: Pick<ScimUserRow, 'id' | 'user_name' | 'email' | 'active' | 'resource'>): ProvisionedPerson {
+export function personOf(row: Pick<ScimUserRow, 'id' | 'user_name' | 'active' | 'resource'>): ProvisionedPerson {
   const fields = readUser(JSON.parse(row.resource));
-  const email = row.email ?? (row.user_name.includes('@') ? row.user_name : '');
+  const email = fields.email ?? (row.user_name.includes('@') ? row.user_name : '');
   const firstName = fields.givenName ?? fields.displayName ?? row.user_name.split('@')[0] ?? row.user_name;
   return {
     externalId: row.id,
@@ -75,7 +75,7 @@ const columnsOf = (fields: UserFields) => ({
   user_name: fields.userName,
   user_name_key: fields.userName.toLowerCase(),
   external_id: fields.externalId,
-  email: fields.email,
+  email: fields.email?.toLowerCase() ?? null,
   active: fields.active ? 1 : 0,
   resource: JSON.stringify(fields.resource),
 });
@@ -151,7 +151,7 @@ export async function replaceScimUser(
 export async function patchScimUser(deps: Deps, caller: ScimCaller, id: string, body: unknown, ifMatch?: string): Promise<Json> {
   const current = await requireUser(deps, caller, id);
   checkVersion(current, ifMatch);
-  const patched = applyPatch(JSON.parse(current.resource) as Json, body);
+  const patched = applyPatch(JSON.parse(current.resource) as Json, current.id, body);
   return writeUser(deps, current, readUser(patched));
 }
 
