@@ -27,6 +27,7 @@ export const GUIDES: readonly GuideEntry[] = [
   { slug: 'exports', summary: 'A collection as CSV or as a ZIP of its recordings.' },
   { slug: 'entities', summary: 'Agent profiles: the paid API for AI agents, no account needed (HTTP 402, MPP, MCP).' },
   { slug: 'dashboard', summary: 'Organisations, members and roles, collections, keys and webhooks for people, not programs.' },
+  { slug: 'scim', summary: 'Provisioning people from Entra ID or Okta with SCIM 2.0: groups become collections.' },
   { slug: 'privacy', summary: 'What is stored, for how long, and how people and collections are erased.' },
   { slug: 'deploy', summary: 'Running voicename on one machine with systemd, backups and restores.' },
 ];
