@@ -424,6 +424,44 @@ describe('Groups (a Group is a collection)', () => {
   });
 });
 
+describe('conflicts with the people of a collection', () => {
+  it('a User update whose e-mail another person of its collection has is 409 uniqueness, and changes nothing', async () => {
+    const a = await createUser('first@example.edu');
+    const b = await createUser('second@example.edu');
+    const group = await scim(t, org.token, 'POST', '/Groups', {
+      schemas: [GROUP_SCHEMA],
+      displayName: 'Conflicts',
+      members: [{ value: a.id }, { value: b.id }],
+    });
+    expect(group.statusCode).toBe(201);
+    const res = await scim(t, org.token, 'PATCH', `/Users/${a.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'emails[type eq "work"].value', value: 'second@example.edu' }],
+    });
+    expectError(res, 409, 'uniqueness');
+    const after = (await scim(t, org.token, 'GET', `/Users/${a.id}`)).json();
+    expect(after.meta.version).toBe('W/"1"');
+    expect(after.emails[0].value).toBe('first@example.edu');
+  });
+});
+
+describe('rate limits (as API keys)', () => {
+  it('answers 429 with Retry-After in SCIM’s body once a token spends its minute', async () => {
+    const limited = await createTestApp({ env: { RATE_LIMIT_PER_MINUTE: '3' } });
+    try {
+      const small = await newScimOrg(limited);
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await scim(limited, small.token, 'GET', '/Users'));
+      expect(answers.slice(0, 3).map((r) => r.statusCode)).toEqual([200, 200, 200]);
+      const refused = answers[3] as Awaited<ReturnType<typeof scim>>;
+      expectError(refused, 429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('unsupported endpoints and unknown routes', () => {
   it('Bulk and /Me are 501, unknown paths 404, all in SCIM’s body', async () => {
     expectError(

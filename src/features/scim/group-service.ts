@@ -92,12 +92,17 @@ async function setMembers(deps: Deps, caller: ScimCaller, group: ScimGroupRow, m
   for (const user of users) {
     if (had.has(user.id)) continue;
     const personId = await provisionPerson(deps, caller.accountId, group.collection_id, personOf(user));
-    await insertGroupMember(deps.db.kysely, {
-      group_id: group.id,
-      scim_user_id: user.id,
-      person_id: personId,
-      created_at: deps.clock.now().toISOString(),
-    });
+    try {
+      await insertGroupMember(deps.db.kysely, {
+        group_id: group.id,
+        scim_user_id: user.id,
+        person_id: personId,
+        created_at: deps.clock.now().toISOString(),
+      });
+    } catch (error) {
+      // A concurrent request (another process) added the same member: the outcome is the one asked for.
+      if (!isUniqueViolation(error)) throw error;
+    }
   }
 }
 

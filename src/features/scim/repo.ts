@@ -51,6 +51,14 @@ export const insertScimUser = (db: Kysely<Database>, row: ScimUserRow) => db.ins
 export const findScimUser = (db: Kysely<Database>, accountId: string, id: string) =>
   db.selectFrom('scim_users').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 
+export const findScimUserByUserName = (db: Kysely<Database>, accountId: string, userNameKey: string) =>
+  db
+    .selectFrom('scim_users')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('user_name_key', '=', userNameKey)
+    .executeTakeFirst();
+
 export const updateScimUserRow = (db: Kysely<Database>, id: string, changes: Partial<ScimUserRow>) =>
   db.updateTable('scim_users').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 

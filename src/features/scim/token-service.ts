@@ -23,7 +23,6 @@ type Deps = { db: Db; clock: Clock };
 /** Token layout: `vnscim_` + 12-character lookup id + 32-character secret (24 random bytes). */
 const TOKEN_PATTERN = /^vnscim_([A-Za-z0-9_-]{12})([A-Za-z0-9_-]{32})$/;
 const LAST_USED_RESOLUTION_MS = 60_000;
-export const MAX_SCIM_TOKEN_NAME = 100;
 
 export interface ScimTokenView {
   id: string;

@@ -11,11 +11,12 @@ import { laterThan } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { type ProvisionedPerson, removeProvisionedPerson, syncProvisionedPeople } from '../users/integration-service.js';
 import { scimNotFound, uniqueness } from './errors.js';
-import { MAX_COUNT, pageOf, userFilter } from './filter.js';
+import { pageOf, userFilter } from './filter.js';
 import { applyPatch } from './patch.js';
 import {
   deleteScimUserRow,
   findScimUser,
+  findScimUserByUserName,
   insertScimUser,
   listMembershipsOfUser,
   listScimUserRows,
@@ -117,23 +118,29 @@ export async function listScimUsers(deps: Deps, caller: ScimCaller, query: ListQ
   };
 }
 
-/** Writes the new representation, then brings the User's people in step with it. */
+/**
+ * Brings the User's people in step with the new representation, then stores it: a person's
+ * conflict (another person of a collection has the new e-mail) refuses the change before the
+ * User itself has changed. The userName is checked first for the same reason.
+ */
 async function writeUser(deps: Deps, current: ScimUserRow, fields: UserFields): Promise<Json> {
-  let row: ScimUserRow;
+  const columns = columnsOf(fields);
+  const holder = await findScimUserByUserName(deps.db.kysely, current.account_id, columns.user_name_key);
+  if (holder && holder.id !== current.id) throw takenUserName(fields.userName);
+  const memberships = await listMembershipsOfUser(deps.db.kysely, current.id);
+  const people = memberships.map((m) => ({ collectionId: m.collection_id, personId: m.person_id }));
+  if (people.length > 0) await syncProvisionedPeople(deps, people, personOf({ ...current, ...columns }));
   try {
-    row = await updateScimUserRow(deps.db.kysely, current.id, {
-      ...columnsOf(fields),
+    const row = await updateScimUserRow(deps.db.kysely, current.id, {
+      ...columns,
       version: current.version + 1,
       updated_at: laterThan(deps.clock, current.updated_at),
     });
+    return userResource(deps.config.baseUrl, row);
   } catch (error) {
     if (isUniqueViolation(error)) throw takenUserName(fields.userName);
     throw error;
   }
-  const memberships = await listMembershipsOfUser(deps.db.kysely, row.id);
-  const people = memberships.map((m) => ({ collectionId: m.collection_id, personId: m.person_id }));
-  if (people.length > 0) await syncProvisionedPeople(deps, people, personOf(row));
-  return userResource(deps.config.baseUrl, row);
 }
 
 export async function replaceScimUser(
@@ -164,5 +171,3 @@ export async function deleteScimUser(deps: Deps, caller: ScimCaller, id: string,
   }
   await deleteScimUserRow(deps.db.kysely, current.id);
 }
-
-export { MAX_COUNT };

@@ -12,8 +12,8 @@ import { queueGuides } from '../pronunciation/generate-job.js';
 import { requireLiveCollection } from '../collections/service.js';
 import { createUsers } from './create-service.js';
 import { applyBulkWrite } from './provenance.js';
-import { findUser, findUsersByIdentifiers, updateUserRow, type UserRow } from './repo.js';
-import { deleteUser, defaultDisplayName, type UsersDeps } from './service.js';
+import { findUser, findUsersByIdentifiers, uniqueViolation, updateUserRow, type UserRow } from './repo.js';
+import { conflictError, deleteUser, defaultDisplayName, type UsersDeps } from './service.js';
 import { normalizeUserEmail } from './validate.js';
 
 /** What an identity provider says about a person. */
@@ -116,6 +116,11 @@ async function syncPerson(deps: UsersDeps, current: UserRow, identity: Provision
       provisioning_suspended_at: suspendedAt,
     });
     if (changes.some((change) => GUIDE_NAME_FIELDS.includes(change.field))) await queueGuides(tx, [current.id]);
+  }).catch((error: unknown) => {
+    // Another person of the collection has the new e-mail (or external_id): a conflict, not a failure.
+    const kind = uniqueViolation(error);
+    if (kind) throw conflictError(kind, kind === 'email' ? next.email : next.external_id);
+    throw error;
   });
 }
 
