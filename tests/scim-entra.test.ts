@@ -23,6 +23,10 @@ const collectionNamed = async (name: string) => {
   const res = await t.request({ method: 'GET', url: '/v1/collections?limit=100', key: org.key });
   return (res.json().data as { id: string; name: string }[]).find((c) => c.name === name);
 };
+const eventsNaming = async (personId: string) =>
+  (await t.deps.db.kysely.selectFrom('events').select(['type', 'data']).where('account_id', '=', org.accountId).execute()).filter(
+    (e) => e.data.includes(personId),
+  );
 const recordPage = (recordUrl: string) => t.app.inject({ method: 'GET', url: new URL(recordUrl).pathname });
 
 describe('Entra ID provisioning cycle', () => {
@@ -116,6 +120,13 @@ describe('Entra ID provisioning cycle', () => {
     expect(user[ENTERPRISE]).toEqual({ employeeNumber: '1701', department: 'Computing' });
     const [person] = await peopleOf(t, org.key, collectionId);
     expect(person).toMatchObject({ email: 'ada.lovelace@contoso.edu', first_name: 'Augusta', last_name: 'King' });
+    // Webhook receivers hear of it: user.updated, said to come from the integration.
+    const events = await eventsNaming((person as { id: string }).id);
+    const updated = events.find((e) => e.type === 'user.updated');
+    expect(JSON.parse(updated?.data ?? '{}')).toMatchObject({
+      updated_by: 'integration',
+      changed_fields: expect.arrayContaining(['email']),
+    });
   });
 
   it('deactivation by PATCH with "False" takes the record link away at once; reactivation gives it back', async () => {
@@ -171,8 +182,11 @@ describe('Entra ID provisioning cycle', () => {
     const other = await newScimOrg(t);
     expect((await scim(t, other.token, 'DELETE', `/Users/${userId}`)).statusCode).toBe(404);
     expect((await scim(t, other.token, 'GET', `/Groups/${groupId}`)).statusCode).toBe(404);
+    const [person] = await peopleOf(t, org.key, collectionId);
     expect((await scim(t, org.token, 'DELETE', `/Users/${userId}`)).statusCode).toBe(204);
     expect(await peopleOf(t, org.key, collectionId)).toEqual([]);
+    // Erased as any deleted person is: only the deletion itself still names them.
+    expect((await eventsNaming((person as { id: string }).id)).map((e) => e.type)).toEqual(['user.deleted']);
     const group = (await scim(t, org.token, 'GET', `/Groups/${groupId}`)).json();
     expect(group.members).toEqual([]);
   });

@@ -129,7 +129,7 @@ async function writeUser(deps: Deps, current: ScimUserRow, fields: UserFields): 
   if (holder && holder.id !== current.id) throw takenUserName(fields.userName);
   const memberships = await listMembershipsOfUser(deps.db.kysely, current.id);
   const people = memberships.map((m) => ({ collectionId: m.collection_id, personId: m.person_id }));
-  if (people.length > 0) await syncProvisionedPeople(deps, people, personOf({ ...current, ...columns }));
+  if (people.length > 0) await syncProvisionedPeople(deps, current.account_id, people, personOf({ ...current, ...columns }));
   try {
     const row = await updateScimUserRow(deps.db.kysely, current.id, {
       ...columns,

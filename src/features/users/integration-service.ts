@@ -9,6 +9,7 @@ import { AppError } from '../../errors.js';
 import { laterThan } from '../../lib/clock.js';
 import { invalidatePlayLinksOfUser } from '../play-links/index.js';
 import { queueGuides } from '../pronunciation/generate-job.js';
+import { recordEvent } from '../events/service.js';
 import { requireLiveCollection } from '../collections/service.js';
 import { createUsers } from './create-service.js';
 import { applyBulkWrite } from './provenance.js';
@@ -50,7 +51,7 @@ export async function provisionPerson(
   const found = await findUsersByIdentifiers(deps.db.kysely, collection.id, [emailKey], [identity.externalId]);
   const existing = found.find((row) => row.external_id === identity.externalId) ?? found[0];
   if (existing) {
-    await syncPerson(deps, existing, identity);
+    await syncPerson(deps, accountId, existing, identity);
     return existing.id;
   }
   const [created] = await createUsers(
@@ -76,16 +77,17 @@ export async function provisionPerson(
 /** Applies the identity's current values to these people (each in its collection); gone ones are skipped. */
 export async function syncProvisionedPeople(
   deps: UsersDeps,
+  accountId: string,
   people: { collectionId: string; personId: string }[],
   identity: ProvisionedPerson,
 ): Promise<void> {
   for (const { collectionId, personId } of people) {
     const row = await findUser(deps.db.kysely, collectionId, personId);
-    if (row) await syncPerson(deps, row, identity);
+    if (row) await syncPerson(deps, accountId, row, identity);
   }
 }
 
-async function syncPerson(deps: UsersDeps, current: UserRow, identity: ProvisionedPerson): Promise<void> {
+async function syncPerson(deps: UsersDeps, accountId: string, current: UserRow, identity: ProvisionedPerson): Promise<void> {
   const updatedAt = laterThan(deps.clock, current.updated_at);
   const next: UserRow = {
     ...current,
@@ -116,6 +118,21 @@ async function syncPerson(deps: UsersDeps, current: UserRow, identity: Provision
       provisioning_suspended_at: suspendedAt,
     });
     if (changes.some((change) => GUIDE_NAME_FIELDS.includes(change.field))) await queueGuides(tx, [current.id]);
+    if (changes.length === 0) return;
+    // Webhook receivers hear of it as of any other change, said to come from the integration.
+    await recordEvent(tx, {
+      accountId,
+      type: 'user.updated',
+      data: {
+        collection_id: current.collection_id,
+        user_id: current.id,
+        external_id: next.external_id,
+        changed_fields: changes.map((change) => change.field),
+        updated_by: 'integration',
+        updated_at: updatedAt,
+      },
+      at: new Date(updatedAt),
+    });
   }).catch((error: unknown) => {
     // Another person of the collection has the new e-mail (or external_id): a conflict, not a failure.
     const kind = uniqueViolation(error);
