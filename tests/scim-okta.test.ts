@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessageSender } from '../src/features/invitations/sender.js';
+import { createScimToken, revokeScimToken } from '../src/features/scim/token-service.js';
 import { updateUser } from '../src/features/users/service.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { GROUP_SCHEMA, newScimOrg, PATCH_OP, peopleOf, type ScimOrg, scim, USER_SCHEMA } from './helpers/scim.js';
@@ -165,7 +166,6 @@ describe('Okta provisioning cycle', () => {
   });
 
   it('a revoked token is refused at once', async () => {
-    const { revokeScimToken, createScimToken } = await import('../src/features/scim/token-service.js');
     const fresh = await createScimToken(t.deps, org.accountId, 'to revoke');
     expect((await scim(t, fresh.token, 'GET', '/Users')).statusCode).toBe(200);
     await revokeScimToken(t.deps, org.accountId, fresh.id);
