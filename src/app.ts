@@ -32,6 +32,7 @@ import { playLinkImageRoutes } from './features/play-links/image-routes.js';
 import { playLinksRoutes } from './features/play-links/routes.js';
 import { siteRoutes } from './features/site/routes.js';
 import { brandRoutes } from './features/collections/brand-routes.js';
+import { scimRoutes } from './features/scim/routes.js';
 import { registerAuditLog } from './http/audit.js';
 import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
@@ -132,6 +133,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(unsubscribeRoutes(deps));
   await app.register(playLinkImageRoutes(deps));
   await app.register(dashboardRoutes(deps), { prefix: '/dashboard' });
+  // SCIM provisioning: its own token, media type and error body (src/features/scim).
+  await app.register(scimRoutes(deps), { prefix: '/scim/v2' });
 
   await app.register(
     async (v1) => {

@@ -93,6 +93,18 @@ const kinds = {
   sso_sign_in_refused: { status: 400, type: 'invalid_request_error' },
   /** The organisation requires single sign-on: its members (owners aside) cannot use an e-mailed link. */
   sso_required: { status: 403, type: 'invalid_request_error' },
+  // SCIM provisioning (/scim/v2): each is one `scimType` of RFC 7644 §3.12, rendered in SCIM's
+  // own error body (src/features/scim/errors.ts).
+  scim_invalid_filter: { status: 400, type: 'invalid_request_error' },
+  scim_invalid_syntax: { status: 400, type: 'invalid_request_error' },
+  scim_invalid_path: { status: 400, type: 'invalid_request_error' },
+  scim_invalid_value: { status: 400, type: 'invalid_request_error' },
+  scim_mutability: { status: 400, type: 'invalid_request_error' },
+  scim_no_target: { status: 400, type: 'invalid_request_error' },
+  scim_too_many: { status: 400, type: 'invalid_request_error' },
+  scim_uniqueness: { status: 409, type: 'invalid_request_error' },
+  /** A SCIM `If-Match` that no longer names the resource's version (RFC 7644 §3.14). */
+  scim_version_mismatch: { status: 412, type: 'invalid_request_error' },
   internal_error: { status: 500, type: 'api_error' },
   service_unavailable: { status: 503, type: 'api_error' },
   // The agent entity API: its codes are the spec's `status` values, and its own error handler

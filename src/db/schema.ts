@@ -13,6 +13,7 @@ import type {
   DashboardSessionsTable,
   DashboardSignInTokensTable,
 } from './schema/accounts.js';
+import type { ScimGroupMembersTable, ScimGroupsTable, ScimTokensTable, ScimUsersTable } from './schema/scim.js';
 import type { EntitiesTable, EntityPaymentRequestsTable, SandboxPaymentIntentsTable } from './schema/entities.js';
 import type {
   CollectionsTable,
@@ -40,6 +41,7 @@ export type * from './schema/accounts.js';
 export type * from './schema/entities.js';
 export type * from './schema/people.js';
 export type * from './schema/sso.js';
+export type * from './schema/scim.js';
 export type * from './schema/work.js';
 
 export interface Database {
@@ -72,4 +74,8 @@ export interface Database {
   sandbox_payment_intents: SandboxPaymentIntentsTable;
   dashboard_sign_in_tokens: DashboardSignInTokensTable;
   dashboard_sessions: DashboardSessionsTable;
+  scim_tokens: ScimTokensTable;
+  scim_users: ScimUsersTable;
+  scim_groups: ScimGroupsTable;
+  scim_group_members: ScimGroupMembersTable;
 }

@@ -6,6 +6,7 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorBody } from '../errors.js';
+import { isScimPath, scimErrorBody } from '../features/scim/errors.js';
 import { validationError } from './validation.js';
 
 export function toAppError(error: FastifyError | Error): AppError {
@@ -41,6 +42,10 @@ export function toAppError(error: FastifyError | Error): AppError {
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
   if (error.status >= 500) request.log.error({ err: error.cause ?? error }, 'request failed');
+  // SCIM clients read only SCIM's own error body (RFC 7644 §3.12): the one exception to the envelope.
+  if (isScimPath(request.url)) {
+    return reply.code(error.status).headers(error.headers).type('application/scim+json').send(scimErrorBody(error));
+  }
   return reply.code(error.status).headers(error.headers).send(errorBody(error, request.id));
 }
 

@@ -99,6 +99,8 @@ export interface UsersTable {
   family_name_language: string | null;
   /** The language of the person's mail and record page (0028, a locale of src/i18n); null: the collection's. */
   language: string | null;
+  /** Set while the person's SCIM user is deactivated (0030): no record link, no messages. */
+  provisioning_suspended_at?: string | null;
 }
 
 /** Who last wrote a pronunciation guide's text. */

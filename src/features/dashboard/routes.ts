@@ -58,10 +58,14 @@ import { countSessions, signOutOtherSessions } from './service.js';
 import { profileDomainRoutes } from './profile-domain-routes.js';
 import { profileManageRoutes } from './profile-manage-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
+import { scimTokenRoutes } from './scim-token-routes.js';
+import { scimCard } from '../../web/views/dashboard/scim-tokens.js';
+import { listScimTokens } from '../scim/token-service.js';
 
 /** Success messages shown after a redirect, chosen by a fixed code in the query (never echoed input). */
 export const NOTICES: Record<string, string> = {
   'key-revoked': 'The key was revoked. Requests using it now fail with 401.',
+  'scim-token-revoked': 'The SCIM token was revoked. Your identity provider’s requests with it now fail with 401.',
   'signed-out': 'You are signed out.',
   'sessions-ended': 'You are signed out on every other browser.',
   'profile-claimed': 'The profile is claimed by your account and shows as verified.',
@@ -173,13 +177,23 @@ export function dashboardRoutes(deps: Deps) {
     });
 
     // --- API keys -------------------------------------------------------------------------
-    const keysPage = async (request: Parameters<typeof sessionOf>[0], error: string | null = null) =>
+    const keysPage = async (
+      request: Parameters<typeof sessionOf>[0],
+      error: string | null = null,
+      scimError: string | null = null,
+    ) =>
       apiKeysPage({
         styleUrl,
         viewer: viewerOf(request) as Viewer,
         keys: await listApiKeys(deps, sessionOf(request).account.email),
-        notice: error === null ? noticeOf(request.query) : null,
+        notice: error === null && scimError === null ? noticeOf(request.query) : null,
         error,
+        provisioning: scimCard({
+          viewer: viewerOf(request) as Viewer,
+          tokens: await listScimTokens(deps, sessionOf(request).account.id),
+          baseUrl: deps.config.baseUrl,
+          error: scimError,
+        }),
       });
 
     app.get('/api-keys', { preHandler: requireSession }, async (request, reply) => sendPage(reply, await keysPage(request)));
@@ -229,6 +243,9 @@ export function dashboardRoutes(deps: Deps) {
     });
 
     await app.register(webhookRoutes(deps, { styleUrl, viewerOf }));
+    await app.register(
+      scimTokenRoutes(deps, { styleUrl, viewerOf, keysPageWithScimError: (request, error) => keysPage(request, null, error) }),
+    );
     await app.register(profileDomainRoutes(deps, { styleUrl }));
     await app.register(profileManageRoutes(deps, { styleUrl }));
 

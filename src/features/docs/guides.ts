@@ -31,6 +31,7 @@ export const GUIDES: readonly GuideEntry[] = [
     slug: 'sso',
     summary: 'Single sign-on with OpenID Connect: Entra ID, Okta and Google Workspace settings, verified domains, SSO required.',
   },
+  { slug: 'scim', summary: 'Provisioning people from Entra ID or Okta with SCIM 2.0: groups become collections.' },
   { slug: 'privacy', summary: 'What is stored, for how long, and how people and collections are erased.' },
   { slug: 'deploy', summary: 'Running voicename on one machine with systemd, backups and restores.' },
 ];

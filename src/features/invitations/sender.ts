@@ -157,9 +157,10 @@ export class MessageSender {
     }
   }
 
-  /** Unsubscribed, archived, or (for a reminder or re-record request) recorded since it was queued. */
+  /** Unsubscribed, archived, deprovisioned (SCIM), or (for a reminder or re-record request) recorded since it was queued. */
   private noLongerWanted(message: MailRow, context: MessageContext): boolean {
     if (context.unsubscribed_at !== null || context.collection_archived_at !== null) return true;
+    if ((context.provisioning_suspended_at ?? null) !== null) return true;
     if (message.kind === 'reminder') return !STILL_TO_RECORD.includes(context.recording_status);
     if (message.kind === 'rerecord') return context.recording_status !== 'needs_rerecord';
     return false;

@@ -125,6 +125,8 @@ export const findUserByRecordToken = (db: Kysely<Database>, token: string) =>
     ])
     .where('users.record_token', '=', token)
     .where('collections.archived_at', 'is', null)
+    // A person whose provisioned identity is deactivated (SCIM) loses the link at once.
+    .where('users.provisioning_suspended_at', 'is', null)
     .executeTakeFirst();
 
 /** The organiser played the person's current recording in the dashboard (only if there is one). */

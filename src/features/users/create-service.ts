@@ -13,7 +13,7 @@ import type { CustomField } from '../collections/schemas.js';
 import { adjustMemberCount, requireLiveCollection } from '../collections/service.js';
 import { findTakenIdentifiers, insertUsers, type UserRow, uniqueViolation } from './repo.js';
 import { queueGuides } from '../pronunciation/generate-job.js';
-import { newPersonSources } from './provenance.js';
+import { type FieldSource, newPersonSources } from './provenance.js';
 import type { CreateUserBody, User } from './schemas.js';
 import {
   conflictError,
@@ -115,7 +115,7 @@ export async function createUsers(
   accountId: string,
   collectionId: string,
   inputs: unknown[],
-  options: { single?: boolean } = {},
+  options: { single?: boolean; writer?: FieldSource } = {},
 ): Promise<User[]> {
   const collection = await requireLiveCollection(deps, accountId, collectionId);
   const definitions = definitionsOf(collection);
@@ -127,7 +127,7 @@ export async function createUsers(
     if ('issues' in prepared) errors.push(...prepared.issues.map((issue) => ({ index, ...issue })));
     else rows.push(prepared.row);
   });
-  for (const row of rows) row.field_sources = newPersonSources(row, 'organiser', now);
+  for (const row of rows) row.field_sources = newPersonSources(row, options.writer ?? 'organiser', now);
   keepInputOrder(rows);
   if (errors.length === 0) errors.push(...(await duplicateErrors(deps.db.kysely, collection.id, rows)));
   if (errors.length > 0) {

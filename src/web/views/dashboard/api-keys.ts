@@ -24,6 +24,8 @@ export function apiKeysPage(data: {
   keys: KeyItem[];
   notice?: string | null;
   error?: string | null;
+  /** The "Provisioning (SCIM)" card, shown below the keys. */
+  provisioning?: SafeHtml;
 }): SafeHtml {
   const rows = data.keys.map(
     (key) => html`<tr data-key-id="${key.id}" data-prefix="${key.prefix}">
@@ -61,7 +63,8 @@ ${
 <thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th>Status</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${rows}</tbody>
 </table>`
-}`,
+}
+${data.provisioning ?? ''}`,
   });
 }
 
