@@ -11,6 +11,7 @@ import { type Deps, warmUpDeps } from './deps.js';
 import { AppError } from './errors.js';
 import { collectionsRoutes } from './features/collections/routes.js';
 import { dashboardRoutes } from './features/dashboard/routes.js';
+import { ltiRoutes } from './features/lti/routes.js';
 import { docsRoutes } from './features/docs/routes.js';
 import { recorderRoutes } from './features/recordings/recorder-routes.js';
 import { recordingsRoutes } from './features/recordings/routes.js';
@@ -132,6 +133,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(unsubscribeRoutes(deps));
   await app.register(playLinkImageRoutes(deps));
   await app.register(dashboardRoutes(deps), { prefix: '/dashboard' });
+  await app.register(ltiRoutes(deps));
 
   await app.register(
     async (v1) => {

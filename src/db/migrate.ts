@@ -28,6 +28,7 @@ import * as m0026 from './migrations/0026_review_listened.js';
 import * as m0027 from './migrations/0027_stage_sync.js';
 import * as m0028 from './migrations/0028_person_language.js';
 import * as m0029 from './migrations/0029_organisation_name_brand_color.js';
+import * as m0032 from './migrations/0032_lti.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '0027_stage_sync': m0027,
   '0028_person_language': m0028,
   '0029_organisation_name_brand_color': m0029,
+  '0032_lti': m0032,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

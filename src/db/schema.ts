@@ -15,6 +15,13 @@ import type {
 } from './schema/accounts.js';
 import type { EntitiesTable, EntityPaymentRequestsTable, SandboxPaymentIntentsTable } from './schema/entities.js';
 import type {
+  LtiContextsTable,
+  LtiLaunchNoncesTable,
+  LtiRegistrationsTable,
+  LtiRosterTable,
+  LtiToolKeysTable,
+} from './schema/lti.js';
+import type {
   CollectionsTable,
   ErasedPlayLinksTable,
   ErasuresTable,
@@ -37,6 +44,7 @@ import type {
 
 export type * from './schema/accounts.js';
 export type * from './schema/entities.js';
+export type * from './schema/lti.js';
 export type * from './schema/people.js';
 export type * from './schema/work.js';
 
@@ -67,4 +75,9 @@ export interface Database {
   sandbox_payment_intents: SandboxPaymentIntentsTable;
   dashboard_sign_in_tokens: DashboardSignInTokensTable;
   dashboard_sessions: DashboardSessionsTable;
+  lti_registrations: LtiRegistrationsTable;
+  lti_tool_keys: LtiToolKeysTable;
+  lti_launch_nonces: LtiLaunchNoncesTable;
+  lti_contexts: LtiContextsTable;
+  lti_roster: LtiRosterTable;
 }

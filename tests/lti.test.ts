@@ -1,0 +1,315 @@
+/**
+ * The LTI 1.3 tool against a mock platform on loopback (tests/helpers/lti-platform.ts) that
+ * speaks the real protocol: registration in the dashboard, the OIDC login initiation, the
+ * id_token launch and every refusal a person could meet, where launches land, and the NRPS
+ * roster sync with paging and a departed member.
+ *
+ * The tool runs on http://127.0.0.1, so its state cookie is `SameSite=Lax` without `Secure`
+ * (platform and tool share the loopback site); over https it is `SameSite=None; Secure`,
+ * checked below with an https BASE_URL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { syncCourseRoster } from '../src/features/lti/roster-sync.js';
+import { createTestApp, startTestServer, type TestApp } from './helpers/app.js';
+import { type Browserish, get, newBrowser, post, signIn } from './helpers/dashboard.js';
+import { runJobsLater } from './helpers/jobs.js';
+import { type MockPlatform, type NextLaunch, type NrpsMember, ROLES, startMockPlatform } from './helpers/lti-platform.js';
+
+const OWNER = 'registrar@uni.example';
+let t: TestApp & { url: string };
+let platform: MockPlatform;
+let owner: Browserish & { csrf: string };
+
+const instructor: NextLaunch['user'] = {
+  sub: 'inst-1',
+  givenName: 'Grace',
+  familyName: 'Hopper',
+  email: 'grace@uni.example',
+  roles: [ROLES.instructor],
+};
+const learner: NextLaunch['user'] = {
+  sub: 'stud-1',
+  givenName: 'Aoife',
+  familyName: 'Byrne',
+  email: 'aoife@uni.example',
+  roles: [ROLES.learner],
+};
+
+beforeAll(async () => {
+  t = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+  platform = await startMockPlatform({ toolJwksUrl: () => `${t.url}/lti/jwks` });
+  owner = await signIn(t, OWNER);
+  const page = await get(t, owner, '/dashboard/lti');
+  expect(page.statusCode).toBe(200);
+  const registered = await post(t, owner, '/dashboard/lti', {
+    csrf: owner.csrf,
+    issuer: platform.issuer,
+    client_id: platform.clientId,
+    deployment_ids: `${platform.deploymentId}\nother-deployment`,
+    auth_url: platform.authUrl,
+    token_url: platform.tokenUrl,
+    jwks_url: platform.jwksUrl,
+  });
+  expect(registered.statusCode, registered.body).toBe(303);
+});
+afterAll(async () => {
+  await platform?.close();
+  await t?.close();
+});
+
+/** A browser through the whole launch: login initiation, the platform's auth endpoint, the form post. */
+async function launch(
+  next: NextLaunch,
+  options: { browser?: Browserish; tamperForm?: (form: Record<string, string>) => void } = {},
+) {
+  const browser = options.browser ?? newBrowser();
+  platform.nextLaunch(next);
+  const query = new URLSearchParams({
+    iss: platform.issuer,
+    login_hint: next.user.sub,
+    target_link_uri: `${t.url}/lti/launch`,
+    lti_message_hint: 'resource-link-1',
+    client_id: platform.clientId,
+    lti_deployment_id: platform.deploymentId,
+  });
+  const login = await get(t, browser, `/lti/login?${query}`);
+  expect(login.statusCode, login.body).toBe(302);
+  const authorized = await fetch(login.headers.location as string);
+  expect(authorized.status, await authorized.clone().text()).toBe(200);
+  const form = platform.lastForm;
+  if (!form) throw new Error('the platform answered no form');
+  expect(form.action).toBe(`${t.url}/lti/launch`);
+  const fields = { id_token: form.id_token, state: form.state };
+  options.tamperForm?.(fields);
+  const response = await post(t, browser, '/lti/launch', fields);
+  return { browser, response, fields };
+}
+
+const titleOf = (page: string) => /<h1>([^<]*)<\/h1>/.exec(page)?.[1];
+
+describe('registration and the tool’s keys', () => {
+  it('shows the tool’s URLs and the registered platform, and audits the registration', async () => {
+    const page = await get(t, owner, '/dashboard/lti');
+    expect(page.body).toContain(`${t.url}/lti/login`);
+    expect(page.body).toContain(`${t.url}/lti/launch`);
+    expect(page.body).toContain(`${t.url}/lti/jwks`);
+    expect(page.body).toContain(platform.clientId);
+    const audit = await get(t, owner, '/dashboard/audit');
+    expect(audit.body).toContain('lti_registration.created');
+  });
+
+  it('refuses a registration with a missing field on the form, with what was typed', async () => {
+    const refused = await post(t, owner, '/dashboard/lti', {
+      csrf: owner.csrf,
+      issuer: 'https://lms.example',
+      client_id: '',
+      deployment_ids: '1',
+      auth_url: 'https://lms.example/auth',
+      token_url: 'https://lms.example/token',
+      jwks_url: 'https://lms.example/jwks',
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('Enter the client id.');
+    expect(refused.body).toContain('value="https://lms.example"');
+  });
+
+  it('publishes an RS256 key set with the key that signs', async () => {
+    const res = await fetch(`${t.url}/lti/jwks`);
+    expect(res.status).toBe(200);
+    const { keys } = (await res.json()) as { keys: { kty: string; alg: string; kid: string; d?: string }[] };
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
+    expect(keys.some((key) => 'd' in key)).toBe(false);
+  });
+});
+
+describe('launches', () => {
+  it('signs an instructor in as an admin, on the course’s new collection, and queues the roster sync', async () => {
+    const { browser, response } = await launch({ user: instructor, context: { id: 'course-1', title: 'Linguistics 101' } });
+    expect(response.statusCode, response.body).toBe(303);
+    const location = response.headers.location as string;
+    expect(location).toMatch(/^\/dashboard\/collections\/[0-9a-f-]{36}$/);
+    const collection = await get(t, browser, location);
+    expect(collection.statusCode).toBe(200);
+    expect(collection.body).toContain('Linguistics 101');
+    expect(collection.body).toContain('grace@uni.example');
+    const members = await get(t, owner, '/dashboard/members');
+    expect(members.body).toMatch(/grace@uni\.example[\s\S]*?admin/);
+
+    // A second launch of the course lands on the same collection.
+    const again = await launch({ user: instructor, context: { id: 'course-1', title: 'Linguistics 101' } });
+    expect(again.response.headers.location).toBe(location);
+  });
+
+  it('brings a learner to their own record page, with no e-mail sent', async () => {
+    const { response } = await launch({ user: learner, context: { id: 'course-1', title: 'Linguistics 101' } });
+    expect(response.statusCode, response.body).toBe(303);
+    const location = response.headers.location as string;
+    expect(location).toMatch(/^\/r\/[A-Za-z0-9_-]+$/);
+    const record = await t.app.inject({ method: 'GET', url: location });
+    expect(record.statusCode).toBe(200);
+    expect(record.body).toContain('Aoife');
+    expect(t.deps.mailer.lastMessageTo('aoife@uni.example')).toBeFalsy();
+  });
+
+  const refusals: [string, NextLaunch, number, string][] = [
+    ['a token signed by another key', { user: learner, foreignKey: true }, 401, 'not signed by a key of the registered platform'],
+    ['a token for another audience', { user: learner, audience: 'someone-else' }, 401, 'wrong audience'],
+    ['an expired token', { user: learner, timeShiftS: -3600 }, 401, 'expired'],
+    ['an unknown deployment', { user: learner, deploymentId: 'deployment-9' }, 422, 'deployment'],
+    ['a launch without roles', { user: learner, withoutRoles: true }, 422, 'names no role'],
+    ['another message type', { user: learner, messageType: 'LtiSubmissionReviewRequest' }, 422, 'LtiSubmissionReviewRequest'],
+  ];
+  for (const [what, next, status, words] of refusals) {
+    it(`refuses ${what} with a page that says so (${status})`, async () => {
+      const { response } = await launch(next);
+      expect(response.statusCode).toBe(status);
+      expect(response.headers['content-type']).toMatch(/^text\/html/);
+      expect(response.body).toContain(words);
+    });
+  }
+
+  it('refuses a replayed launch (the same id_token and nonce posted again)', async () => {
+    const first = await launch({ user: learner });
+    expect(first.response.statusCode).toBe(303);
+    const replay = await post(t, newBrowserWithState(first.fields.state), '/lti/launch', first.fields);
+    expect(replay.statusCode).toBe(409);
+    expect(titleOf(replay.body)).toBe('Launch already used');
+  });
+
+  it('refuses a token carrying the nonce of an earlier launch', async () => {
+    const first = await launch({ user: learner });
+    const nonce = JSON.parse(Buffer.from(first.fields.id_token.split('.')[1] as string, 'base64url').toString()).nonce;
+    const replayed = await launch({ user: learner, nonce });
+    expect(replayed.response.statusCode).toBe(409);
+  });
+
+  it('refuses a launch whose state is not this browser’s', async () => {
+    const { response } = await launch({ user: learner }, { tamperForm: (fields) => (fields.state = 'x'.repeat(43)) });
+    expect(response.statusCode).toBe(403);
+    expect(titleOf(response.body)).toBe('Launch not from this browser');
+    const noCookie = await launch({ user: learner });
+    const other = await post(t, newBrowser(), '/lti/launch', noCookie.fields);
+    expect(other.statusCode).toBe(403);
+  });
+
+  it('refuses a login from an unregistered platform or deployment, and a target elsewhere', async () => {
+    const base = { iss: platform.issuer, login_hint: 'x', target_link_uri: `${t.url}/lti/launch`, client_id: platform.clientId };
+    for (const query of [
+      { ...base, iss: 'https://unknown.example' },
+      { ...base, lti_deployment_id: 'deployment-9' },
+      { ...base, target_link_uri: 'https://evil.example/' },
+      { iss: platform.issuer },
+    ]) {
+      const res = await t.app.inject({ method: 'GET', url: `/lti/login?${new URLSearchParams(query)}` });
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+    }
+  });
+
+  it('refuses a launch post without an id_token, or with one that is not a JWT (a 4xx page, not a 500)', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/lti/launch',
+      payload: 'state=abc',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.statusCode).toBe(401);
+    expect(res.body).toContain('did not post an id_token');
+    const garbage = await post(t, newBrowserWithState('abc'), '/lti/launch', { id_token: 'not.a.jwt', state: 'abc' });
+    expect(garbage.statusCode).toBe(401);
+  });
+});
+
+function newBrowserWithState(state: string): Browserish {
+  const browser = newBrowser();
+  browser.cookies.set('vn_lti_state', state);
+  return browser;
+}
+
+describe('roster sync (NRPS)', () => {
+  const member = (id: string, given: string, family: string, roles = [ROLES.learner]): NrpsMember => ({
+    user_id: id,
+    given_name: given,
+    family_name: family,
+    name: `${given} ${family}`,
+    email: `${given.toLowerCase()}@uni.example`,
+    roles,
+  });
+
+  it('creates the course’s learners over two pages, and marks one who left as departed', async () => {
+    const course = 'course-nrps';
+    platform.setMembers(course, [
+      member('inst-1', 'Grace', 'Hopper', [ROLES.instructor]),
+      member('s-1', 'Niamh', 'Kelly'),
+      member('s-2', 'Oisín', 'Walsh'),
+      member('s-3', 'Siobhán', 'Murphy'),
+    ]);
+    const { browser, response } = await launch({ user: instructor, context: { id: course, title: 'Phonetics' } });
+    expect(response.statusCode).toBe(303);
+    expect(await runJobsLater(t.deps, 0)).toBeGreaterThan(0);
+    expect(platform.log.pages).toEqual(expect.arrayContaining([`${course}#1`, `${course}#2`]));
+    const collectionPath = response.headers.location as string;
+    const people = await get(t, browser, collectionPath);
+    for (const name of ['Niamh Kelly', 'Oisín Walsh', 'Siobhán Murphy']) expect(people.body).toContain(name);
+    expect(people.body).not.toContain('Grace Hopper');
+
+    // Siobhán's record link works, then she leaves the course: the next sync makes it stop working.
+    const siobhan = await launch({
+      user: { sub: 's-3', givenName: 'Siobhán', familyName: 'Murphy', email: 'siobhán@uni.example', roles: [ROLES.learner] },
+      context: { id: course, title: 'Phonetics' },
+    });
+    const recordPath = siobhan.response.headers.location as string;
+    expect((await t.app.inject({ method: 'GET', url: recordPath })).statusCode).toBe(200);
+    platform.setMembers(course, [member('s-1', 'Niamh', 'Kelly'), member('s-2', 'Oisín', 'Walsh')]);
+    const contextRow = await t.deps.db.kysely
+      .selectFrom('lti_contexts')
+      .select('id')
+      .where('context_id', '=', course)
+      .executeTakeFirstOrThrow();
+    const result = await syncCourseRoster(t.deps, contextRow.id);
+    expect(result).toMatchObject({ created: 0, departed: 1 });
+    expect((await t.app.inject({ method: 'GET', url: recordPath })).statusCode).toBe(404);
+    expect(platform.log.refusedAssertions).toEqual([]);
+  });
+});
+
+describe('cookies over https', () => {
+  it('binds the state with SameSite=None; Secure, so the platform’s cross-site form post carries it', async () => {
+    const https = await createTestApp({ env: { BASE_URL: 'https://voicename.example', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    try {
+      await https.newAccount('it@uni.example');
+      const account = await https.deps.db.kysely
+        .selectFrom('accounts')
+        .select('id')
+        .where('email', '=', 'it@uni.example')
+        .executeTakeFirstOrThrow();
+      await https.deps.db.kysely
+        .insertInto('lti_registrations')
+        .values({
+          id: '00000000-0000-4000-8000-000000000001',
+          account_id: account.id,
+          issuer: 'https://lms.example',
+          client_id: 'c1',
+          deployment_ids: '["d1"]',
+          auth_url: 'https://lms.example/auth',
+          token_url: 'https://lms.example/token',
+          jwks_url: 'https://lms.example/jwks',
+          created_at: '2026-01-01T00:00:00.000Z',
+          updated_at: '2026-01-01T00:00:00.000Z',
+        })
+        .execute();
+      const query = new URLSearchParams({
+        iss: 'https://lms.example',
+        login_hint: 'u',
+        target_link_uri: 'https://voicename.example/lti/launch',
+      });
+      const res = await https.app.inject({ method: 'GET', url: `/lti/login?${query}` });
+      expect(res.statusCode).toBe(302);
+      expect(String(res.headers['set-cookie'])).toMatch(/vn_lti_state=[^;]+;.*SameSite=None/);
+      expect(String(res.headers['set-cookie'])).toMatch(/Secure/);
+    } finally {
+      await https.close();
+    }
+  });
+});
