@@ -313,3 +313,43 @@ describe('cookies over https', () => {
     }
   });
 });
+
+describe('Deep Linking', () => {
+  it('lets an instructor insert the course’s names, returned as a signed LtiDeepLinkingResponse', async () => {
+    const browser = newBrowser();
+    const { response } = await launch(
+      { user: instructor, messageType: 'LtiDeepLinkingRequest', context: { id: 'course-1', title: 'Linguistics 101' } },
+      { browser },
+    );
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.body).toContain('Insert voicename into Linguistics 101');
+    const sealed = /name="request" value="([^"]+)"/.exec(response.body)?.[1] as string;
+    const chosen = await post(t, browser, '/lti/deep-link', { request: sealed, choice: 'roster' });
+    expect(chosen.statusCode, chosen.body).toBe(200);
+    expect(chosen.headers['content-security-policy']).toContain(`form-action ${platform.url}`);
+    const action = /<form method="post" action="([^"]+)" data-auto-submit>/.exec(chosen.body)?.[1];
+    expect(action).toBe(`${platform.url}/deep-link-return`);
+    const jwt = /name="JWT" value="([^"]+)"/.exec(chosen.body)?.[1] as string;
+    const returned = await fetch(action as string, { method: 'POST', body: new URLSearchParams({ JWT: jwt }) });
+    expect(returned.status).toBe(200);
+    const payload = platform.log.deepLinks.at(-1) as Record<string, unknown>;
+    expect(payload['https://purl.imsglobal.org/spec/lti-dl/claim/data']).toBe('platform-opaque-data');
+    expect(payload['https://purl.imsglobal.org/spec/lti-dl/claim/content_items']).toEqual([
+      { type: 'ltiResourceLink', title: 'Names: Linguistics 101', url: `${t.url}/lti/launch` },
+    ]);
+  });
+
+  it('refuses a tampered or unknown choice with a page, not a 500', async () => {
+    const tampered = await post(t, newBrowser(), '/lti/deep-link', { request: 'a.b.c', choice: 'roster' });
+    expect(tampered.statusCode).toBe(401);
+    const { response } = await launch({ user: instructor, messageType: 'LtiDeepLinkingRequest' });
+    const sealed = /name="request" value="([^"]+)"/.exec(response.body)?.[1] as string;
+    const unknown = await post(t, newBrowser(), '/lti/deep-link', { request: sealed, choice: 'somebody' });
+    expect(unknown.statusCode).toBe(400);
+  });
+
+  it('refuses a deep linking launch from a learner', async () => {
+    const { response } = await launch({ user: learner, messageType: 'LtiDeepLinkingRequest' });
+    expect(response.statusCode).toBe(422);
+  });
+});

@@ -68,7 +68,7 @@ export interface MockPlatform {
   /** The course's members, served in two pages. */
   setMembers(courseId: string, members: NrpsMember[]): void;
   /** Client assertions the token endpoint accepted (their `kid`), and memberships pages served. */
-  log: { tokens: string[]; pages: string[]; refusedAssertions: string[] };
+  log: { tokens: string[]; pages: string[]; refusedAssertions: string[]; deepLinks: Record<string, unknown>[] };
   /** The form the auth endpoint answered last (id_token and state), as the tests post it. */
   lastForm: { action: string; id_token: string; state: string } | null;
   close(): Promise<void>;
@@ -118,7 +118,7 @@ export async function startMockPlatform(options: { toolJwksUrl: () => string; cl
     setMembers(courseId, list) {
       members.set(courseId, list);
     },
-    log: { tokens: [], pages: [], refusedAssertions: [] },
+    log: { tokens: [], pages: [], refusedAssertions: [], deepLinks: [] },
     lastForm: null,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -233,6 +233,22 @@ export async function startMockPlatform(options: { toolJwksUrl: () => string; cl
       response
         .writeHead(200, { 'content-type': 'application/json' })
         .end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 3600, scope: form.get('scope') }));
+      return;
+    }
+    if (path === '/deep-link-return' && request.method === 'POST') {
+      // The tool's LtiDeepLinkingResponse: checked against the tool's key set, as a platform does.
+      const jwt = new URLSearchParams(await readBody(request)).get('JWT') ?? '';
+      toolKeys ??= createRemoteJWKSet(new URL(options.toolJwksUrl()));
+      const { payload } = await jwtVerify(jwt, toolKeys, {
+        issuer: platform.clientId,
+        audience: platform.issuer,
+        algorithms: ['RS256'],
+      });
+      if (payload[`${LTI}message_type`] !== 'LtiDeepLinkingResponse') throw new Error('not a deep linking response');
+      platform.log.deepLinks.push(payload);
+      response
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end('<!doctype html><title>Inserted</title><h1>Inserted</h1>');
       return;
     }
     const nrps = /^\/nrps\/([^/]+)$/.exec(path);

@@ -18,6 +18,7 @@ import { recordAudit } from '../audit/service.js';
 import { createCollection } from '../collections/service.js';
 import { signInVouchedFor } from '../dashboard/service.js';
 import { upsertRosterPeople } from '../users/roster-service.js';
+import { type DeepLinkPerson, deepLinkPeople, openDeepLinkRequest, sealDeepLinkRequest } from './deep-linking.js';
 import type { Launch } from './launch-service.js';
 import { type ContextRow, findContext, insertContext, updateContext, upsertRosterEntry } from './repo.js';
 import { rosterSyncJob } from './sync-job.js';
@@ -45,7 +46,8 @@ export function launchAudience(roles: string[]): 'staff' | 'learner' | null {
 
 export type Landing =
   | { kind: 'staff'; sessionId: string; expiresAt: string; collectionId: string; account: Account }
-  | { kind: 'learner'; recordToken: string };
+  | { kind: 'learner'; recordToken: string }
+  | { kind: 'deep_linking'; sealedRequest: string; people: DeepLinkPerson[]; courseTitle: string };
 
 function courseName(title: string): string {
   const name = title.trim().slice(0, 255);
@@ -135,8 +137,20 @@ export async function landLaunch(
       });
     }
     await queueRosterSync(deps, course);
+    if (launch.messageType === 'LtiDeepLinkingRequest') {
+      const sealedRequest = sealDeepLinkRequest(deps, launch, {
+        id: course.id,
+        collectionId: course.collection_id,
+        title: course.title,
+      });
+      const people = await deepLinkPeople(deps, openDeepLinkRequest(deps, sealedRequest));
+      return { kind: 'deep_linking', sealedRequest, people, courseTitle: course.title };
+    }
     const session = await signInVouchedFor(deps, { email, account, userAgent: request.userAgent });
     return { kind: 'staff', ...session, collectionId: course.collection_id, account };
+  }
+  if (launch.messageType === 'LtiDeepLinkingRequest') {
+    throw new AppError('lti_claims_invalid', 'Only instructors insert voicename into a course.');
   }
   const { people } = await upsertRosterPeople(deps, account.id, course.collection_id, [
     { externalId: launch.userId, givenName: launch.givenName || launch.name, familyName: launch.familyName, email: launch.email },

@@ -133,6 +133,14 @@ export interface Launch {
   deepLinking: { returnUrl: string; data: string | null; acceptMultiple: boolean } | null;
 }
 
+const safeUrl = (value: string): URL | null => {
+  try {
+    return new URL(value);
+  } catch {
+    return null;
+  }
+};
+
 const str = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 
 function registrationFor(candidates: Registration[], payload: JWTPayload): Registration {
@@ -211,8 +219,9 @@ function checkClaims(payload: JWTPayload, registration: Registration): Omit<Laun
   const settings = payload[`${DEEP_LINKING_CLAIM}deep_linking_settings`] as
     { deep_link_return_url?: unknown; data?: unknown; accept_multiple?: unknown } | undefined;
   const returnUrl = str(settings?.deep_link_return_url);
-  if (messageType === 'LtiDeepLinkingRequest' && returnUrl === null)
-    throw claimsInvalid('The deep linking request names no return URL.');
+  if (messageType === 'LtiDeepLinkingRequest' && !/^https?:$/.test(safeUrl(returnUrl ?? '')?.protocol ?? '')) {
+    throw claimsInvalid('The deep linking request names no return URL voicename can send the choice to.');
+  }
   const nrps = payload[NRPS_CLAIM] as { context_memberships_url?: unknown } | undefined;
   const given = str(payload.given_name) ?? '';
   const family = str(payload.family_name) ?? '';

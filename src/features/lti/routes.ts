@@ -16,7 +16,8 @@ import { applyPageSecurity } from '../../http/security-headers.js';
 import { initiateLogin, type LoginRequest, validateLaunch } from './launch-service.js';
 import { landLaunch } from './landing-service.js';
 import { toolKeySet } from './tool-keys.js';
-import { launchRefusedPage } from './views.js';
+import { deepLinkResponse, openDeepLinkRequest } from './deep-linking.js';
+import { deepLinkPickerPage, deepLinkReturnPage, launchRefusedPage } from './views.js';
 
 const STATE_COOKIE = 'vn_lti_state';
 const STATE_MAX_AGE_S = 10 * 60;
@@ -68,10 +69,7 @@ export function ltiRoutes(deps: Deps) {
       const title = REFUSAL_TITLES[known.code] ?? (known.status < 500 ? 'Request refused' : 'Something went wrong');
       const message =
         known.code === 'internal_error' ? 'Something went wrong on our side. Try again in a moment.' : known.message;
-      return reply
-        .code(known.status)
-        .type('text/html; charset=utf-8')
-        .send(launchRefusedPage({ styleUrl, title, message }).toString());
+      return sendPage(reply, launchRefusedPage({ styleUrl, title, message }), known.status);
     });
 
     app.get('/lti/jwks', async (_request, reply) => {
@@ -110,9 +108,39 @@ export function ltiRoutes(deps: Deps) {
       stateCookie(reply, '', 0);
       const landing = await landLaunch(deps, launch, { userAgent: request.headers['user-agent'], ip: request.ip });
       if (landing.kind === 'learner') return reply.code(303).header('location', `/r/${landing.recordToken}`).send();
+      if (landing.kind === 'deep_linking') {
+        return sendPage(
+          reply,
+          deepLinkPickerPage({
+            styleUrl,
+            courseTitle: landing.courseTitle,
+            sealedRequest: landing.sealedRequest,
+            people: landing.people,
+          }),
+        );
+      }
       const maxAge = Math.floor((Date.parse(landing.expiresAt) - deps.clock.now().getTime()) / 1000);
       reply.setCookie('vn_session', landing.sessionId, { path: '/dashboard', maxAge, httpOnly: true, sameSite: 'lax', secure });
       return reply.code(303).header('location', `/dashboard/collections/${landing.collectionId}`).send();
     });
+
+    const deepLinkConfig = { audit: { exempt: 'signs a choice for the course platform; nothing here changes' } } as const;
+    app.post('/lti/deep-link', { config: deepLinkConfig }, async (request, reply) => {
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const deepLink = openDeepLinkRequest(deps, typeof body.request === 'string' ? body.request : undefined);
+      const choice = typeof body.choice === 'string' ? body.choice : undefined;
+      const { returnUrl, jwt } = await deepLinkResponse(deps, deepLink, choice);
+      // This page's one form posts to the platform: its origin joins form-action, and our script sends it.
+      const csp = [
+        ...PAGE_CSP.filter((d) => !d.startsWith('form-action')),
+        `form-action ${new URL(returnUrl).origin}`,
+        "script-src 'self'",
+      ];
+      applyPageSecurity(reply, { csp, https });
+      return sendPage(reply, deepLinkReturnPage({ styleUrl, scriptUrl: deps.assets.url('lti-return.ts'), returnUrl, jwt }));
+    });
   };
 }
+
+const sendPage = (reply: FastifyReply, page: { toString(): string }, status = 200) =>
+  reply.code(status).type('text/html; charset=utf-8').send(page.toString());
