@@ -323,6 +323,9 @@ describe('Deep Linking', () => {
     );
     expect(response.statusCode, response.body).toBe(200);
     expect(response.body).toContain('Insert voicename into Linguistics 101');
+    // It opens in the platform's editor frame: the platform may frame it, nobody else.
+    expect(response.headers['content-security-policy']).toContain(`frame-ancestors ${platform.url}`);
+    expect(response.headers['x-frame-options']).toBeUndefined();
     const sealed = /name="request" value="([^"]+)"/.exec(response.body)?.[1] as string;
     const chosen = await post(t, browser, '/lti/deep-link', { request: sealed, choice: 'roster' });
     expect(chosen.statusCode, chosen.body).toBe(200);

@@ -47,7 +47,7 @@ export function launchAudience(roles: string[]): 'staff' | 'learner' | null {
 export type Landing =
   | { kind: 'staff'; sessionId: string; expiresAt: string; collectionId: string; account: Account }
   | { kind: 'learner'; recordToken: string }
-  | { kind: 'deep_linking'; sealedRequest: string; people: DeepLinkPerson[]; courseTitle: string };
+  | { kind: 'deep_linking'; sealedRequest: string; people: DeepLinkPerson[]; courseTitle: string; returnOrigin: string };
 
 function courseName(title: string): string {
   const name = title.trim().slice(0, 255);
@@ -143,8 +143,15 @@ export async function landLaunch(
         collectionId: course.collection_id,
         title: course.title,
       });
-      const people = await deepLinkPeople(deps, openDeepLinkRequest(deps, sealedRequest));
-      return { kind: 'deep_linking', sealedRequest, people, courseTitle: course.title };
+      const request = openDeepLinkRequest(deps, sealedRequest);
+      const people = await deepLinkPeople(deps, request);
+      return {
+        kind: 'deep_linking',
+        sealedRequest,
+        people,
+        courseTitle: course.title,
+        returnOrigin: new URL(request.returnUrl).origin,
+      };
     }
     const session = await signInVouchedFor(deps, { email, account, userAgent: request.userAgent });
     return { kind: 'staff', ...session, collectionId: course.collection_id, account };

@@ -48,6 +48,17 @@ export function ltiRoutes(deps: Deps) {
       secure,
     });
 
+  /**
+   * The Deep Linking pages open inside the platform's editor (a frame): only the platform's own
+   * origin (where the choice returns) may frame them; every other LTI page refuses framing.
+   */
+  const framedBy = (reply: FastifyReply, csp: readonly string[], origin: string) => {
+    applyPageSecurity(reply, { csp, https, frameable: true });
+    // The hook of every LTI page set DENY before this page knew it would be framed.
+    reply.removeHeader('x-frame-options');
+    reply.header('content-security-policy', [...csp, `frame-ancestors ${origin}`].join('; '));
+  };
+
   return async (app: FastifyInstance) => {
     await app.register(fastifyCookie);
     app.addContentTypeParser(
@@ -109,6 +120,7 @@ export function ltiRoutes(deps: Deps) {
       const landing = await landLaunch(deps, launch, { userAgent: request.headers['user-agent'], ip: request.ip });
       if (landing.kind === 'learner') return reply.code(303).header('location', `/r/${landing.recordToken}`).send();
       if (landing.kind === 'deep_linking') {
+        framedBy(reply, PAGE_CSP, landing.returnOrigin);
         return sendPage(
           reply,
           deepLinkPickerPage({
@@ -136,7 +148,7 @@ export function ltiRoutes(deps: Deps) {
         `form-action ${new URL(returnUrl).origin}`,
         "script-src 'self'",
       ];
-      applyPageSecurity(reply, { csp, https });
+      framedBy(reply, csp, new URL(returnUrl).origin);
       return sendPage(reply, deepLinkReturnPage({ styleUrl, scriptUrl: deps.assets.url('lti-return.ts'), returnUrl, jwt }));
     });
   };
