@@ -9,6 +9,7 @@
  * checked below with an https BASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../src/features/api-keys/service.js';
 import { syncCourseRoster } from '../src/features/lti/roster-sync.js';
 import { createTestApp, startTestServer, type TestApp } from './helpers/app.js';
 import { type Browserish, get, newBrowser, post, signIn } from './helpers/dashboard.js';
@@ -221,6 +222,12 @@ describe('launches', () => {
   });
 });
 
+/** An API key of the organisation `email` owns. */
+async function apiKeyOf(email: string) {
+  const created = await createApiKey(t.deps, { accountEmail: email });
+  return { key: created.key };
+}
+
 function newBrowserWithState(state: string): Browserish {
   const browser = newBrowser();
   browser.cookies.set('vn_lti_state', state);
@@ -271,6 +278,18 @@ describe('roster sync (NRPS)', () => {
     expect(result).toMatchObject({ created: 0, departed: 1 });
     expect((await t.app.inject({ method: 'GET', url: recordPath })).statusCode).toBe(404);
     expect(platform.log.refusedAssertions).toEqual([]);
+
+    // No more invitations for her: the organisation's "everyone who has not recorded" leaves her out.
+    const { key } = await apiKeyOf(OWNER);
+    const collectionId = collectionPath.split('/').at(-1) as string;
+    const invited = await t.request({
+      method: 'POST',
+      url: `/v1/collections/${collectionId}/invitations`,
+      key,
+      json: { filter: 'not_recorded', dry_run: true },
+    });
+    expect(invited.statusCode, invited.body).toBe(200);
+    expect(invited.json<{ queued: number }>().queued).toBe(2);
   });
 });
 
