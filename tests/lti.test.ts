@@ -375,3 +375,16 @@ describe('Deep Linking', () => {
     expect(response.statusCode).toBe(422);
   });
 });
+
+describe('rate limit', () => {
+  it('answers a client past 300 requests a minute with a 429 page and Retry-After', async () => {
+    const remoteAddress = '198.51.100.77';
+    let last = await t.app.inject({ method: 'GET', url: '/lti/login', remoteAddress });
+    for (let i = 0; i < 300 && last.statusCode !== 429; i += 1) {
+      last = await t.app.inject({ method: 'GET', url: '/lti/login', remoteAddress });
+    }
+    expect(last.statusCode).toBe(429);
+    expect(last.headers['retry-after']).toMatch(/^\d+$/);
+    expect(titleOf(last.body)).toBe('Too many requests');
+  });
+});

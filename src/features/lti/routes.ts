@@ -9,8 +9,10 @@
  * tool share a site) it is Lax, since browsers refuse `SameSite=None` without `Secure`.
  */
 import fastifyCookie from '@fastify/cookie';
+import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
 import { toAppError } from '../../http/error-handler.js';
 import { applyPageSecurity } from '../../http/security-headers.js';
 import { initiateLogin, type LoginRequest, validateLaunch } from './launch-service.js';
@@ -22,6 +24,8 @@ import { deepLinkPickerPage, deepLinkReturnPage, launchRefusedPage } from './vie
 const STATE_COOKIE = 'vn_lti_state';
 const STATE_MAX_AGE_S = 10 * 60;
 const FORM_BODY_LIMIT = 64 * 1024;
+/** Requests per minute from one client address (a class of students launching at once shares a campus address). */
+const REQUESTS_PER_MINUTE = 300;
 const PAGE_CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self' data:", "form-action 'self'", "base-uri 'none'"];
 const LOGIN_FIELDS = ['iss', 'login_hint', 'target_link_uri', 'lti_message_hint', 'client_id', 'lti_deployment_id'] as const;
 
@@ -32,6 +36,7 @@ const REFUSAL_TITLES: Record<string, string> = {
   lti_launch_replayed: 'Launch already used',
   lti_claims_invalid: 'Launch not accepted',
   lti_platform_unavailable: 'The course platform did not answer',
+  rate_limited: 'Too many requests',
 };
 
 export function ltiRoutes(deps: Deps) {
@@ -61,6 +66,17 @@ export function ltiRoutes(deps: Deps) {
 
   return async (app: FastifyInstance) => {
     await app.register(fastifyCookie);
+    // A login writes a nonce row and a launch fetches a key set: per client address, counted in
+    // the shared store when there is one, so a stranger cannot make either cheap work for us.
+    await app.register(rateLimit, {
+      ...deps.rateLimits.options('lti'),
+      max: REQUESTS_PER_MINUTE,
+      timeWindow: 60_000,
+      errorResponseBuilder: (_request, context) =>
+        new AppError('rate_limited', `Too many requests from this address; try again in ${Math.ceil(context.ttl / 1000)} s.`, {
+          headers: { 'retry-after': String(Math.ceil(context.ttl / 1000)) },
+        }),
+    });
     app.addContentTypeParser(
       'application/x-www-form-urlencoded',
       { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
@@ -77,6 +93,7 @@ export function ltiRoutes(deps: Deps) {
       const known = toAppError(error as Error);
       if (known.status >= 500) request.log.error({ err: known.cause ?? error }, 'LTI request failed');
       else request.log.info({ code: known.code, reason: known.message }, 'LTI launch refused');
+      reply.headers(known.headers);
       const title = REFUSAL_TITLES[known.code] ?? (known.status < 500 ? 'Request refused' : 'Something went wrong');
       const message =
         known.code === 'internal_error' ? 'Something went wrong on our side. Try again in a moment.' : known.message;
