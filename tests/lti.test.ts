@@ -244,7 +244,7 @@ describe('roster sync (NRPS)', () => {
     roles,
   });
 
-  it('creates the course’s learners over two pages, and marks one who left as departed', async () => {
+  it('creates the course’s learners over two pages, and marks those who left as departed', async () => {
     const course = 'course-nrps';
     platform.setMembers(course, [
       member('inst-1', 'Grace', 'Hopper', [ROLES.instructor]),
@@ -260,24 +260,28 @@ describe('roster sync (NRPS)', () => {
     const people = await get(t, browser, collectionPath);
     for (const name of ['Niamh Kelly', 'Oisín Walsh', 'Siobhán Murphy']) expect(people.body).toContain(name);
     expect(people.body).not.toContain('Grace Hopper');
+    const contextRow = await t.deps.db.kysely
+      .selectFrom('lti_contexts')
+      .select('id')
+      .where('context_id', '=', course)
+      .executeTakeFirstOrThrow();
 
-    // Siobhán's record link works, then she leaves the course: the next sync makes it stop working.
+    // Siobhán's record link works, then she leaves the course and Aisling joins: the platform's
+    // differences say so, and only those two change.
     const siobhan = await launch({
       user: { sub: 's-3', givenName: 'Siobhán', familyName: 'Murphy', email: 'siobhán@uni.example', roles: [ROLES.learner] },
       context: { id: course, title: 'Phonetics' },
     });
     const recordPath = siobhan.response.headers.location as string;
     expect((await t.app.inject({ method: 'GET', url: recordPath })).statusCode).toBe(200);
-    platform.setMembers(course, [member('s-1', 'Niamh', 'Kelly'), member('s-2', 'Oisín', 'Walsh')]);
-    const contextRow = await t.deps.db.kysely
-      .selectFrom('lti_contexts')
-      .select('id')
-      .where('context_id', '=', course)
-      .executeTakeFirstOrThrow();
-    const result = await syncCourseRoster(t.deps, contextRow.id);
-    expect(result).toMatchObject({ created: 0, departed: 1 });
+    platform.setDifferences(course, [
+      { ...member('s-3', 'Siobhán', 'Murphy'), status: 'Deleted' },
+      member('s-4', 'Aisling', 'Ryan'),
+    ]);
+    expect(await syncCourseRoster(t.deps, contextRow.id)).toEqual({ created: 1, updated: 0, departed: 1 });
+    expect(platform.log.pages.at(-1)).toBe(`${course}#differences`);
     expect((await t.app.inject({ method: 'GET', url: recordPath })).statusCode).toBe(404);
-    expect(platform.log.refusedAssertions).toEqual([]);
+    expect((await get(t, browser, collectionPath)).body).toContain('Aisling Ryan');
 
     // No more invitations for her: the organisation's "everyone who has not recorded" leaves her out.
     const { key } = await apiKeyOf(OWNER);
@@ -289,7 +293,14 @@ describe('roster sync (NRPS)', () => {
       json: { filter: 'not_recorded', dry_run: true },
     });
     expect(invited.statusCode, invited.body).toBe(200);
-    expect(invited.json<{ queued: number }>().queued).toBe(2);
+    expect(invited.json<{ queued: number }>().queued).toBe(3);
+
+    // A full read (daily, or when no differences link is known): whoever is not in it departs.
+    await t.deps.db.kysely.updateTable('lti_contexts').set({ full_synced_at: null }).where('id', '=', contextRow.id).execute();
+    platform.setMembers(course, [member('s-1', 'Niamh', 'Kelly'), member('s-4', 'Aisling', 'Ryan')]);
+    expect(await syncCourseRoster(t.deps, contextRow.id)).toMatchObject({ created: 0, departed: 1 });
+    expect(platform.log.pages.slice(-2)).toEqual([`${course}#1`, `${course}#2`]);
+    expect(platform.log.refusedAssertions).toEqual([]);
   });
 });
 

@@ -67,6 +67,8 @@ export interface MockPlatform {
   nextLaunch(launch: NextLaunch): void;
   /** The course's members, served in two pages. */
   setMembers(courseId: string, members: NrpsMember[]): void;
+  /** What the course's `differences` link answers (the changes since the last read), in one page. */
+  setDifferences(courseId: string, members: NrpsMember[]): void;
   /** Client assertions the token endpoint accepted (their `kid`), and memberships pages served. */
   log: { tokens: string[]; pages: string[]; refusedAssertions: string[]; deepLinks: Record<string, unknown>[] };
   /** The form the auth endpoint answered last (id_token and state), as the tests post it. */
@@ -92,6 +94,7 @@ export async function startMockPlatform(options: { toolJwksUrl: () => string; cl
   const kid = 'platform-key-1';
   const publicJwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
   const members = new Map<string, NrpsMember[]>();
+  const differences = new Map<string, NrpsMember[]>();
   const accessTokens = new Set<string>();
   let next: NextLaunch | null = null;
   let toolKeys: ReturnType<typeof createRemoteJWKSet> | null = null;
@@ -117,6 +120,9 @@ export async function startMockPlatform(options: { toolJwksUrl: () => string; cl
     },
     setMembers(courseId, list) {
       members.set(courseId, list);
+    },
+    setDifferences(courseId, list) {
+      differences.set(courseId, list);
     },
     log: { tokens: [], pages: [], refusedAssertions: [], deepLinks: [] },
     lastForm: null,
@@ -263,13 +269,25 @@ export async function startMockPlatform(options: { toolJwksUrl: () => string; cl
         return;
       }
       const courseId = decodeURIComponent(nrps[1] as string);
+      const self = platform.membershipsUrl(courseId);
+      const contentType = 'application/vnd.ims.lti-nrps.v2.membershipcontainer+json';
+      if (requestUrl.searchParams.has('since')) {
+        platform.log.pages.push(`${courseId}#differences`);
+        response.writeHead(200, { 'content-type': contentType, link: `<${self}?since=3>; rel="differences"` }).end(
+          JSON.stringify({
+            id: requestUrl.toString(),
+            context: { id: courseId, label: 'LING101', title: 'Linguistics 101' },
+            members: (differences.get(courseId) ?? []).map((member) => ({ status: 'Active', ...member })),
+          }),
+        );
+        return;
+      }
       const list = members.get(courseId) ?? [];
       const page = requestUrl.searchParams.get('page') === '2' ? 2 : 1;
       const half = Math.ceil(list.length / 2);
       const slice = page === 1 ? list.slice(0, half) : list.slice(half);
       platform.log.pages.push(`${courseId}#${page}`);
-      const headers: Record<string, string> = { 'content-type': 'application/vnd.ims.lti-nrps.v2.membershipcontainer+json' };
-      const self = platform.membershipsUrl(courseId);
+      const headers: Record<string, string> = { 'content-type': contentType };
       headers.link =
         page === 1
           ? `<${self}?page=2>; rel="next", <${self}?since=1>; rel="differences"`

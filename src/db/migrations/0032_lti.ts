@@ -15,7 +15,8 @@ import type { Kysely } from 'kysely';
  * the state bound to the browser, and `used_at` once a launch consumed it (single use, every process).
  *
  * `lti_contexts`: a course (LTI context) of a registration and the collection made for it, with
- * the course's NRPS memberships URL when the platform offers one.
+ * the course's NRPS memberships URL when the platform offers one, and the `differences` URL the
+ * platform gave with the last roster read (changes since then), with when the last full read was.
  *
  * `lti_roster`: the people of a course's collection that came from the platform, by LTI user id;
  * `departed_at` is set when a roster sync no longer finds them in the course.
@@ -72,7 +73,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('title', 'text', (c) => c.notNull())
     .addColumn('memberships_url', 'text')
     .addColumn('deployment_id', 'text', (c) => c.notNull())
+    .addColumn('differences_url', 'text')
     .addColumn('synced_at', 'text')
+    .addColumn('full_synced_at', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
   await db.schema

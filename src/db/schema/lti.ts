@@ -52,7 +52,11 @@ export interface LtiContextsTable {
   /** NRPS `context_memberships_url`; null when the platform offered none. */
   memberships_url: string | null;
   deployment_id: string;
+  /** NRPS `Link: rel="differences"` of the last roster read: the changes since then. */
+  differences_url: string | null;
   synced_at: string | null;
+  /** The last read of the whole roster (differences are applied between full reads). */
+  full_synced_at: string | null;
   created_at: string;
 }
 

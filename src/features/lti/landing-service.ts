@@ -76,7 +76,9 @@ export async function courseOf(deps: Deps, launch: Launch): Promise<ContextRow> 
     title: launch.context.title.slice(0, 255),
     memberships_url: launch.membershipsUrl,
     deployment_id: launch.deploymentId,
+    differences_url: null,
     synced_at: null,
+    full_synced_at: null,
     created_at: isoNow(deps.clock),
   };
   try {

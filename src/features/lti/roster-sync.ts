@@ -2,7 +2,8 @@
  * Names and Role Provisioning Services (NRPS 2.0): a course's learners become people of its
  * collection. The tool asks the platform's token endpoint for an access token with a client
  * assertion signed by its own key (RFC 7523, the LTI security framework's client credentials
- * grant), reads the memberships page by page through `Link: <…>; rel="next"`, and then:
+ * grant), reads the memberships page by page through `Link: <…>; rel="next"` (or, between full
+ * reads, only the changes at the `rel="differences"` link the platform gave last time), and then:
  * creates or updates the learners (the person's own edits are kept: users/roster-service.ts)
  * and marks the people no longer in the course as departed, replacing their record link so the
  * old one stops working. Every request goes through the SSRF-safe outbound client.
@@ -100,8 +101,13 @@ export function linkUrl(header: string | undefined, rel: string): string | null 
   return null;
 }
 
-async function readMembers(deps: Deps, url: string, token: string): Promise<NrpsMember[]> {
+async function readMembers(
+  deps: Deps,
+  url: string,
+  token: string,
+): Promise<{ members: NrpsMember[]; differencesUrl: string | null }> {
   const members: NrpsMember[] = [];
+  let differencesUrl: string | null = null;
   let next: string | null = url;
   for (let page = 0; next !== null; page += 1) {
     if (page === MAX_PAGES) throw unavailable(`The course's roster has more than ${MAX_PAGES} pages.`);
@@ -122,9 +128,17 @@ async function readMembers(deps: Deps, url: string, token: string): Promise<Nrps
     if (!Array.isArray(container.members)) throw unavailable('The course roster is not a membership container.');
     members.push(...(container.members as NrpsMember[]));
     next = linkUrl(response.headers.link, 'next');
+    differencesUrl = linkUrl(response.headers.link, 'differences') ?? differencesUrl;
   }
-  return members;
+  return { members, differencesUrl };
 }
+
+const userIdOf = (member: NrpsMember): string | null =>
+  typeof member.user_id === 'string' && member.user_id !== '' ? member.user_id : null;
+
+const isLearner = (member: NrpsMember): boolean =>
+  Array.isArray(member.roles) &&
+  launchAudience(member.roles.filter((role): role is string => typeof role === 'string')) === 'learner';
 
 export interface RosterSyncResult {
   created: number;
@@ -132,28 +146,36 @@ export interface RosterSyncResult {
   departed: number;
 }
 
-/** Syncs one course's learners into its collection (see the module comment). */
+/** Between two reads of the whole roster, only the platform's differences are read. */
+const FULL_READ_EVERY_MS = 24 * 60 * 60_000;
+
+/**
+ * Syncs one course's learners into its collection (see the module comment). When the platform
+ * gave a `differences` link and the whole roster was read in the last day, only the changes are
+ * read: members listed as Deleted or Inactive depart, the others are created or updated, and
+ * nobody else is touched. Otherwise the whole roster is read and everyone not in it departs.
+ */
 export async function syncCourseRoster(deps: Deps, contextRowId: string): Promise<RosterSyncResult> {
   const course = await findContextById(deps.db.kysely, contextRowId);
   if (!course || course.memberships_url === null) return { created: 0, updated: 0, departed: 0 };
   const registrationRow = await findRegistrationById(deps.db.kysely, course.registration_id);
   if (!registrationRow) return { created: 0, updated: 0, departed: 0 };
   const registration = toRegistration(registrationRow);
+  const started = deps.clock.now();
+  const full =
+    course.differences_url === null ||
+    course.full_synced_at === null ||
+    started.getTime() - Date.parse(course.full_synced_at) >= FULL_READ_EVERY_MS;
   const token = await accessToken(deps, registration);
-  const members = await readMembers(deps, course.memberships_url, token);
-  const learners = members.filter(
-    (member) =>
-      typeof member.user_id === 'string' &&
-      member.user_id !== '' &&
-      (member.status === undefined || member.status === 'Active') &&
-      Array.isArray(member.roles) &&
-      launchAudience(member.roles.filter((role): role is string => typeof role === 'string')) === 'learner',
+  const read = await readMembers(deps, full ? course.memberships_url : (course.differences_url as string), token);
+  const active = read.members.filter(
+    (member) => userIdOf(member) !== null && (member.status === undefined || member.status === 'Active') && isLearner(member),
   );
   const { people, created, updated } = await upsertRosterPeople(
     deps,
     registration.accountId,
     course.collection_id,
-    learners.map((member) => ({
+    active.map((member) => ({
       externalId: member.user_id as string,
       givenName: text(member.given_name) || text(member.name),
       familyName: text(member.family_name),
@@ -171,8 +193,13 @@ export async function syncCourseRoster(deps: Deps, contextRowId: string): Promis
     });
   }
   const present = new Set(people.map((person) => person.userId));
+  const leaving = new Set(
+    read.members
+      .filter((member) => member.status === 'Deleted' || member.status === 'Inactive')
+      .map((member) => userIdOf(member)),
+  );
   const departed = (await listRoster(deps.db.kysely, course.id)).filter(
-    (entry) => entry.departed_at === null && !present.has(entry.user_id),
+    (entry) => entry.departed_at === null && !present.has(entry.user_id) && (full || leaving.has(entry.lti_user_id)),
   );
   await markRosterDeparted(
     deps.db.kysely,
@@ -181,7 +208,11 @@ export async function syncCourseRoster(deps: Deps, contextRowId: string): Promis
   );
   // The old record link stops working; a launch from the course brings the person back.
   for (const entry of departed) await rotateRecordLink(deps, registration.accountId, course.collection_id, entry.user_id);
-  await updateContext(deps.db.kysely, course.id, { synced_at: now });
+  await updateContext(deps.db.kysely, course.id, {
+    synced_at: now,
+    differences_url: read.differencesUrl,
+    full_synced_at: full ? started.toISOString() : course.full_synced_at,
+  });
   return { created, updated, departed: departed.length };
 }
 
