@@ -399,3 +399,52 @@ describe('rate limit', () => {
     expect(titleOf(last.body)).toBe('Too many requests');
   });
 });
+
+describe('editing and removing a registration', () => {
+  it('adds a deployment id on the edit form, and removes a platform after a confirmation (both audited)', async () => {
+    const list = await get(t, owner, '/dashboard/lti');
+    const id = new RegExp(`/dashboard/lti/([0-9a-f-]{36})/edit`).exec(list.body)?.[1] as string;
+    const form = await get(t, owner, `/dashboard/lti/${id}/edit`);
+    expect(form.statusCode).toBe(200);
+    expect(form.body).toContain(platform.jwksUrl);
+    const refusedBefore = await launch({ user: learner, deploymentId: 'deployment-2' });
+    expect(refusedBefore.response.statusCode).toBe(422);
+
+    const saved = await post(t, owner, `/dashboard/lti/${id}`, {
+      csrf: owner.csrf,
+      issuer: platform.issuer,
+      client_id: platform.clientId,
+      deployment_ids: `${platform.deploymentId}, deployment-2`,
+      auth_url: platform.authUrl,
+      token_url: platform.tokenUrl,
+      jwks_url: platform.jwksUrl,
+    });
+    expect(saved.statusCode, saved.body).toBe(303);
+    expect((await launch({ user: learner, deploymentId: 'deployment-2' })).response.statusCode).toBe(303);
+    const badUrl = await post(t, owner, `/dashboard/lti/${id}`, {
+      csrf: owner.csrf,
+      issuer: platform.issuer,
+      client_id: platform.clientId,
+      deployment_ids: platform.deploymentId,
+      auth_url: 'not a url',
+      token_url: platform.tokenUrl,
+      jwks_url: platform.jwksUrl,
+    });
+    expect(badUrl.statusCode).toBe(400);
+    expect(badUrl.body).toContain('aria-invalid="true"');
+
+    const confirm = await get(t, owner, `/dashboard/lti/${id}/delete`);
+    expect(confirm.statusCode).toBe(200);
+    expect(confirm.body).toContain(`Remove ${platform.issuer}?`);
+    const removed = await post(t, owner, `/dashboard/lti/${id}/delete`, { csrf: owner.csrf });
+    expect(removed.statusCode).toBe(303);
+    const afterwards = await t.app.inject({
+      method: 'GET',
+      url: `/lti/login?${new URLSearchParams({ iss: platform.issuer, login_hint: 'x', target_link_uri: `${t.url}/lti/launch` })}`,
+    });
+    expect(afterwards.statusCode).toBe(400);
+    const audit = await get(t, owner, '/dashboard/audit');
+    expect(audit.body).toContain('lti_registration.updated');
+    expect(audit.body).toContain('lti_registration.deleted');
+  });
+});

@@ -75,9 +75,6 @@ export async function useLaunchNonce(db: Db, input: { nonce: string; stateHash: 
   return Number(result.numUpdatedRows) === 1;
 }
 
-export const findLaunchNonce = (db: Db, nonce: string) =>
-  db.selectFrom('lti_launch_nonces').selectAll().where('nonce', '=', nonce).executeTakeFirst();
-
 export const deleteOldLaunchNonces = (db: Db, before: string) =>
   db.deleteFrom('lti_launch_nonces').where('expires_at', '<', before).execute();
 
@@ -104,14 +101,6 @@ export const listSyncableContexts = (db: Db): Promise<ContextRow[]> =>
 export const listRoster = (db: Db, contextRowId: string): Promise<RosterRow[]> =>
   db.selectFrom('lti_roster').selectAll().where('context_row_id', '=', contextRowId).execute();
 
-export const findRosterEntry = (db: Db, contextRowId: string, ltiUserId: string): Promise<RosterRow | undefined> =>
-  db
-    .selectFrom('lti_roster')
-    .selectAll()
-    .where('context_row_id', '=', contextRowId)
-    .where('lti_user_id', '=', ltiUserId)
-    .executeTakeFirst();
-
 export const upsertRosterEntry = (db: Db, row: RosterRow) =>
   db
     .insertInto('lti_roster')
@@ -128,9 +117,3 @@ export const markRosterDeparted = (db: Db, userIds: string[], at: string) =>
         .where('user_id', 'in', userIds)
         .where('departed_at', 'is', null)
         .execute();
-
-/** Whether the person left their course (their record link is then refused). */
-export async function isDeparted(db: Db, userId: string): Promise<boolean> {
-  const row = await db.selectFrom('lti_roster').select('departed_at').where('user_id', '=', userId).executeTakeFirst();
-  return row?.departed_at != null;
-}

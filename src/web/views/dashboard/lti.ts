@@ -3,7 +3,7 @@
  * platforms registered (LTI 1.3), and the form that registers one from what the platform shows.
  */
 import { html, type SafeHtml } from '../../html.js';
-import { actionButton, csrfField, layout, type Viewer, when } from './layout.js';
+import { confirmationPage, csrfField, layout, type Viewer, when } from './layout.js';
 
 export interface LtiRegistrationView {
   id: string;
@@ -62,13 +62,14 @@ ${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}
 </div>`;
 }
 
-function registrationRow(viewer: Viewer, r: LtiRegistrationView): SafeHtml {
+function registrationRow(r: LtiRegistrationView): SafeHtml {
   return html`<tr>
 <td data-label="Issuer" class="break">${r.issuer}</td>
 <td data-label="Client id" class="break">${r.clientId}</td>
 <td data-label="Deployments" class="break">${r.deploymentIds.join(', ')}</td>
 <td data-label="Registered">${when(r.createdAt)}</td>
-<td data-label="Actions">${actionButton(`/dashboard/lti/${r.id}/delete`, 'Remove', viewer.csrfToken, 'danger')}</td>
+<td data-label="Actions"><a href="/dashboard/lti/${r.id}/edit">Edit<span class="visually-hidden"> ${r.issuer}</span></a>
+<a href="/dashboard/lti/${r.id}/delete">Remove<span class="visually-hidden"> ${r.issuer}</span></a></td>
 </tr>`;
 }
 
@@ -101,7 +102,7 @@ ${
     ? html`<p class="muted">No platform is registered yet.</p>`
     : html`<table class="stack">
 <thead><tr><th scope="col">Issuer</th><th scope="col">Client id</th><th scope="col">Deployments</th><th scope="col">Registered</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${data.registrations.map((r) => registrationRow(data.viewer, r))}</tbody>
+<tbody>${data.registrations.map((r) => registrationRow(r))}</tbody>
 </table>`
 }
 </section>
@@ -116,3 +117,51 @@ ${FIELDS.map((spec) => field(data, spec))}
 </section>`,
   });
 }
+
+/** Editing one registration: the same fields, saved over it (a new deployment id, moved URLs). */
+export function ltiEditPage(data: {
+  styleUrl: string;
+  viewer: Viewer;
+  id: string;
+  input: LtiFormInput;
+  error: { field: string; message: string } | null;
+}): SafeHtml {
+  const pageData = { ...data, notice: null, registrations: [], toolUrls: { login: '', launch: '', jwks: '', deepLinking: '' } };
+  const formError = data.error && !FIELDS.some((f) => f.name === data.error?.field) ? data.error.message : null;
+  return layout({
+    title: 'Edit platform',
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'lti',
+    body: html`<section class="card narrow">
+<h1>Edit platform</h1>
+${formError ? html`<p class="error" role="alert">${formError}</p>` : ''}
+<form method="post" action="/dashboard/lti/${data.id}" novalidate>
+${csrfField(data.viewer.csrfToken)}
+${FIELDS.map((spec) => field(pageData, spec))}
+<div class="row"><button type="submit" class="primary">Save</button> <a href="/dashboard/lti" class="button">Cancel</a></div>
+</form>
+</section>`,
+  });
+}
+
+export const ltiDeletePage = (data: {
+  styleUrl: string;
+  viewer: Viewer;
+  id: string;
+  issuer: string;
+  clientId: string;
+}): SafeHtml =>
+  confirmationPage({
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'lti',
+    title: 'Remove platform',
+    heading: html`Remove ${data.issuer}?`,
+    details: html`<p>Launches from this platform (client id ${data.clientId}) are refused from now on. The collections of its
+courses, and the people and recordings in them, stay.</p>`,
+    action: `/dashboard/lti/${data.id}/delete`,
+    actionLabel: 'Remove platform',
+    tone: 'danger',
+    cancelHref: '/dashboard/lti',
+  });
