@@ -190,8 +190,32 @@ describe('launches', () => {
     expect(response.statusCode).toBe(403);
     expect(titleOf(response.body)).toBe('Launch not from this browser');
     const noCookie = await launch({ user: learner });
-    const other = await post(t, newBrowser(), '/lti/launch', noCookie.fields);
+    const other = await post(t, newBrowserWithState('y'.repeat(43)), '/lti/launch', noCookie.fields);
     expect(other.statusCode).toBe(403);
+  });
+
+  it('offers to start again in a new window when the browser withheld the state cookie (a framed launch)', async () => {
+    const framed = newBrowser();
+    const first = await launch({ user: learner }, { browser: framed });
+    expect(first.response.statusCode).toBe(303);
+    // The same login again, but the framed browser keeps no cookie from the tool.
+    platform.nextLaunch({ user: learner });
+    const query = new URLSearchParams({
+      iss: platform.issuer,
+      login_hint: learner.sub,
+      target_link_uri: `${t.url}/lti/launch`,
+      client_id: platform.clientId,
+    });
+    const login = await t.app.inject({ method: 'GET', url: `/lti/login?${query}` });
+    await fetch(login.headers.location as string);
+    const form = platform.lastForm as { id_token: string; state: string };
+    const refused = await post(t, newBrowser(), '/lti/launch', { id_token: form.id_token, state: form.state });
+    expect(refused.statusCode).toBe(403);
+    const again = /id="open-new-window"[^>]*href="([^"]+)"/.exec(refused.body)?.[1]?.replace(/&amp;/g, '&');
+    expect(again).toBe(`/lti/login?${query}`);
+    expect(refused.body).toContain('target="_blank"');
+    // In a window of its own the cookie flows and the launch succeeds.
+    expect((await launch({ user: learner })).response.statusCode).toBe(303);
   });
 
   it('refuses a login from an unregistered platform or deployment, and a target elsewhere', async () => {

@@ -12,7 +12,8 @@ import type { Kysely } from 'kysely';
  * published from `created_at`, signs from `signs_from`, and is published until `retires_at`.
  *
  * `lti_launch_nonces`: one row per login initiation: the nonce sent to the platform, the hash of
- * the state bound to the browser, and `used_at` once a launch consumed it (single use, every process).
+ * the state bound to the browser, the login's query (to start again in a new window when a
+ * framed browser withheld the cookie), and `used_at` once a launch consumed it (single use, every process).
  *
  * `lti_contexts`: a course (LTI context) of a registration and the collection made for it, with
  * the course's NRPS memberships URL when the platform offers one, and the `differences` URL the
@@ -57,6 +58,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('lti_launch_nonces')
     .addColumn('nonce', 'text', (c) => c.primaryKey())
     .addColumn('state_hash', 'text', (c) => c.notNull())
+    .addColumn('login_query', 'text', (c) => c.notNull())
     .addColumn('registration_id', 'text', (c) => c.notNull().references('lti_registrations.id').onDelete('cascade'))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('expires_at', 'text', (c) => c.notNull())

@@ -36,6 +36,8 @@ export interface LtiLaunchNoncesTable {
   nonce: string;
   /** SHA-256 hex of the state (the browser holds the state itself in a cookie). */
   state_hash: string;
+  /** The login initiation's parameters as a query string: a launch whose browser withheld the state cookie starts again from it in a new window. */
+  login_query: string;
   registration_id: string;
   created_at: string;
   expires_at: string;

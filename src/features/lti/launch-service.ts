@@ -18,7 +18,13 @@ import { isoNow } from '../../lib/clock.js';
 import { randomToken } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
 import type { PlatformKeySets } from './platform-keys.js';
-import { deleteOldLaunchNonces, findRegistrationsOfIssuer, insertLaunchNonce, useLaunchNonce } from './repo.js';
+import {
+  deleteOldLaunchNonces,
+  findLoginQueryByState,
+  findRegistrationsOfIssuer,
+  insertLaunchNonce,
+  useLaunchNonce,
+} from './repo.js';
 import { type Registration, toRegistration } from './registration-service.js';
 
 export type LaunchDeps = TransactionDeps & { config: { baseUrl: string }; ltiKeySets: PlatformKeySets };
@@ -88,6 +94,9 @@ export async function initiateLogin(deps: LaunchDeps, input: LoginRequest): Prom
   await insertLaunchNonce(deps.db.kysely, {
     nonce,
     state_hash: sha256Hex(state),
+    login_query: new URLSearchParams(
+      Object.entries(input).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    ).toString(),
     registration_id: registration.id,
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + LOGIN_TTL_MS).toISOString(),
@@ -250,10 +259,20 @@ export async function validateLaunch(
   input: { idToken: string | undefined; state: string | undefined; browserState: string | null },
 ): Promise<Launch> {
   if (!input.idToken || !input.state) throw launchInvalid('The platform did not post an id_token and a state.');
-  if (input.browserState === null || !safeEqual(input.state, input.browserState)) {
+  if (input.browserState === null) {
+    // No state cookie at all: typically a browser that keeps cookies from sites in frames (the
+    // platform shows the tool in one). Starting again in a window of its own works: say how.
+    const loginQuery = await findLoginQueryByState(deps.db.kysely, sha256Hex(input.state), isoNow(deps.clock));
     throw new AppError(
       'lti_launch_state',
-      'This launch did not start in this browser (its state does not match). Open the tool again from the course; if this repeats, the browser may be blocking the tool’s cookies.',
+      'Your browser did not send voicename’s cookie for this launch, which happens when voicename is shown inside the course’s page. Open it in a window of its own.',
+      loginQuery === null ? {} : { details: { newWindowUrl: `/lti/login?${loginQuery}` } },
+    );
+  }
+  if (!safeEqual(input.state, input.browserState)) {
+    throw new AppError(
+      'lti_launch_state',
+      'This launch did not start in this browser (its state does not match). Open the tool again from the course.',
     );
   }
   const { payload, registration } = await verifyToken(deps, input.idToken);

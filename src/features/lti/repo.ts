@@ -51,7 +51,14 @@ export const deleteRetiredToolKeys = (db: Db, now: string) =>
 
 export const insertLaunchNonce = (
   db: Db,
-  row: { nonce: string; state_hash: string; registration_id: string; created_at: string; expires_at: string },
+  row: {
+    nonce: string;
+    state_hash: string;
+    login_query: string;
+    registration_id: string;
+    created_at: string;
+    expires_at: string;
+  },
 ) =>
   db
     .insertInto('lti_launch_nonces')
@@ -74,6 +81,18 @@ export async function useLaunchNonce(db: Db, input: { nonce: string; stateHash: 
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** The login query of an unused, unexpired login by its state's hash. */
+export const findLoginQueryByState = async (db: Db, stateHash: string, now: string): Promise<string | null> =>
+  (
+    await db
+      .selectFrom('lti_launch_nonces')
+      .select('login_query')
+      .where('state_hash', '=', stateHash)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst()
+  )?.login_query ?? null;
 
 export const deleteOldLaunchNonces = (db: Db, before: string) =>
   db.deleteFrom('lti_launch_nonces').where('expires_at', '<', before).execute();

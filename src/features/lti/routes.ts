@@ -97,7 +97,8 @@ export function ltiRoutes(deps: Deps) {
       const title = REFUSAL_TITLES[known.code] ?? (known.status < 500 ? 'Request refused' : 'Something went wrong');
       const message =
         known.code === 'internal_error' ? 'Something went wrong on our side. Try again in a moment.' : known.message;
-      return sendPage(reply, launchRefusedPage({ styleUrl, title, message }), known.status);
+      const newWindowUrl = typeof known.details?.newWindowUrl === 'string' ? known.details.newWindowUrl : null;
+      return sendPage(reply, launchRefusedPage({ styleUrl, title, message, newWindowUrl }), known.status);
     });
 
     app.get('/lti/jwks', async (_request, reply) => {

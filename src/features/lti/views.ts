@@ -3,12 +3,19 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { errorPage, layout } from '../../web/views/dashboard/layout.js';
 import type { DeepLinkPerson } from './deep-linking.js';
 
-export function launchRefusedPage(data: { styleUrl: string; title: string; message: string }): SafeHtml {
+export function launchRefusedPage(data: {
+  styleUrl: string;
+  title: string;
+  message: string;
+  newWindowUrl?: string | null;
+}): SafeHtml {
   return errorPage({
     styleUrl: data.styleUrl,
     title: data.title,
     message: data.message,
-    next: html`<p>Go back to your course and open voicename again. If this keeps happening, tell your course’s administrator
+    next: data.newWindowUrl
+      ? html`<p><a id="open-new-window" class="button primary" href="${data.newWindowUrl}" target="_blank" rel="noopener">Open voicename in a new window</a></p>`
+      : html`<p>Go back to your course and open voicename again. If this keeps happening, tell your course’s administrator
 what this page says.</p>`,
   });
 }
