@@ -424,6 +424,36 @@ describe('rate limit', () => {
   });
 });
 
+describe('several processes', () => {
+  it('uses a nonce once across two app instances on one database, even when both get the launch at once', async () => {
+    const other = await createTestApp({ database: t.database, env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    try {
+      // Start a launch but stop before posting it: both instances are then handed the same post.
+      const browser = newBrowser();
+      platform.nextLaunch({ user: learner });
+      const query = new URLSearchParams({
+        iss: platform.issuer,
+        login_hint: learner.sub,
+        target_link_uri: `${t.url}/lti/launch`,
+      });
+      const login = await get(t, browser, `/lti/login?${query}`);
+      expect(login.statusCode, login.body).toBe(302);
+      await fetch(login.headers.location as string);
+      const form = platform.lastForm as { id_token: string; state: string };
+      const fields = { id_token: form.id_token, state: form.state };
+      const answers = await Promise.all([
+        post(t, { ...browser, cookies: new Map(browser.cookies) }, '/lti/launch', fields),
+        post(other as TestApp & { url: string }, { ...browser, cookies: new Map(browser.cookies) }, '/lti/launch', fields),
+      ]);
+      expect(answers.map((answer) => answer.statusCode).sort()).toEqual([303, 409]);
+    } finally {
+      await other.app.close();
+      await other.deps.notifications.close();
+      await other.deps.rateLimits.close();
+    }
+  });
+});
+
 describe('editing and removing a registration', () => {
   it('adds a deployment id on the edit form, and removes a platform after a confirmation (both audited)', async () => {
     const list = await get(t, owner, '/dashboard/lti');
