@@ -15,6 +15,7 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { toAppError } from '../../http/error-handler.js';
 import { applyPageSecurity } from '../../http/security-headers.js';
+import { SESSION_COOKIE, setCookie } from '../dashboard/http.js';
 import { initiateLogin, type LoginRequest, validateLaunch } from './launch-service.js';
 import { landLaunch } from './landing-service.js';
 import { toolKeySet } from './tool-keys.js';
@@ -150,7 +151,7 @@ export function ltiRoutes(deps: Deps) {
         );
       }
       const maxAge = Math.floor((Date.parse(landing.expiresAt) - deps.clock.now().getTime()) / 1000);
-      reply.setCookie('vn_session', landing.sessionId, { path: '/dashboard', maxAge, httpOnly: true, sameSite: 'lax', secure });
+      setCookie(reply, SESSION_COOKIE, landing.sessionId, { maxAgeSeconds: maxAge, secure });
       return reply.code(303).header('location', `/dashboard/collections/${landing.collectionId}`).send();
     });
 
