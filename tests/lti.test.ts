@@ -10,6 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/features/api-keys/service.js';
+import { createRegistration } from '../src/features/lti/registration-service.js';
 import { syncCourseRoster } from '../src/features/lti/roster-sync.js';
 import { createTestApp, startTestServer, type TestApp } from './helpers/app.js';
 import { type Browserish, get, newBrowser, post, signIn } from './helpers/dashboard.js';
@@ -408,6 +409,38 @@ describe('Deep Linking', () => {
   it('refuses a deep linking launch from a learner', async () => {
     const { response } = await launch({ user: learner, messageType: 'LtiDeepLinkingRequest' });
     expect(response.statusCode).toBe(422);
+  });
+});
+
+describe('a platform that is down', () => {
+  it('answers a launch whose key set cannot be read with a 502 page, not a 500', async () => {
+    const down = await startMockPlatform({ toolJwksUrl: () => `${t.url}/lti/jwks`, keySetStatus: 503 });
+    try {
+      const account = await t.deps.db.kysely
+        .selectFrom('accounts')
+        .select('id')
+        .where('email', '=', OWNER)
+        .executeTakeFirstOrThrow();
+      await createRegistration(t.deps, account.id, {
+        issuer: down.issuer,
+        client_id: down.clientId,
+        deployment_ids: down.deploymentId,
+        auth_url: down.authUrl,
+        token_url: down.tokenUrl,
+        jwks_url: down.jwksUrl,
+      });
+      const browser = newBrowser();
+      down.nextLaunch({ user: learner });
+      const query = new URLSearchParams({ iss: down.issuer, login_hint: learner.sub, target_link_uri: `${t.url}/lti/launch` });
+      const login = await get(t, browser, `/lti/login?${query}`);
+      await fetch(login.headers.location as string);
+      const form = down.lastForm as { id_token: string; state: string };
+      const res = await post(t, browser, '/lti/launch', { id_token: form.id_token, state: form.state });
+      expect(res.statusCode).toBe(502);
+      expect(titleOf(res.body)).toBe('The course platform did not answer');
+    } finally {
+      await down.close();
+    }
   });
 });
 

@@ -88,7 +88,12 @@ function readBody(request: http.IncomingMessage): Promise<string> {
 
 const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
-export async function startMockPlatform(options: { toolJwksUrl: () => string; clientId?: string }): Promise<MockPlatform> {
+export async function startMockPlatform(options: {
+  toolJwksUrl: () => string;
+  clientId?: string;
+  /** Answer the key set with this status instead (a platform that is down). */
+  keySetStatus?: number;
+}): Promise<MockPlatform> {
   const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   const foreign = await generateKeyPair('RS256', { extractable: true });
   const kid = 'platform-key-1';
@@ -175,6 +180,10 @@ export async function startMockPlatform(options: { toolJwksUrl: () => string; cl
     const requestUrl = new URL(request.url ?? '/', url);
     const path = requestUrl.pathname;
     if (path === '/jwks') {
+      if (options.keySetStatus !== undefined) {
+        response.writeHead(options.keySetStatus).end();
+        return;
+      }
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [publicJwk] }));
       return;
     }
