@@ -320,6 +320,38 @@ describe('roster sync (NRPS)', () => {
     expect(invited.statusCode, invited.body).toBe(200);
     expect(invited.json<{ queued: number }>().queued).toBe(3);
 
+    // What a person corrects on their record page stays theirs: the platform's rename of Niamh
+    // changes her family name, not the display name she wrote.
+    const niamh = await launch({
+      user: { sub: 's-1', givenName: 'Niamh', familyName: 'Kelly', email: 'niamh@uni.example', roles: [ROLES.learner] },
+      context: { id: course, title: 'Phonetics' },
+    });
+    const corrected = await t.app.inject({
+      method: 'POST',
+      url: `${niamh.response.headers.location as string}/details`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: t.url },
+      payload: new URLSearchParams({
+        display_name: 'Niamh Ní Cheallaigh',
+        preferred_name: '',
+        pronouns: '',
+        phonetic_spelling: '',
+      }).toString(),
+    });
+    expect(corrected.statusCode, corrected.body).toBe(303);
+    platform.setDifferences(course, [member('s-1', 'Niamh', 'Kelly-Byrne')]);
+    expect(await syncCourseRoster(t.deps, contextRow.id)).toEqual({ created: 0, updated: 1, departed: 0 });
+    const row = await t.deps.db.kysely
+      .selectFrom('users')
+      .select(['display_name', 'last_name', 'field_sources'])
+      .where('external_id', '=', 's-1')
+      .where('collection_id', '=', collectionId)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ display_name: 'Niamh Ní Cheallaigh', last_name: 'Kelly-Byrne' });
+    expect(JSON.parse(row.field_sources)).toMatchObject({
+      display_name: { source: 'person' },
+      last_name: { source: 'integration' },
+    });
+
     // A full read (daily, or when no differences link is known): whoever is not in it departs.
     await t.deps.db.kysely.updateTable('lti_contexts').set({ full_synced_at: null }).where('id', '=', contextRow.id).execute();
     platform.setMembers(course, [member('s-1', 'Niamh', 'Kelly'), member('s-4', 'Aisling', 'Ryan')]);
