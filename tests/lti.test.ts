@@ -15,6 +15,7 @@ import { syncCourseRoster } from '../src/features/lti/roster-sync.js';
 import { createTestApp, startTestServer, type TestApp } from './helpers/app.js';
 import { type Browserish, get, newBrowser, post, signIn } from './helpers/dashboard.js';
 import { runJobsLater } from './helpers/jobs.js';
+import { addRecording } from './helpers/play-link-fixtures.js';
 import { type MockPlatform, type NextLaunch, type NrpsMember, ROLES, startMockPlatform } from './helpers/lti-platform.js';
 
 const OWNER = 'registrar@uni.example';
@@ -426,6 +427,30 @@ describe('Deep Linking', () => {
     expect(payload['https://purl.imsglobal.org/spec/lti-dl/claim/data']).toBe('platform-opaque-data');
     expect(payload['https://purl.imsglobal.org/spec/lti-dl/claim/content_items']).toEqual([
       { type: 'ltiResourceLink', title: 'Names: Linguistics 101', url: `${t.url}/lti/launch` },
+    ]);
+  });
+
+  it('lets an instructor insert one recorded person’s player as a link', async () => {
+    const course = { id: 'course-dl', title: 'Deep Linking 101' };
+    await launch({ user: learner, context: course });
+    const person = await t.deps.db.kysely
+      .selectFrom('users')
+      .innerJoin('lti_roster', 'lti_roster.user_id', 'users.id')
+      .innerJoin('lti_contexts', 'lti_contexts.id', 'lti_roster.context_row_id')
+      .select(['users.id', 'users.display_name'])
+      .where('lti_contexts.context_id', '=', course.id)
+      .executeTakeFirstOrThrow();
+    const token = await addRecording(t, person.id);
+    const { response } = await launch({ user: instructor, messageType: 'LtiDeepLinkingRequest', context: course });
+    expect(response.body).toContain(`${person.display_name}’s player`);
+    const sealed = /name="request" value="([^"]+)"/.exec(response.body)?.[1] as string;
+    const chosen = await post(t, newBrowser(), '/lti/deep-link', { request: sealed, choice: person.id });
+    expect(chosen.statusCode, chosen.body).toBe(200);
+    const jwt = /name="JWT" value="([^"]+)"/.exec(chosen.body)?.[1] as string;
+    await fetch(`${platform.url}/deep-link-return`, { method: 'POST', body: new URLSearchParams({ JWT: jwt }) });
+    const payload = platform.log.deepLinks.at(-1) as Record<string, unknown>;
+    expect(payload['https://purl.imsglobal.org/spec/lti-dl/claim/content_items']).toEqual([
+      { type: 'link', title: `How to say ${person.display_name}`, url: `${t.url}/p/${token}` },
     ]);
   });
 
