@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/features/api-keys/service.js';
 import { createRegistration } from '../src/features/lti/registration-service.js';
 import { syncCourseRoster } from '../src/features/lti/roster-sync.js';
+import { upsertRosterPeople } from '../src/features/users/roster-service.js';
 import { createTestApp, startTestServer, type TestApp } from './helpers/app.js';
 import { type Browserish, get, newBrowser, post, signIn } from './helpers/dashboard.js';
 import { runJobsLater } from './helpers/jobs.js';
@@ -466,6 +467,38 @@ describe('Deep Linking', () => {
   it('refuses a deep linking launch from a learner', async () => {
     const { response } = await launch({ user: learner, messageType: 'LtiDeepLinkingRequest' });
     expect(response.statusCode).toBe(422);
+  });
+});
+
+describe('people without an e-mail address', () => {
+  it('gives each member the platform shares no address for an undeliverable one of their own, however alike their ids', async () => {
+    const account = await t.deps.db.kysely
+      .selectFrom('accounts')
+      .select('id')
+      .where('email', '=', OWNER)
+      .executeTakeFirstOrThrow();
+    const collection = await t.request({
+      method: 'POST',
+      url: '/v1/collections',
+      key: (await apiKeyOf(OWNER)).key,
+      json: { name: 'No mail' },
+    });
+    const prefix = 'urn:lti:user:0123456789abcdef0123456789abcdef:';
+    const { created, people } = await upsertRosterPeople(t.deps, account.id, collection.json<{ id: string }>().id, [
+      { externalId: `${prefix}1`, givenName: 'Ada', familyName: 'One', email: null },
+      { externalId: `${prefix}2`, givenName: 'Bea', familyName: 'Two', email: null },
+    ]);
+    expect(created).toBe(2);
+    const rows = await t.deps.db.kysely
+      .selectFrom('users')
+      .select('email')
+      .where(
+        'id',
+        'in',
+        people.map((p) => p.userId),
+      )
+      .execute();
+    for (const row of rows) expect(row.email).toMatch(/@roster\.invalid$/);
   });
 });
 

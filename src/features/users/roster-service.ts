@@ -6,6 +6,7 @@
  */
 import { withTransaction } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
+import { sha256Hex } from '../../lib/secrets.js';
 import { normalizeEmail } from '../accounts/service.js';
 import { adjustMemberCount, requireLiveCollection } from '../collections/service.js';
 import { queueGuides } from '../pronunciation/generate-job.js';
@@ -29,7 +30,7 @@ export interface RosterPerson {
 }
 
 /** An address for a member without one: unique per platform user, never deliverable. */
-const placeholderEmail = (externalId: string) => `lti-${Buffer.from(externalId).toString('hex').slice(0, 48)}@roster.invalid`;
+const placeholderEmail = (externalId: string) => `lti-${sha256Hex(externalId).slice(0, 32)}@roster.invalid`;
 
 function emailOf(member: RosterMember): { email: string; normalized: string } {
   if (member.email) {
