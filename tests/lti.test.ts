@@ -499,6 +499,14 @@ describe('people without an e-mail address', () => {
       )
       .execute();
     for (const row of rows) expect(row.email).toMatch(/@roster\.invalid$/);
+    // Nobody is mailed at an address that reaches no one.
+    const invited = await t.request({
+      method: 'POST',
+      url: `/v1/collections/${collection.json<{ id: string }>().id}/invitations`,
+      key: (await apiKeyOf(OWNER)).key,
+      json: { filter: 'not_recorded', dry_run: true },
+    });
+    expect(invited.json<{ queued: number }>().queued).toBe(0);
   });
 });
 
