@@ -11,6 +11,7 @@ import { type Deps, warmUpDeps } from './deps.js';
 import { AppError } from './errors.js';
 import { collectionsRoutes } from './features/collections/routes.js';
 import { dashboardRoutes } from './features/dashboard/routes.js';
+import { ltiRoutes } from './features/lti/routes.js';
 import { docsRoutes } from './features/docs/routes.js';
 import { recorderRoutes } from './features/recordings/recorder-routes.js';
 import { recordingsRoutes } from './features/recordings/routes.js';
@@ -135,6 +136,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(dashboardRoutes(deps), { prefix: '/dashboard' });
   // SCIM provisioning: its own token, media type and error body (src/features/scim).
   await app.register(scimRoutes(deps), { prefix: '/scim/v2' });
+  await app.register(ltiRoutes(deps));
 
   await app.register(
     async (v1) => {

@@ -19,6 +19,7 @@ import { type ChannelChoice, createChannelRegistry, type MessageChannels } from 
 import { locateFfmpeg, locatePrlimit } from './audio/ffmpeg.js';
 import { createPaymentProvider, type PaymentProvider } from './integrations/payments/index.js';
 import { type AgentApiSetup, createAgentApiSetup } from './features/agent-api/setup.js';
+import { createPlatformKeySets, type PlatformKeySets } from './features/lti/platform-keys.js';
 import { warmUpAgentApi } from './features/agent-api/warm-up.js';
 import { createPlayLinkRuntime, type PlayLinkRuntime } from './features/play-links/cache.js';
 import { applyPlayLinkChange, type PlayLinkChange } from './features/play-links/invalidation.js';
@@ -73,6 +74,8 @@ export interface Deps {
   logos: LogoEncoder;
   /** What the agent API builds once per process: its request schema and validator, signing keys and unpaid-request budget. */
   agentApi: AgentApiSetup;
+  /** LTI platforms' public key sets, cached per process (features/lti/platform-keys.ts). */
+  ltiKeySets: PlatformKeySets;
 }
 
 export interface DepsOverrides {
@@ -142,7 +145,11 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
       }),
     }),
   };
-  return { ...adapters, agentApi: createAgentApiSetup(adapters) };
+  return {
+    ...adapters,
+    agentApi: createAgentApiSetup(adapters),
+    ltiKeySets: createPlatformKeySets({ clock, allowPrivate: config.webhooks.allowPrivateUrls }),
+  };
 }
 
 /**

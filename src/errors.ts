@@ -76,6 +76,18 @@ const kinds = {
   sign_in_rate_limited: { status: 429, type: 'rate_limit_error' },
   sign_in_link_invalid: { status: 400, type: 'invalid_request_error' },
   form_token_invalid: { status: 403, type: 'invalid_request_error' },
+  /** An LTI login initiation the tool cannot act on (unknown platform or deployment, a target elsewhere). */
+  lti_login_invalid: { status: 400, type: 'invalid_request_error' },
+  /** An LTI id_token that is not valid (signature, issuer, audience, times) or not from a registered platform. */
+  lti_launch_invalid: { status: 401, type: 'authentication_error' },
+  /** An LTI launch whose state is not the one this browser started with. */
+  lti_launch_state: { status: 403, type: 'invalid_request_error' },
+  /** An LTI launch whose nonce was already used (a replay) or never issued for this state. */
+  lti_launch_replayed: { status: 409, type: 'invalid_request_error' },
+  /** An LTI launch with valid signatures but LTI claims the tool cannot accept (message type, version, deployment, roles). */
+  lti_claims_invalid: { status: 422, type: 'invalid_request_error' },
+  /** The platform's key set or roster could not be fetched. */
+  lti_platform_unavailable: { status: 502, type: 'api_error' },
   mail_unavailable: { status: 503, type: 'api_error' },
   claim_token_invalid: { status: 403, type: 'invalid_request_error' },
   entity_already_claimed: { status: 409, type: 'invalid_request_error' },

@@ -30,6 +30,7 @@ import * as m0028 from './migrations/0028_person_language.js';
 import * as m0029 from './migrations/0029_organisation_name_brand_color.js';
 import * as m0030 from './migrations/0030_scim.js';
 import * as m0031 from './migrations/0031_sso_oidc.js';
+import * as m0032 from './migrations/0032_lti.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '0029_organisation_name_brand_color': m0029,
   '0030_scim': m0030,
   '0031_sso_oidc': m0031,
+  '0032_lti': m0032,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

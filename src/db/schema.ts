@@ -16,6 +16,13 @@ import type {
 import type { ScimGroupMembersTable, ScimGroupsTable, ScimTokensTable, ScimUsersTable } from './schema/scim.js';
 import type { EntitiesTable, EntityPaymentRequestsTable, SandboxPaymentIntentsTable } from './schema/entities.js';
 import type {
+  LtiContextsTable,
+  LtiLaunchNoncesTable,
+  LtiRegistrationsTable,
+  LtiRosterTable,
+  LtiToolKeysTable,
+} from './schema/lti.js';
+import type {
   CollectionsTable,
   ErasedPlayLinksTable,
   ErasuresTable,
@@ -39,6 +46,7 @@ import type {
 
 export type * from './schema/accounts.js';
 export type * from './schema/entities.js';
+export type * from './schema/lti.js';
 export type * from './schema/people.js';
 export type * from './schema/sso.js';
 export type * from './schema/scim.js';
@@ -78,4 +86,9 @@ export interface Database {
   scim_users: ScimUsersTable;
   scim_groups: ScimGroupsTable;
   scim_group_members: ScimGroupMembersTable;
+  lti_registrations: LtiRegistrationsTable;
+  lti_tool_keys: LtiToolKeysTable;
+  lti_launch_nonces: LtiLaunchNoncesTable;
+  lti_contexts: LtiContextsTable;
+  lti_roster: LtiRosterTable;
 }

@@ -34,17 +34,19 @@ export interface OutboundRequest {
   allowPrivate: boolean;
   /** Resolver override (tests); default is the system resolver (`dns.lookup`, all addresses). */
   lookup?: HostLookup;
-  /** Most of the body read; default SNIPPET_BYTES (a delivery log needs no more; a JSON document may). */
-  maxBytes?: number;
+  /** How much of the answer to read (default `SNIPPET_BYTES`): a key set or a roster page needs more than a webhook's answer. */
+  maxBodyBytes?: number;
 }
 
 export interface OutboundResponse {
   status: number;
   durationMs: number;
-  /** The first `maxBytes` (default 2 KB) of the response body, decoded as UTF-8. */
+  /** First 2 KB (or `maxBodyBytes`) of the response body, decoded as UTF-8. */
   bodySnippet: string;
-  /** The response's headers, names in lower case (repeated ones joined with a comma). */
+  /** The answer's headers, names lower-cased (repeated ones joined with ", "). */
   headers: Record<string, string>;
+  /** Whether the body was longer than what was read. */
+  truncated: boolean;
 }
 
 export type OutboundErrorCode =
@@ -249,12 +251,18 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundRespon
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
-    const snippet = await readSnippet(response.body, req.maxBytes ?? SNIPPET_BYTES);
+    const { text, truncated } = await readSnippet(response.body, req.maxBodyBytes ?? SNIPPET_BYTES);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers)) {
-      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
     }
-    return { status: response.statusCode, durationMs: Math.round(performance.now() - started), bodySnippet: snippet, headers };
+    return {
+      status: response.statusCode,
+      durationMs: Math.round(performance.now() - started),
+      bodySnippet: text,
+      headers,
+      truncated,
+    };
   } catch (error) {
     throw classifyFailure(controller.signal.reason instanceof OutboundError ? controller.signal.reason : error, timedOut);
   } finally {
@@ -343,15 +351,18 @@ function pinnedLookup(address: string) {
   };
 }
 
-async function readSnippet(body: AsyncIterable<Buffer> & { destroy(): unknown }, maxBytes: number): Promise<string> {
+async function readSnippet(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  limit: number,
+): Promise<{ text: string; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     chunks.push(chunk);
     size += chunk.length;
-    if (size >= maxBytes) break; // breaking out destroys the stream; the rest is not read
+    if (size > limit) break; // breaking out destroys the stream; the rest is not read
   }
-  const bytes = Buffer.concat(chunks).subarray(0, maxBytes);
+  const bytes = Buffer.concat(chunks).subarray(0, limit);
   // Do not cut a multi-byte character in half.
-  return new TextDecoder('utf-8', { fatal: false }).decode(bytes).replace(/\uFFFD$/, '');
+  return { text: new TextDecoder('utf-8', { fatal: false }).decode(bytes).replace(/\uFFFD$/, ''), truncated: size > limit };
 }

@@ -12,6 +12,7 @@ import { dashboardTasks } from '../features/dashboard/jobs.js';
 import { agentApiJobs, agentApiTasks } from '../features/agent-api/jobs.js';
 import { erasureTasks } from '../features/erasure/jobs.js';
 import { idempotencyTasks } from '../features/idempotency/jobs.js';
+import { ltiJobs, ltiTasks } from '../features/lti/jobs.js';
 import { createMessageSender, invitationTasks } from '../features/invitations/jobs.js';
 import { pronunciationJobs, pronunciationTasks } from '../features/pronunciation/jobs.js';
 import { recordingsJobs, recordingsTasks } from '../features/recordings/jobs.js';
@@ -27,6 +28,7 @@ export function createWorker(deps: Deps, options: { pollMs?: number } = {}): Job
     ...agentApiJobs(deps),
     ...recordingsJobs(deps),
     ...pronunciationJobs(deps),
+    ...ltiJobs(deps),
   ];
   const periodic: PeriodicTask[] = [
     ...idempotencyTasks(deps),
@@ -37,6 +39,7 @@ export function createWorker(deps: Deps, options: { pollMs?: number } = {}): Job
     ...dashboardTasks(deps),
     ...erasureTasks(deps),
     ...invitationTasks(deps, messages),
+    ...ltiTasks(deps),
   ];
   return new JobWorker({
     db: deps.db,

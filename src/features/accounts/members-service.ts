@@ -178,6 +178,24 @@ export async function acceptInvitation(deps: TransactionDeps, token: string): Pr
   });
 }
 
+/**
+ * Makes `email` a member with `role` unless they are one already (who then keeps the role they
+ * have): the just-in-time membership of someone a trusted platform vouches for (an LTI launch).
+ * Answers whether a membership was created.
+ */
+export async function addMemberJustInTime(
+  deps: TransactionDeps,
+  input: { accountId: string; email: string; role: MemberRole; via: string },
+): Promise<boolean> {
+  return insertMember(deps.db.kysely, {
+    account_id: input.accountId,
+    email: input.email.trim().toLowerCase(),
+    role: input.role,
+    created_at: isoNow(deps.clock),
+    invited_by: input.via,
+  });
+}
+
 /** Checks that taking `email`'s owner role away leaves another owner (409 `last_owner`). */
 async function requireAnotherOwner(trx: Parameters<typeof countOwners>[0], accountId: string, verb: string) {
   if ((await countOwners(trx, accountId)) <= 1) {

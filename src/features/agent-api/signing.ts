@@ -22,6 +22,8 @@ export interface EntityKeys {
   challengeKey: string;
   /** The deletion token of the entity paid by `paymentIntentId` (a UUID v4 in form). */
   deletionToken(paymentIntentId: string): string;
+  /** A 32-byte key derived from this one for another purpose (`info` names it): e.g. sealing the LTI tool's private keys. */
+  derivedKey(info: string): Buffer;
 }
 
 function loadPrivateKey(config: Pick<Config, 'entitySigningKey' | 'dataDir'>): KeyObject {
@@ -68,6 +70,8 @@ export function loadEntityKeys(config: Pick<Config, 'entitySigningKey' | 'dataDi
     challengeKey,
     publicJwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid: keyId, use: 'sig', alg: 'EdDSA' },
     sign: (data) => sign(null, Buffer.from(data), privateKey).toString('base64url'),
+    derivedKey: (info) =>
+      Buffer.from(hkdfSync('sha256', privateKey.export({ format: 'der', type: 'pkcs8' }), Buffer.alloc(0), info, 32)),
     deletionToken(paymentIntentId) {
       const bytes = createHmac('sha256', tokenKey).update(paymentIntentId).digest().subarray(0, 16);
       bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;

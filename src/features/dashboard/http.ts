@@ -36,7 +36,7 @@ export const SESSION_COOKIE = 'vn_session';
 export const SIGN_IN_COOKIE = 'vn_signin';
 const COOKIE_PATH = '/dashboard';
 /** Form fields that may hold line breaks (textareas), as the API's multi-line fields do. */
-const MULTILINE_FIELDS = new Set(['description', 'note', 'message', 'reminder_message', 'role_mapping']);
+const MULTILINE_FIELDS = new Set(['description', 'note', 'message', 'reminder_message', 'role_mapping', 'deployment_ids']);
 /**
  * Fields whose route applies the text rule itself and answers on its own form (the refusal then
  * sits under the field, with what was typed, instead of on an error page).

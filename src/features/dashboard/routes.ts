@@ -48,6 +48,7 @@ import {
   sessionOf,
   viewerOf,
 } from './http.js';
+import { ltiRoutes } from './lti-routes.js';
 import { membersRoutes } from './members-routes.js';
 import { guideRoutes } from './guide-routes.js';
 import { personRoutes } from './person-routes.js';
@@ -130,6 +131,7 @@ export function dashboardRoutes(deps: Deps) {
     await app.register(membersRoutes(deps, { styleUrl, secure }));
     await app.register(ssoRoutes(deps, { styleUrl, secure }));
     await app.register(auditRoutes(deps, { styleUrl }));
+    await app.register(ltiRoutes(deps, { styleUrl }));
     for (const pages of [
       collectionRoutes,
       settingsRoutes,

@@ -228,6 +228,15 @@ export async function signInWithInvitation(
   return { account, ...(await openSession(deps, email, account, input.userAgent)) };
 }
 
+/**
+ * Signs `email` in to `account` without a link: for a sign-in another system vouched for (an LTI
+ * launch, whose platform signed who the person is). The caller has checked the membership.
+ */
+export const signInVouchedFor = (
+  deps: DashboardDeps,
+  input: { email: string; account: Account; userAgent: string | undefined },
+) => openSession(deps, input.email, input.account, input.userAgent);
+
 /** A signed-in browser: the person, whichever organisation they act in (if any yet). */
 export interface SignedInPerson {
   email: string;

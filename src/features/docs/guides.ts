@@ -26,6 +26,10 @@ export const GUIDES: readonly GuideEntry[] = [
   { slug: 'invitations', summary: 'Inviting people by e-mail to record their names, reminders and collection branding.' },
   { slug: 'exports', summary: 'A collection as CSV or as a ZIP of its recordings.' },
   { slug: 'entities', summary: 'Agent profiles: the paid API for AI agents, no account needed (HTTP 402, MPP, MCP).' },
+  {
+    slug: 'lti',
+    summary: 'voicename in Canvas, Moodle and other LMSs (LTI 1.3): launches, roster sync, deep linking, the settings to paste.',
+  },
   { slug: 'dashboard', summary: 'Organisations, members and roles, collections, keys and webhooks for people, not programs.' },
   {
     slug: 'sso',

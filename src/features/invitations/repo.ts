@@ -184,12 +184,20 @@ export const collectionsWithReminders = (db: Kysely<Database>, today: string) =>
     .where('reminder_days', '!=', '[]')
     .execute();
 
-/** People of a collection a reminder is for: still to record, invited before `invitedBefore`, subscribed. */
+/** People who left the LMS course their collection follows (a roster sync marked them departed): never mailed. */
+const notDeparted = sql<boolean>`not exists (select 1 from lti_roster where lti_roster.user_id = users.id and lti_roster.departed_at is not null)`;
+
+/** Addresses a roster sync made for members the platform shared none for (`.invalid`: no mail reaches them). */
+const ROSTER_PLACEHOLDER_EMAILS = '%@roster.invalid';
+
+/** People of a collection a reminder is for: still to record, invited before `invitedBefore`, subscribed, still in their course. */
 export const peopleToRemind = (db: Kysely<Database>, collectionId: string, invitedBefore: string) =>
   db
     .selectFrom('users')
     .select('id')
     .where('collection_id', '=', collectionId)
+    .where(notDeparted)
+    .where('email_normalized', 'not like', ROSTER_PLACEHOLDER_EMAILS)
     .where('recording_status', 'in', STILL_TO_RECORD)
     .where('unsubscribed_at', 'is', null)
     .where('invited_at', 'is not', null)
@@ -202,13 +210,16 @@ export type InviteSelection = { userIds: string[] } | { stillToRecord: true } | 
 /**
  * People of a collection an invitation may go to. By coverage: no recording (`none`), and a guide
  * nobody approved (`guide`), no guide at all (`none`), or either: everyone whose name has neither
- * their voice nor a computer voice they approved. Each guide is looked up by its key.
+ * their voice nor a computer voice they approved. Each guide is looked up by its key. People who
+ * left their LMS course, and course members without an address, are never among them.
  */
 export function peopleToInvite(db: Kysely<Database>, collectionId: string, selection: InviteSelection) {
   let query = db
     .selectFrom('users')
     .select(['id', 'invited_at', 'unsubscribed_at', 'mail_status', 'language'])
-    .where('collection_id', '=', collectionId);
+    .where('collection_id', '=', collectionId)
+    .where(notDeparted)
+    .where('email_normalized', 'not like', ROSTER_PLACEHOLDER_EMAILS);
   if ('userIds' in selection) return query.where('id', 'in', selection.userIds).execute();
   if ('stillToRecord' in selection) return query.where('recording_status', 'in', STILL_TO_RECORD).execute();
   query = query.where('recording_status', '=', 'none');

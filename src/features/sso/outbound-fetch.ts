@@ -22,8 +22,10 @@ export function outboundFetch(allowPrivate: boolean) {
         ...(body === undefined ? {} : { body }),
         allowPrivate,
         timeoutMs: 10_000,
-        maxBytes: MAX_IDP_RESPONSE_BYTES,
+        maxBodyBytes: MAX_IDP_RESPONSE_BYTES,
       });
+      // A cut-off document would fail as bad JSON: say what happened instead.
+      if (response.truncated) throw new TypeError(`${url}: the answer is over ${MAX_IDP_RESPONSE_BYTES} bytes`);
       return new Response(response.status === 204 ? null : response.bodySnippet, {
         status: response.status,
         headers: response.headers,

@@ -7,7 +7,8 @@
  */
 import { html, type SafeHtml } from '../../html.js';
 
-export type Section = 'overview' | 'collections' | 'api-keys' | 'webhooks' | 'profiles' | 'members' | 'audit' | 'organisations';
+export type Section =
+  'overview' | 'collections' | 'api-keys' | 'webhooks' | 'profiles' | 'members' | 'lti' | 'audit' | 'organisations';
 
 /** A member's role in the organisation (viewer < admin < owner). */
 export type Role = 'owner' | 'admin' | 'viewer';
@@ -63,6 +64,7 @@ const NAV: { section: Section; href: string; label: string; roles: readonly Role
   { section: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks', roles: ['viewer', 'admin', 'owner'] },
   { section: 'profiles', href: '/dashboard/profiles', label: 'Agent profiles', roles: ['viewer', 'admin', 'owner'] },
   { section: 'members', href: '/dashboard/members', label: 'Members', roles: ['admin', 'owner'] },
+  { section: 'lti', href: '/dashboard/lti', label: 'LMS', roles: ['admin', 'owner'] },
   { section: 'audit', href: '/dashboard/audit', label: 'Audit log', roles: ['owner'] },
 ];
 

@@ -1,0 +1,73 @@
+/** Row types of the LTI 1.3 tool (migration 0032). How values are stored: `../schema.ts`. */
+
+/** A learning platform an organisation registered the tool with. */
+export interface LtiRegistrationsTable {
+  id: string;
+  account_id: string;
+  /** The platform's issuer (`iss` of its id_tokens). */
+  issuer: string;
+  /** The client id the platform gave the tool (`aud` of its id_tokens). */
+  client_id: string;
+  /** JSON array of the deployment ids accepted in launches. */
+  deployment_ids: string;
+  auth_url: string;
+  token_url: string;
+  jwks_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One of the tool's RS256 keys, published at `/lti/jwks`. */
+export interface LtiToolKeysTable {
+  kid: string;
+  /** JSON of the public JWK. */
+  public_jwk: string;
+  /** The PKCS#8 private key, AES-256-GCM sealed (`iv.tag.ciphertext`, base64url). */
+  private_key_sealed: string;
+  created_at: string;
+  /** Signs from this time on (published before, so platforms have fetched it first). */
+  signs_from: string;
+  /** Unpublished from this time on; null while it is the newest key. */
+  retires_at: string | null;
+}
+
+/** A login initiation's nonce, bound to the browser's state; `used_at` once a launch consumed it. */
+export interface LtiLaunchNoncesTable {
+  nonce: string;
+  /** SHA-256 hex of the state (the browser holds the state itself in a cookie). */
+  state_hash: string;
+  /** The login initiation's parameters as a query string: a launch whose browser withheld the state cookie starts again from it in a new window. */
+  login_query: string;
+  registration_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+/** A course of a registration and its collection. */
+export interface LtiContextsTable {
+  id: string;
+  registration_id: string;
+  context_id: string;
+  collection_id: string;
+  title: string;
+  /** NRPS `context_memberships_url`; null when the platform offered none. */
+  memberships_url: string | null;
+  deployment_id: string;
+  /** NRPS `Link: rel="differences"` of the last roster read: the changes since then. */
+  differences_url: string | null;
+  synced_at: string | null;
+  /** The last read of the whole roster (differences are applied between full reads). */
+  full_synced_at: string | null;
+  created_at: string;
+}
+
+/** A person of a course's collection who came from the platform. */
+export interface LtiRosterTable {
+  user_id: string;
+  context_row_id: string;
+  lti_user_id: string;
+  /** When a roster sync no longer found them in the course. */
+  departed_at: string | null;
+  synced_at: string;
+}

@@ -1,0 +1,68 @@
+/** The LTI tool's own pages: a refused launch said plainly, the Deep Linking picker, and the return to the platform. */
+import { html, type SafeHtml } from '../../web/html.js';
+import { errorPage, layout } from '../../web/views/dashboard/layout.js';
+import type { DeepLinkPerson } from './deep-linking.js';
+
+export function launchRefusedPage(data: {
+  styleUrl: string;
+  title: string;
+  message: string;
+  newWindowUrl?: string | null;
+}): SafeHtml {
+  return errorPage({
+    styleUrl: data.styleUrl,
+    title: data.title,
+    message: data.message,
+    next: data.newWindowUrl
+      ? html`<p><a id="open-new-window" class="button primary" href="${data.newWindowUrl}" target="_blank" rel="noopener">Open voicename in a new window</a></p>`
+      : html`<p>Go back to your course and open voicename again. If this keeps happening, tell your course’s administrator
+what this page says.</p>`,
+  });
+}
+
+export function deepLinkPickerPage(data: {
+  styleUrl: string;
+  courseTitle: string;
+  sealedRequest: string;
+  people: DeepLinkPerson[];
+  error?: string | null;
+}): SafeHtml {
+  return layout({
+    title: 'Insert voicename',
+    styleUrl: data.styleUrl,
+    body: html`<section class="card narrow">
+<h1>Insert voicename into ${data.courseTitle}</h1>
+${data.error ? html`<p class="error" role="alert">${data.error}</p>` : ''}
+<form method="post" action="/lti/deep-link">
+<input type="hidden" name="request" value="${data.sealedRequest}">
+<fieldset>
+<legend>What to insert</legend>
+<div class="choice"><input type="radio" id="choice-roster" name="choice" value="roster" checked>
+<label for="choice-roster">The course’s names: instructors see the collection, each learner their own record page</label></div>
+${data.people.map(
+  (person) => html`<div class="choice"><input type="radio" id="choice-${person.userId}" name="choice" value="${person.userId}">
+<label for="choice-${person.userId}">${person.displayName}’s player</label></div>`,
+)}
+</fieldset>
+${data.people.length === 0 ? html`<p class="muted">Players of people appear here once they have recorded their names.</p>` : ''}
+<button type="submit" class="primary">Insert</button>
+</form>
+</section>`,
+  });
+}
+
+export function deepLinkReturnPage(data: { styleUrl: string; scriptUrl: string; returnUrl: string; jwt: string }): SafeHtml {
+  return layout({
+    title: 'Back to the course',
+    styleUrl: data.styleUrl,
+    scripts: [data.scriptUrl],
+    body: html`<section class="card narrow">
+<h1>Back to the course</h1>
+<form method="post" action="${data.returnUrl}" data-auto-submit>
+<input type="hidden" name="JWT" value="${data.jwt}">
+<p>Your choice is on its way to the course. If nothing happens, continue:</p>
+<button type="submit" class="primary">Continue</button>
+</form>
+</section>`,
+  });
+}
