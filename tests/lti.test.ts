@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/features/api-keys/service.js';
 import { createRegistration } from '../src/features/lti/registration-service.js';
-import { syncCourseRoster } from '../src/features/lti/roster-sync.js';
+import { syncAllRosters, syncCourseRoster } from '../src/features/lti/roster-sync.js';
 import { upsertRosterPeople } from '../src/features/users/roster-service.js';
 import { createTestApp, startTestServer, type TestApp } from './helpers/app.js';
 import { type Browserish, get, newBrowser, post, signIn } from './helpers/dashboard.js';
@@ -577,6 +577,38 @@ describe('several processes', () => {
         post(other as TestApp & { url: string }, { ...browser, cookies: new Map(browser.cookies) }, '/lti/launch', fields),
       ]);
       expect(answers.map((answer) => answer.statusCode).sort()).toEqual([303, 409]);
+    } finally {
+      await other.app.close();
+      await other.deps.notifications.close();
+      await other.deps.rateLimits.close();
+    }
+  });
+});
+
+describe('the scheduled roster sync in several processes', () => {
+  const forgetSyncs = () => t.deps.db.kysely.updateTable('lti_contexts').set({ synced_at: null, full_synced_at: null }).execute();
+  const pagesRead = async (pass: () => Promise<unknown>) => {
+    await forgetSyncs();
+    const before = platform.log.pages.length;
+    await pass();
+    return platform.log.pages.slice(before).sort();
+  };
+
+  it('reads each course once when two processes run their passes at the same moment, and skips a course just synced', async () => {
+    // Processes of one deployment share the key that seals the tool's keys: here, one DATA_DIR.
+    const other = await createTestApp({
+      database: t.database,
+      env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', DATA_DIR: t.deps.config.dataDir },
+    });
+    try {
+      const once = await pagesRead(() => syncAllRosters(t.deps, 60_000));
+      expect(once.length).toBeGreaterThan(0);
+      const together = await pagesRead(() => Promise.all([syncAllRosters(t.deps, 60_000), syncAllRosters(other.deps, 60_000)]));
+      expect(together).toEqual(once);
+      // Just synced by the pass above: the next pass within the gap reads nothing.
+      const before = platform.log.pages.length;
+      await syncAllRosters(other.deps, 60_000);
+      expect(platform.log.pages.length).toBe(before);
     } finally {
       await other.app.close();
       await other.deps.notifications.close();

@@ -113,6 +113,20 @@ export const insertContext = (db: Db, row: ContextRow) => db.insertInto('lti_con
 export const updateContext = (db: Db, id: string, changes: Partial<ContextRow>) =>
   db.updateTable('lti_contexts').set(changes).where('id', '=', id).execute();
 
+/**
+ * Takes the course's scheduled sync for this process: true when `synced_at` was still what the
+ * caller read (the same pass in another process changed it first otherwise).
+ */
+export async function claimContextSync(db: Db, id: string, seenSyncedAt: string | null, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('lti_contexts')
+    .set({ synced_at: now })
+    .where('id', '=', id)
+    .where((eb) => (seenSyncedAt === null ? eb('synced_at', 'is', null) : eb('synced_at', '=', seenSyncedAt)))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 /** Courses with a memberships URL, for the scheduled roster sync. */
 export const listSyncableContexts = (db: Db): Promise<ContextRow[]> =>
   db.selectFrom('lti_contexts').selectAll().where('memberships_url', 'is not', null).orderBy('id').execute();

@@ -18,6 +18,7 @@ import { rotateRecordLink } from '../users/service.js';
 import { upsertRosterPeople } from '../users/roster-service.js';
 import { launchAudience } from './landing-service.js';
 import {
+  claimContextSync,
   type ContextRow,
   findContextById,
   findRegistrationById,
@@ -216,10 +217,18 @@ export async function syncCourseRoster(deps: Deps, contextRowId: string): Promis
   return { created, updated, departed: departed.length };
 }
 
-/** The schedule's pass: every course with a roster service is synced (each failure logged, the others still run). */
-export async function syncAllRosters(deps: Deps): Promise<void> {
+/**
+ * The schedule's pass: every course with a roster service is synced (each failure logged, the
+ * others still run). Every worker process runs the schedule: a course synced within the last
+ * `minimumGapMs` (by any process) is left alone, and each course is claimed before it is read, so
+ * processes whose passes meet sync it once.
+ */
+export async function syncAllRosters(deps: Deps, minimumGapMs: number): Promise<void> {
   const courses: ContextRow[] = await listSyncableContexts(deps.db.kysely);
   for (const course of courses) {
+    const now = deps.clock.now();
+    if (course.synced_at !== null && now.getTime() - Date.parse(course.synced_at) < minimumGapMs) continue;
+    if (!(await claimContextSync(deps.db.kysely, course.id, course.synced_at, now.toISOString()))) continue;
     try {
       await syncCourseRoster(deps, course.id);
     } catch (error) {
