@@ -53,7 +53,7 @@ for (const [label, viewport] of [
       await expectNoSeriousAxeViolations(page);
       await expectNoSidewaysScroll(page);
 
-      await page.getByLabel(/^Name \(which identity provider/).fill('Entra ID');
+      await page.getByLabel(/^Token name/).fill('Entra ID');
       await page.getByRole('button', { name: 'Create SCIM token' }).click();
       await page.getByRole('heading', { name: /Your new SCIM token/ }).waitFor();
       const token = await page.getByLabel('Secret token').inputValue();

@@ -38,7 +38,7 @@ ${
   canManage
     ? html`<form method="post" action="/dashboard/scim-tokens" class="row">
   ${csrfField(data.viewer.csrfToken)}
-  <label for="scim-token-name">Name <span class="muted">(which identity provider uses it)</span></label>
+  <label for="scim-token-name">Token name <span class="muted">(which identity provider uses it)</span></label>
   <input id="scim-token-name" name="name" maxlength="${MAX_SCIM_TOKEN_NAME}" autocomplete="off"
     ${data.error ? html`aria-invalid="true" aria-describedby="scim-token-name-error"` : ''}>
   <button type="submit" class="primary">Create SCIM token</button>
