@@ -85,7 +85,12 @@ function makeKeyAndCertificate(): { key: string; certificate: string } {
 
 const ASSERTION_XPATH = "/*[local-name(.)='Response']/*[local-name(.)='Assertion']";
 
-export async function startSamlIdp(options: { acsUrl: string; spEntityId: string }): Promise<TestSamlIdp> {
+/**
+ * `host`: the name browsers reach the IdP by (it listens on 127.0.0.1). The browser test uses
+ * `localhost`, another site than the app's 127.0.0.1, so the post to the ACS is cross-site as in
+ * production and carries no SameSite=Lax cookie.
+ */
+export async function startSamlIdp(options: { acsUrl: string; spEntityId: string; host?: string }): Promise<TestSamlIdp> {
   const { key, certificate } = makeKeyAndCertificate();
   const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
     type: 'pkcs8',
@@ -119,7 +124,7 @@ export async function startSamlIdp(options: { acsUrl: string; spEntityId: string
   }
 
   const server = http.createServer((request, reply) => {
-    const url = new URL(request.url ?? '/', entityId);
+    const url = new URL(request.url ?? '/', 'http://idp.invalid');
     const samlRequest = url.searchParams.get('SAMLRequest');
     if (url.pathname !== '/sso' || samlRequest === null || idp.nextLogin === null) {
       reply.writeHead(400).end('not a sign-in this IdP expects');
@@ -139,7 +144,7 @@ ${relayState ? `<input type="hidden" name="RelayState" value="${escapeXml(relayS
 <noscript><button type="submit">Continue</button></noscript></form></body></html>`);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  entityId = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  entityId = `http://${options.host ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}`;
   const idp: TestSamlIdp = {
     entityId,
     ssoUrl: `${entityId}/sso`,

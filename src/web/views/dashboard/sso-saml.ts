@@ -57,11 +57,11 @@ function samlForm(csrf: string, settings: SsoSettingsView | null, values: SamlFo
   <input id="saml-email-attribute" name="email_attribute" maxlength="200" value="${v.emailAttribute}" autocomplete="off">
   <label for="saml-group-attribute">Group attribute</label>
   <input id="saml-group-attribute" name="group_attribute" required maxlength="200" value="${v.groupAttribute}" autocomplete="off">
-  <label for="saml-role-mapping">Groups and roles (one per line: <code>group = admin</code> or <code>group = viewer</code>)</label>
+  <label for="saml-role-mapping">SAML groups and roles (one per line: <code>group = admin</code> or <code>group = viewer</code>)</label>
   <textarea id="saml-role-mapping" name="role_mapping" rows="4">${v.roleMapping}</textarea>
-  <label for="saml-default-role">Role of members in no mapped group</label>
+  <label for="saml-default-role">Default role for SAML members in no mapped group</label>
   <select id="saml-default-role" name="default_role">${roleOption('viewer', 'Viewer')}${roleOption('admin', 'Admin')}</select>
-  <label class="choice"><input id="saml-required" name="sso_required" type="checkbox" value="on"${checked(v.ssoRequired)}> <span>Require single sign-on: members cannot sign in with an e-mailed link (owners still can, in case the identity provider fails)</span></label>
+  <label class="choice"><input id="saml-required" name="sso_required" type="checkbox" value="on"${checked(v.ssoRequired)}> <span>Require SAML sign-on: members cannot sign in with an e-mailed link (owners still can, in case the identity provider fails)</span></label>
   <label class="choice"><input id="saml-idp-initiated" name="allow_idp_initiated" type="checkbox" value="on"${checked(v.allowIdpInitiated)} aria-describedby="saml-idp-initiated-hint"> <span>Accept sign-ins started at the identity provider (IdP-initiated)</span></label>
   <p class="muted" id="saml-idp-initiated-hint">Off is safer: an unsolicited response cannot be tied to the browser that receives it, so a page elsewhere could sign someone in as another member.</p>
   <button type="submit" class="primary">${s ? 'Save SAML single sign-on' : 'Use SAML single sign-on'}</button>
