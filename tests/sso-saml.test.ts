@@ -10,8 +10,19 @@
 import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addSsoDomain, verifySsoDomain } from '../src/features/sso/domain-service.js';
+import { SSO_STARTS_PER_HOUR } from '../src/features/sso/oidc-service.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
-import { type Browserish, csrfOf, get, inviteAndJoin, newBrowser, post, signIn } from './helpers/dashboard.js';
+import {
+  type Browserish,
+  csrfOf,
+  get,
+  inviteAndJoin,
+  lastSignInLink,
+  newBrowser,
+  pathOf,
+  post,
+  signIn,
+} from './helpers/dashboard.js';
 import { type SamlResponseOptions, startSamlIdp, type TestSamlIdp } from './helpers/saml-idp.js';
 
 const BASE = 'http://localhost:3000';
@@ -283,5 +294,39 @@ describe('settings and metadata', () => {
       .where('account_id', '=', accountId)
       .executeTakeFirst();
     expect(row?.saml_allow_idp_initiated).toBe(0);
+  });
+});
+
+describe('SSO required and the rate limit, as for OpenID Connect', () => {
+  const askLink = async (ip: string, email: string) => {
+    const browser = newBrowser(ip);
+    const form = await get(t, browser, '/dashboard/sign-in?link=1');
+    return { browser, res: await post(t, browser, '/dashboard/sign-in', { email, method: 'link', csrf: csrfOf(form.body) }) };
+  };
+
+  it('refuses a member an e-mailed link while SAML is required, and keeps the owner’s break-glass link', async () => {
+    expect((await post(t, owner, '/dashboard/sso/saml', settings({ sso_required: 'on' }))).statusCode).toBe(303);
+    try {
+      const member = await askLink('198.51.100.60', 'ada@saml-university.test');
+      expect(member.res.statusCode).toBe(403);
+      expect(member.res.body).toContain('Your organisation requires single sign-on');
+      const glass = await askLink('198.51.100.61', OWNER);
+      expect(glass.res.statusCode).toBe(200);
+      expect((await get(t, glass.browser, pathOf(lastSignInLink(t, OWNER)))).headers.location).toBe('/dashboard');
+    } finally {
+      expect((await post(t, owner, '/dashboard/sso/saml', settings())).statusCode).toBe(303);
+    }
+  });
+
+  it('counts SAML sign-ins started by one client in the same hourly limit (429 with Retry-After)', async () => {
+    const browser = newBrowser('198.51.100.99');
+    for (let i = 0; i < SSO_STARTS_PER_HOUR; i++) await startSaml(browser, `burst${i}@saml-university.test`);
+    const form = await get(t, browser, '/dashboard/sign-in');
+    const limited = await post(t, browser, '/dashboard/sign-in', {
+      email: 'burst@saml-university.test',
+      csrf: csrfOf(form.body),
+    });
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(3000);
   });
 });
