@@ -330,3 +330,28 @@ describe('SSO required and the rate limit, as for OpenID Connect', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(3000);
   });
 });
+
+describe('several processes', () => {
+  it('accepts a response in another app instance than the one that sent the request, once, even when both get it at once', async () => {
+    const other = await createTestApp({ database: t.database, env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    try {
+      const browser = newBrowser('198.51.100.70');
+      const requestId = await startSaml(browser, 'twice@saml-university.test');
+      const response = idp.response({ email: 'twice@saml-university.test', groups: ['library'], inResponseTo: requestId });
+      const payload = new URLSearchParams({ SAMLResponse: response }).toString();
+      const headers = { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' };
+      const answers = await Promise.all(
+        [t, other].map((app) => app.app.inject({ method: 'POST', url: '/dashboard/sso/saml/acs', headers, payload })),
+      );
+      expect(answers.map((answer) => answer.statusCode).sort()).toEqual([303, 400]);
+      const accepted = answers.find((answer) => answer.statusCode === 303);
+      const done = await get(other, browser, String(accepted?.headers.location));
+      expect(done.headers.location).toBe('/dashboard');
+      expect((await memberOf('twice@saml-university.test'))?.role).toBe('viewer');
+    } finally {
+      await other.app.close();
+      await other.deps.notifications.close();
+      await other.deps.rateLimits.close();
+    }
+  });
+});
