@@ -226,13 +226,15 @@ export async function acceptSamlResponse(deps: Deps, input: { samlResponse: stri
     throw refused('This sign-in has expired or was already used. Start again from the sign-in page.');
   }
   const assertionId = assertion.$?.ID ?? '';
+  // Without an ID an assertion could not be told from its replay.
+  if (assertionId === '') throw refused('The assertion has no ID.');
   const fresh = await recordAssertionOnce(deps.db.kysely, {
     assertion_hash: sha256Hex(`${connection.issuer} ${assertionId}`),
     account_id: connection.accountId,
     used_at: now,
     expires_at: assertionExpiry(assertion, deps.clock.now().getTime()),
   });
-  if (assertionId === '' || !fresh) throw refused('This assertion was already used: a replayed sign-in is refused.');
+  if (!fresh) throw refused('This assertion was already used: a replayed sign-in is refused.');
   const email = emailOf(connection, profile);
   const domain = email.slice(email.lastIndexOf('@') + 1);
   if (!(await isVerifiedDomainOf(deps.db.kysely, connection.accountId, domain))) {

@@ -110,10 +110,11 @@ export function ssoPage(data: {
     notice: data.notice ?? null,
     body: html`<p><a href="/dashboard/members">← Members</a></p>
 <h1>Single sign-on</h1>
-<p>Members whose e-mail address is in one of the verified domains below sign in through your identity provider (OpenID Connect) and join this organisation at their first sign-in. <a href="/docs/sso">How to set it up in Entra ID, Okta, Google Workspace or Shibboleth</a>.</p>
+<p>Members whose e-mail address is in one of the verified domains below sign in through your identity provider (OpenID Connect or SAML 2.0) and join this organisation at their first sign-in. <a href="/docs/sso">How to set it up in Entra ID, Okta, Google Workspace or Shibboleth</a>.</p>
 ${
   data.settings
-    ? html`<p id="sso-protocol">Members sign in with <strong>${data.settings.protocol === 'saml' ? 'SAML 2.0' : 'OpenID Connect'}</strong>.</p>`
+    ? html`<p id="sso-protocol">Members sign in with <strong>${data.settings.protocol === 'saml' ? 'SAML 2.0' : 'OpenID Connect'}</strong>.</p>
+${actionButton('/dashboard/sso/remove', 'Turn single sign-on off', csrf, 'link danger-link')}`
     : ''
 }
 <section class="card stack">
@@ -127,7 +128,6 @@ ${
 ${data.settings ? html`<p class="muted">Last saved ${when(data.settings.updatedAt)}.</p>` : ''}
 ${data.error ? html`<p class="error" role="alert" id="sso-error">${data.error}</p>` : ''}
 ${settingsForm({ csrf, settings: data.settings, values: data.values ?? null })}
-${data.settings ? actionButton('/dashboard/sso/remove', 'Turn single sign-on off', csrf, 'link danger-link') : ''}
 </section>
 ${samlSection({
   csrf,
