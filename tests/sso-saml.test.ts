@@ -183,6 +183,20 @@ describe('refusals', () => {
     );
   });
 
+  it('refuses a response posted to us but addressed (Destination) to another service', async () => {
+    await refusedWith(
+      'destination@saml-university.test',
+      { destination: 'https://other-sp.example/acs' },
+      /not addressed to this service/,
+    );
+  });
+
+  it('refuses a response to a request voicename never sent', async () => {
+    const refused = await postToAcs(idp.response({ email: 'forged@saml-university.test', inResponseTo: '_never-sent' }));
+    expectRefused(refused, /expired or was already used/);
+    expect(await memberOf('forged@saml-university.test')).toBeUndefined();
+  });
+
   it('refuses a replayed response: the AuthnRequest and the assertion are each used once', async () => {
     const browser = newBrowser('198.51.100.46');
     const requestId = await startSaml(browser, 'replay@saml-university.test');

@@ -25,6 +25,8 @@ export interface SamlResponseOptions {
   inResponseTo?: string;
   audience?: string;
   recipient?: string;
+  /** The response's Destination (default: the recipient). */
+  destination?: string;
   /** Where the assertion's validity ends, relative to now (ms); negative: already expired. */
   validForMs?: number;
   /** `idp`: this IdP's key; `other`: a key the service provider does not know; `none`: unsigned. */
@@ -110,7 +112,7 @@ export async function startSamlIdp(options: { acsUrl: string; spEntityId: string
       .map((g) => `<saml:AttributeValue xsi:type="xs:string">${escapeXml(g)}</saml:AttributeValue>`)
       .join('');
     const assertion = `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ID="${escapeXml(o.assertionId ?? `_${randomUUID()}`)}" Version="2.0" IssueInstant="${iso(issued)}"><saml:Issuer>${escapeXml(entityId)}</saml:Issuer><saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress">${escapeXml(o.email)}</saml:NameID><saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${until}" Recipient="${recipient}"${inResponseTo}/></saml:SubjectConfirmation></saml:Subject><saml:Conditions NotBefore="${iso(issued - 60_000)}" NotOnOrAfter="${until}"><saml:AudienceRestriction><saml:Audience>${escapeXml(o.audience ?? idp.spEntityId)}</saml:Audience></saml:AudienceRestriction></saml:Conditions><saml:AuthnStatement AuthnInstant="${iso(issued)}" SessionIndex="_s${randomUUID()}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement><saml:AttributeStatement><saml:Attribute Name="email"><saml:AttributeValue xsi:type="xs:string">${escapeXml(o.email)}</saml:AttributeValue></saml:Attribute>${groups ? `<saml:Attribute Name="groups">${groups}</saml:Attribute>` : ''}</saml:AttributeStatement></saml:Assertion>`;
-    const xml = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r${randomUUID()}" Version="2.0" IssueInstant="${iso(now)}" Destination="${recipient}"${inResponseTo}><saml:Issuer>${escapeXml(entityId)}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${assertion}</samlp:Response>`;
+    const xml = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r${randomUUID()}" Version="2.0" IssueInstant="${iso(now)}" Destination="${o.destination === undefined ? recipient : escapeXml(o.destination)}"${inResponseTo}><saml:Issuer>${escapeXml(entityId)}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${assertion}</samlp:Response>`;
     const signedBy = o.signedBy ?? 'idp';
     const signed =
       signedBy === 'none'
