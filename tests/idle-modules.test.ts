@@ -35,6 +35,7 @@ const OPTIONAL = [
   'pino-pretty',
   'esbuild',
   'openid-client',
+  '@node-saml/node-saml',
 ];
 const loaded = (name: string) =>
   fs

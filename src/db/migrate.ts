@@ -31,6 +31,7 @@ import * as m0029 from './migrations/0029_organisation_name_brand_color.js';
 import * as m0030 from './migrations/0030_scim.js';
 import * as m0031 from './migrations/0031_sso_oidc.js';
 import * as m0032 from './migrations/0032_lti.js';
+import * as m0033 from './migrations/0033_sso_saml.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -65,6 +66,7 @@ const migrations: Record<string, Migration> = {
   '0030_scim': m0030,
   '0031_sso_oidc': m0031,
   '0032_lti': m0032,
+  '0033_sso_saml': m0033,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

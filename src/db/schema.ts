@@ -34,7 +34,13 @@ import type {
   RecordingsTable,
   UsersTable,
 } from './schema/people.js';
-import type { SsoConnectionsTable, SsoDomainsTable, SsoSignInStatesTable } from './schema/sso.js';
+import type {
+  SsoConnectionsTable,
+  SsoDomainsTable,
+  SsoSamlAssertionsTable,
+  SsoSamlTicketsTable,
+  SsoSignInStatesTable,
+} from './schema/sso.js';
 import type {
   EventsTable,
   IdempotencyKeysTable,
@@ -56,6 +62,8 @@ export interface Database {
   sso_connections: SsoConnectionsTable;
   sso_domains: SsoDomainsTable;
   sso_sign_in_states: SsoSignInStatesTable;
+  sso_saml_assertions: SsoSamlAssertionsTable;
+  sso_saml_tickets: SsoSamlTicketsTable;
   erasures: ErasuresTable;
   erased_play_links: ErasedPlayLinksTable;
   accounts: AccountsTable;

@@ -31,6 +31,7 @@ import {
 } from './http.js';
 import { normalizeEmail } from '../accounts/service.js';
 import { startSsoSignIn } from '../sso/oidc-service.js';
+import { startSamlSignIn } from '../sso/saml-service.js';
 import { connectionForEmail } from '../sso/service.js';
 import { completeSignIn, formToken, requestSignIn, signInPath, signOut } from './service.js';
 
@@ -86,7 +87,10 @@ export function authRoutes(deps: Deps, options: { styleUrl: string; secure: bool
       const connection = formField(request, 'method') === 'link' ? null : await ssoConnectionFor(email);
       if (connection && browserSecret !== null) {
         try {
-          const url = await startSsoSignIn(deps, { connection, browserSecret, clientIp: request.ip, loginHint: email });
+          const url =
+            connection.protocol === 'saml'
+              ? await startSamlSignIn(deps, { connection, browserSecret, clientIp: request.ip })
+              : await startSsoSignIn(deps, { connection, browserSecret, clientIp: request.ip, loginHint: email });
           return sendPage(reply, ssoHandOffPage({ styleUrl, url }));
         } catch (error) {
           if (!(error instanceof AppError) || error.status >= 500) throw error;

@@ -36,12 +36,22 @@ export const SESSION_COOKIE = 'vn_session';
 export const SIGN_IN_COOKIE = 'vn_signin';
 const COOKIE_PATH = '/dashboard';
 /** Form fields that may hold line breaks (textareas), as the API's multi-line fields do. */
-const MULTILINE_FIELDS = new Set(['description', 'note', 'message', 'reminder_message', 'role_mapping', 'deployment_ids']);
+const MULTILINE_FIELDS = new Set([
+  'description',
+  'note',
+  'message',
+  'reminder_message',
+  'role_mapping',
+  'deployment_ids',
+  'idp_certificate',
+]);
 /**
  * Fields whose route applies the text rule itself and answers on its own form (the refusal then
- * sits under the field, with what was typed, instead of on an error page).
+ * sits under the field, with what was typed, instead of on an error page), or checks them more
+ * strictly: a SAML response is base64 that some identity providers wrap in lines, read only
+ * through its signature.
  */
-const FIELDS_CHECKED_BY_ROUTE = new Set(['organisation_name_new']);
+const FIELDS_CHECKED_BY_ROUTE = new Set(['organisation_name_new', 'SAMLResponse']);
 const ALL_VALUES = Symbol('every value of each field');
 type FormBody = Record<string, string> & { [ALL_VALUES]?: Record<string, string[]> };
 const SIGN_IN_COOKIE_MAX_AGE_S = 60 * 60;

@@ -36,6 +36,7 @@ import { collectionFileRoutes } from './collection-file-routes.js';
 import { collectionRoutes } from './collection-routes.js';
 import { invitationRoutes } from './invitation-routes.js';
 import { settingsRoutes } from './settings-routes.js';
+import { samlRoutes } from './saml-routes.js';
 import { ssoRoutes } from './sso-routes.js';
 import {
   formField,
@@ -130,6 +131,7 @@ export function dashboardRoutes(deps: Deps) {
     await app.register(authRoutes(deps, { styleUrl, secure }));
     await app.register(membersRoutes(deps, { styleUrl, secure }));
     await app.register(ssoRoutes(deps, { styleUrl, secure }));
+    await app.register(samlRoutes(deps, { styleUrl, secure }));
     await app.register(auditRoutes(deps, { styleUrl }));
     await app.register(ltiRoutes(deps, { styleUrl }));
     for (const pages of [

@@ -10,8 +10,11 @@ import { auditDetail, auditObject } from '../../http/audit.js';
 import { html } from '../../web/html.js';
 import { errorPage, type Viewer } from '../../web/views/dashboard/layout.js';
 import { type SsoFormValues, ssoPage } from '../../web/views/dashboard/sso.js';
+import type { SamlFormValues } from '../../web/views/dashboard/sso-saml.js';
 import { addSsoDomain, listSsoDomains, removeSsoDomain, verifySsoDomain } from '../sso/domain-service.js';
 import { finishSsoSignIn } from '../sso/oidc-service.js';
+import { acsUrl, SAML_METADATA_PATH, spEntityId } from '../sso/saml-service.js';
+import { saveSamlSettings } from '../sso/saml-settings.js';
 import { callbackUrl, removeSsoSettings, saveSsoSettings, ssoSettingsOf } from '../sso/service.js';
 import {
   clearCookie,
@@ -41,7 +44,13 @@ export function ssoRoutes(deps: Deps, options: { styleUrl: string; secure: boole
 
   const render = async (
     request: FastifyRequest,
-    extra: { error?: string; values?: SsoFormValues; domainError?: string } = {},
+    extra: {
+      error?: string;
+      values?: SsoFormValues;
+      domainError?: string;
+      samlError?: string;
+      samlValues?: SamlFormValues;
+    } = {},
   ) => {
     const accountId = sessionOf(request).account.id;
     const [settings, domains] = await Promise.all([ssoSettingsOf(deps, accountId), listSsoDomains(deps, accountId)]);
@@ -51,7 +60,8 @@ export function ssoRoutes(deps: Deps, options: { styleUrl: string; secure: boole
       redirectUri: callbackUrl(deps),
       settings,
       domains,
-      notice: extra.error || extra.domainError ? null : noticeFrom(NOTICES, request.query),
+      serviceProvider: { entityId: spEntityId(deps), acsUrl: acsUrl(deps), metadataUrl: SAML_METADATA_PATH },
+      notice: extra.error || extra.domainError || extra.samlError ? null : noticeFrom(NOTICES, request.query),
       ...extra,
     });
   };
@@ -100,6 +110,32 @@ export function ssoRoutes(deps: Deps, options: { styleUrl: string; secure: boole
         },
         'saved',
         (error) => ({ error, values }),
+      );
+    });
+
+    app.post('/sso/saml', { config: { audit: 'sso.settings_saved' } }, async (request, reply) => {
+      const accountId = sessionOf(request).account.id;
+      const samlValues: SamlFormValues = {
+        entityId: formField(request, 'idp_entity_id') ?? '',
+        ssoUrl: formField(request, 'idp_sso_url') ?? '',
+        certificate: formField(request, 'idp_certificate') ?? '',
+        emailAttribute: formField(request, 'email_attribute') ?? '',
+        groupAttribute: formField(request, 'group_attribute') ?? '',
+        roleMapping: formField(request, 'role_mapping') ?? '',
+        defaultRole: formField(request, 'default_role') ?? '',
+        ssoRequired: formField(request, 'sso_required') === 'on',
+        allowIdpInitiated: formField(request, 'allow_idp_initiated') === 'on',
+      };
+      return change(
+        request,
+        reply,
+        async () => {
+          const { changed } = await saveSamlSettings(deps, accountId, samlValues);
+          auditObject(request, accountId);
+          auditDetail(request, { protocol: 'saml', changed: changed.join(', ') });
+        },
+        'saved',
+        (samlError) => ({ samlError, samlValues }),
       );
     });
 

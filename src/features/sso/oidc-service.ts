@@ -14,7 +14,15 @@ import { applySsoMembership } from '../accounts/members-service.js';
 import { normalizeEmail } from '../accounts/service.js';
 import { recordAudit } from '../audit/service.js';
 import type { Deps } from '../../deps.js';
-import { callbackUrl, connectionOf, discoverIssuer, loadOpenIdClient, roleFromClaims, type SsoConnection } from './service.js';
+import {
+  callbackUrl,
+  connectionOf,
+  discoverIssuer,
+  loadOpenIdClient,
+  roleFromClaims,
+  type SsoConnection,
+  type SsoRole,
+} from './service.js';
 import { countSignInStatesSince, deleteOldSignInStates, insertSignInState, isVerifiedDomainOf, useSignInState } from './repo.js';
 
 export const SSO_STATE_TTL_MS = 10 * 60_000;
@@ -26,14 +34,13 @@ const SSO_START_WINDOW_MS = 60 * 60_000;
 const refused = (message: string, cause?: unknown) =>
   new AppError('sso_sign_in_refused', message, cause === undefined ? {} : { cause });
 
-/** Starts a sign-in at the organisation's provider; returns where to send the browser. */
-export async function startSsoSignIn(
-  deps: Deps,
-  input: { connection: SsoConnection; browserSecret: string; clientIp: string; loginHint?: string },
-): Promise<string> {
-  const ipHash = sha256Hex(`ip:${input.clientIp}`);
+/**
+ * Each attempt writes a row and calls or sends to a provider: one client may start
+ * SSO_STARTS_PER_HOUR an hour, whatever the protocol. Returns the client's address hash.
+ */
+export async function refuseTooManyStarts(deps: Pick<Deps, 'db' | 'clock'>, clientIp: string): Promise<string> {
+  const ipHash = sha256Hex(`ip:${clientIp}`);
   const now = deps.clock.now();
-  // Each attempt writes a row and calls the provider: one client may start SSO_STARTS_PER_HOUR an hour.
   const windowStart = new Date(now.getTime() - SSO_START_WINDOW_MS);
   const recent = await countSignInStatesSince(deps.db.kysely, ipHash, windowStart.toISOString());
   if (recent.count >= SSO_STARTS_PER_HOUR) {
@@ -47,6 +54,16 @@ export async function startSsoSignIn(
       },
     );
   }
+  return ipHash;
+}
+
+/** Starts a sign-in at the organisation's provider; returns where to send the browser. */
+export async function startSsoSignIn(
+  deps: Deps,
+  input: { connection: SsoConnection; browserSecret: string; clientIp: string; loginHint?: string },
+): Promise<string> {
+  const ipHash = await refuseTooManyStarts(deps, input.clientIp);
+  const now = deps.clock.now();
   const config = await discoverIssuer(deps, input.connection);
   const oidc = await loadOpenIdClient();
   const codeVerifier = oidc.randomPKCECodeVerifier();
@@ -100,7 +117,9 @@ export async function finishSsoSignIn(
       'This sign-in has expired, was already used, or started in another browser. Start again from the sign-in page.',
     );
   const connection = await connectionOf(deps, row.account_id);
-  if (!connection) throw refused('This organisation no longer signs in with single sign-on.');
+  if (!connection || connection.protocol !== 'oidc') {
+    throw refused('This organisation no longer signs in with OpenID Connect single sign-on.');
+  }
   const providerError = params.get('error');
   if (providerError !== null) {
     throw refused(
@@ -139,11 +158,24 @@ export async function finishSsoSignIn(
     throw refused(`${domain} is not a verified domain of this organisation, so ${email} cannot sign in to it here.`);
   }
   const role = roleFromClaims(connection, claims);
-  const membership = await applySsoMembership(deps, { accountId: connection.accountId, email, role });
+  await applyMembershipFromProvider(deps, { accountId: connection.accountId, email, role, ip: input.ip });
+  return { accountId: connection.accountId, email };
+}
+
+/**
+ * Makes the person a member with `role` (just in time), or moves their role to it (never an
+ * owner's), and audits what changed. Shared by both protocols, after every check passed.
+ */
+export async function applyMembershipFromProvider(
+  deps: Deps,
+  input: { accountId: string; email: string; role: SsoRole; ip: string },
+): Promise<void> {
+  const { accountId, email, role } = input;
+  const membership = await applySsoMembership(deps, { accountId, email, role });
   const actor = { kind: 'member' as const, email };
   if (membership.change === 'joined') {
     await recordAudit(deps, {
-      accountId: connection.accountId,
+      accountId,
       actor,
       action: 'member.joined_by_sso',
       objectId: email,
@@ -152,7 +184,7 @@ export async function finishSsoSignIn(
     });
   } else if (membership.change === 'role_changed') {
     await recordAudit(deps, {
-      accountId: connection.accountId,
+      accountId,
       actor,
       action: 'member.role_changed_by_sso',
       objectId: email,
@@ -160,7 +192,6 @@ export async function finishSsoSignIn(
       ip: input.ip,
     });
   }
-  return { accountId: connection.accountId, email };
 }
 
 /** What went wrong, in the provider's words when it answered with an OAuth error (`invalid_grant: …`). */

@@ -1,6 +1,15 @@
-/** Every query of single sign-on: connections, claimed e-mail domains and sign-in states. */
+/**
+ * Every query of single sign-on: connections, claimed e-mail domains and sign-in states, and
+ * SAML's used assertions and tickets.
+ */
 import type { Kysely } from 'kysely';
-import type { Database, SsoConnectionsTable, SsoDomainsTable, SsoSignInStatesTable } from '../../db/schema.js';
+import type {
+  Database,
+  SsoConnectionsTable,
+  SsoDomainsTable,
+  SsoSamlTicketsTable,
+  SsoSignInStatesTable,
+} from '../../db/schema.js';
 
 type Q = Kysely<Database>;
 
@@ -121,4 +130,67 @@ export async function useSignInState(
 export async function deleteOldSignInStates(db: Q, createdBefore: string): Promise<number> {
   const result = await db.deleteFrom('sso_sign_in_states').where('created_at', '<', createdBefore).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** SAML connections whose IdP has this entity id (several organisations may share one IdP). */
+export const listSamlConnectionsByIssuer = (db: Q, issuer: string): Promise<SsoConnectionsTable[]> =>
+  db.selectFrom('sso_connections').selectAll().where('protocol', '=', 'saml').where('issuer', '=', issuer).execute();
+
+/** A live, unused sign-in state (the AuthnRequest a response answers), without using it up. */
+export const findLiveSignInState = (db: Q, stateHash: string, now: string): Promise<SsoSignInStatesTable | undefined> =>
+  db
+    .selectFrom('sso_sign_in_states')
+    .selectAll()
+    .where('state_hash', '=', stateHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+
+/** Uses up a live sign-in state whatever the browser (the ACS POST carries no cookie); true for exactly one caller. */
+export async function useSignInStateOnce(db: Q, stateHash: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('sso_sign_in_states')
+    .set({ used_at: now })
+    .where('state_hash', '=', stateHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Records an assertion as used; false when it was used before (a replay), in any process. */
+export async function recordAssertionOnce(
+  db: Q,
+  row: { assertion_hash: string; account_id: string; used_at: string; expires_at: string },
+): Promise<boolean> {
+  const result = await db
+    .insertInto('sso_saml_assertions')
+    .values(row)
+    .onConflict((oc) => oc.column('assertion_hash').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+export async function insertTicket(db: Q, row: SsoSamlTicketsTable): Promise<void> {
+  await db.insertInto('sso_saml_tickets').values(row).execute();
+}
+
+/** Uses up a live ticket and returns it: exactly one caller gets the row. */
+export async function useTicket(db: Q, ticketHash: string, now: string): Promise<SsoSamlTicketsTable | undefined> {
+  const result = await db
+    .updateTable('sso_saml_tickets')
+    .set({ used_at: now })
+    .where('ticket_hash', '=', ticketHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return undefined;
+  return db.selectFrom('sso_saml_tickets').selectAll().where('ticket_hash', '=', ticketHash).executeTakeFirst();
+}
+
+/** Periodic clean-up: assertions past their expiry (a replay of them fails its time check anyway), old tickets. */
+export async function deleteExpiredSamlRows(db: Q, now: string, ticketsBefore: string): Promise<number> {
+  const assertions = await db.deleteFrom('sso_saml_assertions').where('expires_at', '<', now).executeTakeFirst();
+  const tickets = await db.deleteFrom('sso_saml_tickets').where('created_at', '<', ticketsBefore).executeTakeFirst();
+  return Number(assertions.numDeletedRows) + Number(tickets.numDeletedRows);
 }

@@ -1,7 +1,7 @@
 /**
- * Single sign-on settings of an organisation: one OpenID Connect identity provider (issuer,
- * client id, client secret sealed at rest, the group claim and its mapping to roles, the default
- * role) and whether members must use it. Which organisation an e-mail address signs in with is
+ * Single sign-on settings of an organisation: one identity provider, OpenID Connect (issuer,
+ * client id, client secret sealed at rest) or SAML 2.0 (saml-service.ts), with the group claim and
+ * its mapping to roles, the default role, and whether members must use it. Which organisation an e-mail address signs in with is
  * decided by its domain, and only by domains the organisation verified (domain-service.ts).
  */
 import type * as OpenIdClient from 'openid-client';
@@ -33,6 +33,8 @@ export const callbackUrl = (deps: Pick<Deps, 'config'>) => `${deps.config.baseUr
 
 /** The settings as the dashboard shows them: the secret is never among them. */
 export interface SsoSettings {
+  protocol: 'oidc' | 'saml';
+  /** OpenID Connect: the issuer URL; SAML: the IdP's entity id. */
   issuer: string;
   clientId: string;
   groupClaim: string;
@@ -40,6 +42,16 @@ export interface SsoSettings {
   defaultRole: SsoRole;
   ssoRequired: boolean;
   updatedAt: string;
+  /** SAML only (null for OpenID Connect). */
+  saml: SamlIdpSettings | null;
+}
+
+export interface SamlIdpSettings {
+  ssoUrl: string;
+  certificate: string;
+  /** The attribute holding the e-mail address; empty: the NameID. */
+  emailAttribute: string;
+  allowIdpInitiated: boolean;
 }
 
 /** The connection with its secret opened, for the sign-in flow only. */
@@ -51,6 +63,7 @@ export interface SsoConnection extends SsoSettings {
 const secretPurpose = (accountId: string) => `sso-client-secret:${accountId}`;
 
 const toSettings = (row: NonNullable<Awaited<ReturnType<typeof findConnection>>>): SsoSettings => ({
+  protocol: row.protocol,
   issuer: row.issuer,
   clientId: row.client_id,
   groupClaim: row.group_claim,
@@ -58,6 +71,15 @@ const toSettings = (row: NonNullable<Awaited<ReturnType<typeof findConnection>>>
   defaultRole: row.default_role,
   ssoRequired: row.sso_required === 1,
   updatedAt: row.updated_at,
+  saml:
+    row.protocol === 'saml'
+      ? {
+          ssoUrl: row.saml_sso_url ?? '',
+          certificate: row.saml_idp_cert ?? '',
+          emailAttribute: row.saml_email_attribute ?? '',
+          allowIdpInitiated: row.saml_allow_idp_initiated === 1,
+        }
+      : null,
 });
 
 export async function ssoSettingsOf(deps: SsoDeps, accountId: string): Promise<SsoSettings | null> {
@@ -77,8 +99,10 @@ export async function connectionOf(deps: SsoDeps, accountId: string): Promise<Ss
   return row ? openConnection(deps, row) : null;
 }
 
-function openConnection(deps: SsoDeps, row: NonNullable<Awaited<ReturnType<typeof findConnection>>>): SsoConnection {
-  const clientSecret = loadSecretBox(deps.config).open(row.client_secret_sealed, secretPurpose(row.account_id));
+export function openConnection(deps: SsoDeps, row: NonNullable<Awaited<ReturnType<typeof findConnection>>>): SsoConnection {
+  // A SAML connection has no secret: the IdP's certificate is public.
+  const clientSecret =
+    row.protocol === 'saml' ? '' : loadSecretBox(deps.config).open(row.client_secret_sealed, secretPurpose(row.account_id));
   return { ...toSettings(row), accountId: row.account_id, clientSecret };
 }
 
@@ -119,7 +143,7 @@ export function parseRoleMapping(text: string): Record<string, SsoRole> {
   return mapping;
 }
 
-const requireText = (value: string, field: string, label: string, max = 500): string => {
+export const requireText = (value: string, field: string, label: string, max = 500): string => {
   const text = value.trim();
   if (text === '' || text.length > max || unsafeTextReason(text) !== null) {
     throw invalid(`${label} is required (one line, at most ${max} characters).`, field);
@@ -185,7 +209,9 @@ export async function saveSsoSettings(
   const groupClaim = requireText(input.groupClaim || 'groups', 'group_claim', 'The group claim', 100);
   const roleMapping = parseRoleMapping(input.roleMapping);
   if (!isSsoRole(input.defaultRole)) throw invalid('The default role must be admin or viewer.', 'default_role');
-  const existing = await connectionOf(deps, accountId);
+  const stored = await connectionOf(deps, accountId);
+  // Switching from SAML starts afresh: nothing of the SAML connection carries over.
+  const existing = stored?.protocol === 'oidc' ? stored : null;
   const clientSecret = input.clientSecret.trim() === '' ? existing?.clientSecret : input.clientSecret.trim();
   if (clientSecret === undefined || clientSecret.length > 1000) throw invalid('The client secret is required.', 'client_secret');
   await discoverIssuer(deps, { issuer, clientId, clientSecret });
@@ -202,6 +228,11 @@ export async function saveSsoSettings(
     sso_required: input.ssoRequired ? 1 : 0,
     created_at: now,
     updated_at: now,
+    protocol: 'oidc',
+    saml_sso_url: null,
+    saml_idp_cert: null,
+    saml_email_attribute: null,
+    saml_allow_idp_initiated: 0,
   });
   const changed = existing
     ? (Object.keys(next) as (keyof typeof next)[]).filter((key) => JSON.stringify(next[key]) !== JSON.stringify(existing[key]))

@@ -1,8 +1,10 @@
 /** Single sign-on of the organisation: the identity provider's settings and the verified e-mail domains. */
 import { html, type SafeHtml } from '../../html.js';
 import { actionButton, csrfField, layout, type Viewer, when } from './layout.js';
+import { type SamlFormValues, samlSection, type SamlServiceProviderView } from './sso-saml.js';
 
 export interface SsoSettingsView {
+  protocol: 'oidc' | 'saml';
   issuer: string;
   clientId: string;
   groupClaim: string;
@@ -10,6 +12,7 @@ export interface SsoSettingsView {
   defaultRole: string;
   ssoRequired: boolean;
   updatedAt: string;
+  saml: { ssoUrl: string; certificate: string; emailAttribute: string; allowIdpInitiated: boolean } | null;
 }
 
 export interface SsoDomainView {
@@ -36,7 +39,7 @@ const mappingText = (mapping: Record<string, string>) =>
     .join('\n');
 
 function settingsForm(data: { csrf: string; settings: SsoSettingsView | null; values: SsoFormValues | null }): SafeHtml {
-  const s = data.settings;
+  const s = data.settings?.protocol === 'oidc' ? data.settings : null;
   const v: SsoFormValues = data.values ?? {
     issuer: s?.issuer ?? '',
     clientId: s?.clientId ?? '',
@@ -94,6 +97,9 @@ export function ssoPage(data: {
   error?: string | null;
   values?: SsoFormValues | null;
   domainError?: string | null;
+  serviceProvider: SamlServiceProviderView;
+  samlError?: string | null;
+  samlValues?: SamlFormValues | null;
 }): SafeHtml {
   const csrf = data.viewer.csrfToken;
   return layout({
@@ -104,7 +110,13 @@ export function ssoPage(data: {
     notice: data.notice ?? null,
     body: html`<p><a href="/dashboard/members">← Members</a></p>
 <h1>Single sign-on</h1>
-<p>Members whose e-mail address is in one of the verified domains below sign in through your identity provider (OpenID Connect) and join this organisation at their first sign-in. <a href="/docs/sso">How to set it up in Entra ID, Okta or Google Workspace</a>. SAML is not yet available.</p>
+<p>Members whose e-mail address is in one of the verified domains below sign in through your identity provider (OpenID Connect or SAML 2.0) and join this organisation at their first sign-in. <a href="/docs/sso">How to set it up in Entra ID, Okta, Google Workspace or Shibboleth</a>.</p>
+${
+  data.settings
+    ? html`<p id="sso-protocol">Members sign in with <strong>${data.settings.protocol === 'saml' ? 'SAML 2.0' : 'OpenID Connect'}</strong>.</p>
+${actionButton('/dashboard/sso/remove', 'Turn single sign-on off', csrf, 'link danger-link')}`
+    : ''
+}
 <section class="card stack">
 <h2>1. Register voicename with your identity provider</h2>
 <label for="sso-redirect-uri">Redirect URI</label>
@@ -112,12 +124,18 @@ export function ssoPage(data: {
 <p class="muted">Scopes: <code>openid email profile</code>, and a claim listing the person’s groups.</p>
 </section>
 <section class="card stack" id="sso-settings">
-<h2>2. Identity provider</h2>
+<h2>2. Identity provider (OpenID Connect)</h2>
 ${data.settings ? html`<p class="muted">Last saved ${when(data.settings.updatedAt)}.</p>` : ''}
 ${data.error ? html`<p class="error" role="alert" id="sso-error">${data.error}</p>` : ''}
 ${settingsForm({ csrf, settings: data.settings, values: data.values ?? null })}
-${data.settings ? actionButton('/dashboard/sso/remove', 'Turn single sign-on off', csrf, 'link danger-link') : ''}
 </section>
+${samlSection({
+  csrf,
+  serviceProvider: data.serviceProvider,
+  settings: data.settings,
+  values: data.samlValues ?? null,
+  error: data.samlError ?? null,
+})}
 <section class="card stack" id="sso-domains">
 <h2>3. E-mail domains</h2>
 <p>Only verified domains send sign-in to your identity provider. Publish the token as a DNS TXT record on the domain, or as one line of the file at the address shown, then check.</p>
