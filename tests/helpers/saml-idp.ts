@@ -1,6 +1,6 @@
 /**
  * A SAML 2.0 identity provider for the tests, on loopback: its own RSA key and self-signed X.509
- * certificate (made once by `openssl req -x509`), responses built as IdPs send them and signed
+ * certificate (a fixture made once by `openssl req -x509`), responses built as IdPs send them and signed
  * with node-saml's own XML signing (the assertion, enveloped, RSA-SHA256), and an SSO endpoint
  * that reads the HTTP-Redirect AuthnRequest and answers the browser with a page that posts the
  * signed response to the ACS by itself (HTTP-POST binding), for the browser test.
@@ -8,12 +8,11 @@
  * Each test shapes a response (`response()`): who, which groups, and what to get wrong (no
  * signature, another key, expired, another audience, another recipient, an assertion ID reused).
  */
-import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { signSamlPost } from '@node-saml/node-saml/lib/saml-post-signing.js';
@@ -54,35 +53,15 @@ export interface TestSamlIdp {
 const escapeXml = (text: string) =>
   text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 
-/** A key and a self-signed certificate for it, from openssl (node:crypto makes keys, not certificates). */
+/**
+ * The test IdP's key and its self-signed certificate, made once with
+ * `openssl req -x509 -newkey rsa:2048 -nodes -days 36500 -subj /CN=test-idp` and kept beside
+ * this file (node:crypto makes keys, not certificates; a fixture spares the tests a system openssl).
+ * They sign nothing but test responses.
+ */
 function makeKeyAndCertificate(): { key: string; certificate: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'saml-idp-'));
-  try {
-    const keyFile = join(dir, 'key.pem');
-    const certFile = join(dir, 'cert.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        keyFile,
-        '-out',
-        certFile,
-        '-days',
-        '2',
-        '-subj',
-        '/CN=test-idp',
-      ],
-      { stdio: 'ignore' },
-    );
-    return { key: readFileSync(keyFile, 'utf8'), certificate: readFileSync(certFile, 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const dir = fileURLToPath(new URL('./saml-idp-keys/', import.meta.url));
+  return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), certificate: readFileSync(join(dir, 'certificate.pem'), 'utf8') };
 }
 
 const ASSERTION_XPATH = "/*[local-name(.)='Response']/*[local-name(.)='Assertion']";
