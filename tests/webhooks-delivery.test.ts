@@ -204,9 +204,11 @@ describe('retries and auto-disable (injected clock)', () => {
     const hook = await createHook();
     for (let i = 0; i < 10; i++) {
       await recordTestEvent(t, accountId, 'recording.completed', recordingData(i));
-      clock.advance(1); // distinct creation times: the order the events happened
+      // Fanned out as it happens, as the worker does: each delivery is created at its own time
+      // (fanned out together they would share one, and the order among them would be the ids').
+      await dispatchDue(t);
+      clock.advance(1);
     }
-    await dispatchDue(t);
     expect(await deliverAll()).toBe(10);
     const disabledAt = (await webhookRow(hook.id)).disabled_at;
     expect(disabledAt).not.toBeNull();
