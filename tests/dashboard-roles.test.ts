@@ -17,7 +17,8 @@ let viewer: Browserish & { csrf: string };
 
 /**
  * The only mutating dashboard routes a viewer may use: signing in and accepting an invitation
- * (before any session), signing out (here or everywhere else) and switching organisation.
+ * (before any session), the SAML response from an identity provider, signing out (here or
+ * everywhere else) and switching organisation.
  */
 const OPEN_TO_EVERY_ROLE = [
   'POST /dashboard/sign-in',
@@ -26,6 +27,8 @@ const OPEN_TO_EVERY_ROLE = [
   'POST /dashboard/sign-out',
   'POST /dashboard/sessions/revoke-others',
   'POST /dashboard/organisations/switch',
+  // The identity provider posts the SAML response here (no session yet): the response itself is the credential.
+  'POST /dashboard/sso/saml/acs',
 ];
 
 /**
