@@ -30,7 +30,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import type { RecordingStatus } from '../src/db/schema.js';
 import { closeDeps, createDeps } from '../src/deps.js';
 import { createCollection } from '../src/features/collections/service.js';
-import { benchAccount, benchRounds, loadAverage, median, timedWithCpu } from './lib.js';
+import { benchAccount, benchRounds, dashboardSession, loadAverage, median, timedWithCpu } from './lib.js';
 
 const SIZES = [50, Number(process.env.BENCH_USERS ?? 5_000)] as const;
 const ROUNDS = benchRounds(15);
@@ -160,35 +160,7 @@ console.log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} 
 const app = await buildApp(deps);
 await app.ready();
 
-// Sign in as a browser does: the form, then the link from the development mailbox.
-let cookie = '';
-const keepCookies = (setCookie: string | string[] | undefined) => {
-  const jar = new Map(cookie === '' ? [] : cookie.split('; ').map((pair) => pair.split('=') as [string, string]));
-  for (const line of setCookie === undefined ? [] : Array.isArray(setCookie) ? setCookie : [setCookie]) {
-    const [pair] = line.split(';');
-    const [name, value] = (pair as string).split('=') as [string, string];
-    if (value === '') jar.delete(name);
-    else jar.set(name, value);
-  }
-  cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
-};
-const page = async (url: string) => {
-  const res = await app.inject({ method: 'GET', url, headers: { cookie } });
-  keepCookies(res.headers['set-cookie']);
-  if (res.statusCode !== 200 && res.statusCode !== 303) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  return res;
-};
-const form = await page('/dashboard/sign-in');
-const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)?.[1] as string;
-const asked = await app.inject({
-  method: 'POST',
-  url: '/dashboard/sign-in',
-  headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-  payload: new URLSearchParams({ email: EMAIL, csrf }).toString(),
-});
-keepCookies(asked.headers['set-cookie']);
-const link = /(https?:\/\/\S+\/dashboard\/sign-in\/\S+)/.exec(deps.mailer.lastMessageTo(EMAIL)?.text ?? '')?.[1] as string;
-await page(new URL(link).pathname);
+const { page } = await dashboardSession(app, deps.mailer, EMAIL);
 
 const escapeHtml = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /**

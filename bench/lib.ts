@@ -12,6 +12,7 @@ import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createDeps, type Deps } from '../src/deps.js';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { findAccountWithEmail } from '../src/features/accounts/service.js';
 import { createApiKey } from '../src/features/api-keys/service.js';
 
@@ -427,4 +428,45 @@ export const loadAverage = (): number => os.loadavg()[0] ?? 0;
 export function cpuMsOf(pid: number): number {
   const seconds = cpuSeconds(pid);
   return Number.isNaN(seconds) ? 0 : seconds * 1000;
+}
+
+/**
+ * A dashboard session as a browser gets one: the sign-in form, then the link from the
+ * development mailbox (the app must run with NODE_ENV=development). `page` GETs with the
+ * session's cookies and keeps what the answer sets; `cookie()` is the header as it stands.
+ */
+export async function dashboardSession(
+  app: { inject: FastifyInstance['inject'] },
+  mailer: Deps['mailer'],
+  email: string,
+): Promise<{ page: (url: string) => Promise<LightMyRequestResponse>; cookie: () => string }> {
+  let cookie = '';
+  const keepCookies = (setCookie: string | string[] | undefined) => {
+    const jar = new Map(cookie === '' ? [] : cookie.split('; ').map((pair) => pair.split('=') as [string, string]));
+    for (const line of setCookie === undefined ? [] : Array.isArray(setCookie) ? setCookie : [setCookie]) {
+      const [pair] = line.split(';');
+      const [name, value] = (pair as string).split('=') as [string, string];
+      if (value === '') jar.delete(name);
+      else jar.set(name, value);
+    }
+    cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+  };
+  const page = async (url: string) => {
+    const res = await app.inject({ method: 'GET', url, headers: { cookie } });
+    keepCookies(res.headers['set-cookie']);
+    if (res.statusCode !== 200 && res.statusCode !== 303) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+    return res;
+  };
+  const form = await page('/dashboard/sign-in');
+  const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)?.[1] as string;
+  const asked = await app.inject({
+    method: 'POST',
+    url: '/dashboard/sign-in',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ email, csrf }).toString(),
+  });
+  keepCookies(asked.headers['set-cookie']);
+  const link = /(https?:\/\/\S+\/dashboard\/sign-in\/\S+)/.exec(mailer.lastMessageTo(email)?.text ?? '')?.[1] as string;
+  await page(new URL(link).pathname);
+  return { page, cookie: () => cookie };
 }

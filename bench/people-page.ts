@@ -23,7 +23,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import type { RecordingStatus } from '../src/db/schema.js';
 import { createDeps } from '../src/deps.js';
 import { createCollection } from '../src/features/collections/service.js';
-import { benchAccount, benchRounds, loadAverage, median, timedWithCpu } from './lib.js';
+import { benchAccount, benchRounds, dashboardSession, loadAverage, median, timedWithCpu } from './lib.js';
 
 const PEOPLE = Number(process.env.BENCH_USERS ?? 100_000);
 const ROUNDS = benchRounds(30);
@@ -104,35 +104,7 @@ console.log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} 
 const app = await buildApp(deps);
 await app.ready();
 
-// Sign in as a browser does: the form, then the link from the development mailbox.
-let cookie = '';
-const keepCookies = (setCookie: string | string[] | undefined) => {
-  const jar = new Map(cookie === '' ? [] : cookie.split('; ').map((pair) => pair.split('=') as [string, string]));
-  for (const line of setCookie === undefined ? [] : Array.isArray(setCookie) ? setCookie : [setCookie]) {
-    const [pair] = line.split(';');
-    const [name, value] = (pair as string).split('=') as [string, string];
-    if (value === '') jar.delete(name);
-    else jar.set(name, value);
-  }
-  cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
-};
-const page = async (url: string) => {
-  const res = await app.inject({ method: 'GET', url, headers: { cookie } });
-  keepCookies(res.headers['set-cookie']);
-  if (res.statusCode !== 200 && res.statusCode !== 303) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  return res;
-};
-const form = await page('/dashboard/sign-in');
-const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)?.[1] as string;
-const asked = await app.inject({
-  method: 'POST',
-  url: '/dashboard/sign-in',
-  headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-  payload: new URLSearchParams({ email: EMAIL, csrf }).toString(),
-});
-keepCookies(asked.headers['set-cookie']);
-const link = /(https?:\/\/\S+\/dashboard\/sign-in\/\S+)/.exec(deps.mailer.lastMessageTo(EMAIL)?.text ?? '')?.[1] as string;
-await page(new URL(link).pathname);
+const { page, cookie } = await dashboardSession(app, deps.mailer, EMAIL);
 
 const people = `/dashboard/collections/${collection.id}`;
 const nextOf = (body: string) => /rel="next" href="([^"]+)"/.exec(body)?.[1]?.replace(/&amp;/g, '&');
@@ -182,12 +154,12 @@ for (const c of cases.slice(1)) {
 type Sample = { ms: number; cpuMs: number; load: number };
 const bareSamples: Sample[] = [];
 const samples = cases.map(() => [] as Sample[]);
-for (const c of cases) await app.inject({ method: 'GET', url: c.url, headers: c.headers ?? { cookie } });
+for (const c of cases) await app.inject({ method: 'GET', url: c.url, headers: c.headers ?? { cookie: cookie() } });
 for (let round = 0; round < ROUNDS; round++) {
   bareSamples.push({ ...(await timedWithCpu(barePage)), load: loadAverage() });
   for (const [i, c] of cases.entries()) {
     const { value: res, ...time } = await timedWithCpu(() =>
-      app.inject({ method: 'GET', url: c.url, headers: c.headers ?? { cookie } }),
+      app.inject({ method: 'GET', url: c.url, headers: c.headers ?? { cookie: cookie() } }),
     );
     samples[i]?.push({ ...time, load: loadAverage() });
     if (res.statusCode !== 200) throw new Error(`${c.name}: ${res.statusCode}`);

@@ -19,7 +19,7 @@ import { loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createDeps } from '../src/deps.js';
 import { createCollection } from '../src/features/collections/service.js';
-import { benchAccount } from './lib.js';
+import { benchAccount, dashboardSession } from './lib.js';
 
 const PEOPLE = Number(process.env.BENCH_USERS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
@@ -83,40 +83,13 @@ console.log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} 
 const app = await buildApp(deps);
 await app.ready();
 
-let cookie = '';
-const keepCookies = (setCookie: string | string[] | undefined) => {
-  const jar = new Map(cookie === '' ? [] : cookie.split('; ').map((pair) => pair.split('=') as [string, string]));
-  for (const line of setCookie === undefined ? [] : Array.isArray(setCookie) ? setCookie : [setCookie]) {
-    const [pair] = line.split(';');
-    const [name, value] = (pair as string).split('=') as [string, string];
-    if (value === '') jar.delete(name);
-    else jar.set(name, value);
-  }
-  cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
-};
-const page = async (url: string) => {
-  const res = await app.inject({ method: 'GET', url, headers: { cookie } });
-  keepCookies(res.headers['set-cookie']);
-  if (res.statusCode !== 200 && res.statusCode !== 303) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  return res;
-};
-const form = await page('/dashboard/sign-in');
-const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)?.[1] as string;
-const asked = await app.inject({
-  method: 'POST',
-  url: '/dashboard/sign-in',
-  headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-  payload: new URLSearchParams({ email: EMAIL, csrf }).toString(),
-});
-keepCookies(asked.headers['set-cookie']);
-const link = /(https?:\/\/\S+\/dashboard\/sign-in\/\S+)/.exec(deps.mailer.lastMessageTo(EMAIL)?.text ?? '')?.[1] as string;
-await page(new URL(link).pathname);
+const { cookie } = await dashboardSession(app, deps.mailer, EMAIL);
 
 const people = `/dashboard/collections/${collection.id}`;
 const viaApp =
   (url: string, headers: Record<string, string> = {}) =>
   async () => {
-    const res = await app.inject({ method: 'GET', url, headers: { cookie, ...headers } });
+    const res = await app.inject({ method: 'GET', url, headers: { cookie: cookie(), ...headers } });
     if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
   };
 
