@@ -16,6 +16,7 @@ import { upsertRosterPeople } from '../src/features/users/roster-service.js';
 import { createTestApp, startTestServer, type TestApp } from './helpers/app.js';
 import { type Browserish, get, newBrowser, post, signIn } from './helpers/dashboard.js';
 import { runJobsLater } from './helpers/jobs.js';
+import { readZip } from './helpers/zip.js';
 import { addRecording } from './helpers/play-link-fixtures.js';
 import { type MockPlatform, type NextLaunch, type NrpsMember, ROLES, startMockPlatform } from './helpers/lti-platform.js';
 
@@ -360,6 +361,29 @@ describe('roster sync (NRPS)', () => {
     expect(await syncCourseRoster(t.deps, contextRow.id)).toMatchObject({ created: 0, departed: 1 });
     expect(platform.log.pages.slice(-2)).toEqual([`${course}#1`, `${course}#2`]);
     expect(platform.log.refusedAssertions).toEqual([]);
+  });
+
+  it('names the course a member came from in their personal-data export', async () => {
+    const course = 'course-export';
+    platform.setMembers(course, [member('s-exp', 'Caoimhe', 'Doyle')]);
+    const { response } = await launch({ user: instructor, context: { id: course, title: 'Irish 101' } });
+    await runJobsLater(t.deps, 0);
+    const collectionId = (response.headers.location as string).split('/').at(-1) as string;
+    const person = await t.deps.db.kysely
+      .selectFrom('users')
+      .select('id')
+      .where('collection_id', '=', collectionId)
+      .where('external_id', '=', 's-exp')
+      .executeTakeFirstOrThrow();
+    const { key } = await apiKeyOf(OWNER);
+    const res = await t.request({ method: 'GET', url: `/v1/collections/${collectionId}/users/${person.id}/export`, key });
+    expect(res.statusCode, res.body).toBe(200);
+    const entries = await readZip(res.rawPayload);
+    const document = JSON.parse(entries.find((e) => e.name === 'person.json')?.data.toString() ?? '{}');
+    expect(document.provisioned_by).toMatchObject({
+      scim: null,
+      lms: { platform: platform.issuer, course: 'Irish 101', lti_user_id: 's-exp', departed_at: null },
+    });
   });
 });
 

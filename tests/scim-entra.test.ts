@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
+import { readZip } from './helpers/zip.js';
 import { ENTERPRISE, GROUP_SCHEMA, newScimOrg, PATCH_OP, peopleOf, type ScimOrg, scim, USER_SCHEMA } from './helpers/scim.js';
 
 let t: TestApp;
@@ -152,6 +153,29 @@ describe('Entra ID provisioning cycle', () => {
       Operations: [{ op: 'Replace', path: 'active', value: 'True' }],
     });
     expect((await recordPage(recordUrl)).statusCode).toBe(200);
+  });
+
+  it('names the identity provider’s user in the person’s personal-data export', async () => {
+    const [person] = await peopleOf(t, org.key, collectionId);
+    const res = await t.request({
+      method: 'GET',
+      url: `/v1/collections/${collectionId}/users/${(person as { id: string }).id}/export`,
+      key: org.key,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const entries = await readZip(res.rawPayload);
+    const document = JSON.parse(entries.find((e) => e.name === 'person.json')?.data.toString() ?? '{}');
+    expect(document.provisioned_by).toEqual({
+      scim: {
+        id: userId,
+        user_name: 'Test_User_ab6490ee@contoso.edu',
+        external_id: '0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef',
+        email: 'ada.lovelace@contoso.edu',
+        active: true,
+        updated_at: expect.any(String),
+      },
+      lms: null,
+    });
   });
 
   it('removing the member (Entra sends the value list) deletes the person from the collection', async () => {

@@ -1,7 +1,8 @@
 /**
  * A subject-access export of one person: a ZIP with `person.json` (everything held about them:
  * the user object with custom fields and review state, their recording's details, every play
- * link they have had, and the events that name them) and `recording.mp3` when they have one.
+ * link they have had, the identities a SCIM provider or an LMS roster gave them, and the events
+ * that name them) and `recording.mp3` when they have one.
  */
 import { PassThrough, type Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
@@ -9,7 +10,7 @@ import { getUser, type UsersDeps } from '../users/service.js';
 import { playLinkUrls } from '../play-links/index.js';
 import type { ExportsDeps } from './service.js';
 import { attachmentDisposition } from './file-names.js';
-import { eventsAbout, findRecordingOf, playLinksOf } from './repo.js';
+import { eventsAbout, findRecordingOf, playLinksOf, provisionedIdentitiesOf } from './repo.js';
 
 export interface PersonExport {
   contentDisposition: string;
@@ -34,6 +35,7 @@ export async function exportPerson(
   const recording = await findRecordingOf(db, user.id);
   const links = await playLinksOf(db, user.id);
   const events = await eventsAbout(db, accountId, user.id);
+  const identities = await provisionedIdentitiesOf(db, accountId, user.id);
   const document = {
     exported_at: exportedAt.toISOString(),
     person: options.writeLinks ? user : withoutWriteLinks,
@@ -52,6 +54,27 @@ export async function exportPerson(
       created_at: link.created_at,
       retired_at: link.retired_at,
     })),
+    provisioned_by: {
+      scim: identities.scim
+        ? {
+            id: identities.scim.id,
+            user_name: identities.scim.user_name,
+            external_id: identities.scim.external_id,
+            email: identities.scim.email,
+            active: Boolean(identities.scim.active),
+            updated_at: identities.scim.updated_at,
+          }
+        : null,
+      lms: identities.lms
+        ? {
+            platform: identities.lms.issuer,
+            course: identities.lms.title,
+            lti_user_id: identities.lms.lti_user_id,
+            departed_at: identities.lms.departed_at,
+            synced_at: identities.lms.synced_at,
+          }
+        : null,
+    },
     events: events.map((event) => ({
       id: event.id,
       type: event.type,

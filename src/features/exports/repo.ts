@@ -101,3 +101,42 @@ export const eventsAbout = (db: Kysely<Database>, accountId: string, userId: str
     .where('data', 'like', `%${userId}%`)
     .orderBy('created_at')
     .execute();
+
+/**
+ * The identities other systems gave the person: the SCIM user an identity provider manages
+ * (the provider's userName, e-mail and externalId stay until the provider deletes it) and the
+ * LMS course membership a roster sync keeps. Both are data held about the person.
+ */
+export const provisionedIdentitiesOf = async (db: Kysely<Database>, accountId: string, userId: string) => {
+  const [scim, lms] = await Promise.all([
+    db
+      .selectFrom('scim_group_members')
+      .innerJoin('scim_users', 'scim_users.id', 'scim_group_members.scim_user_id')
+      .select([
+        'scim_users.id',
+        'scim_users.user_name',
+        'scim_users.external_id',
+        'scim_users.email',
+        'scim_users.active',
+        'scim_users.updated_at',
+      ])
+      .where('scim_group_members.person_id', '=', userId)
+      .where('scim_users.account_id', '=', accountId)
+      .executeTakeFirst(),
+    db
+      .selectFrom('lti_roster')
+      .innerJoin('lti_contexts', 'lti_contexts.id', 'lti_roster.context_row_id')
+      .innerJoin('lti_registrations', 'lti_registrations.id', 'lti_contexts.registration_id')
+      .select([
+        'lti_roster.lti_user_id',
+        'lti_registrations.issuer',
+        'lti_contexts.title',
+        'lti_roster.departed_at',
+        'lti_roster.synced_at',
+      ])
+      .where('lti_roster.user_id', '=', userId)
+      .where('lti_registrations.account_id', '=', accountId)
+      .executeTakeFirst(),
+  ]);
+  return { scim, lms };
+};

@@ -73,7 +73,8 @@ export const exportsRoutes =
           summary: "Export one person's data (ZIP)",
           description:
             'For subject-access and portability requests: `person.json` (the user object with custom fields and review state, ' +
-            'their recording’s details, every play link they have had, the events that name them) and `recording.mp3` when they have one.',
+            'their recording’s details, every play link they have had, the events that name them, and under `provisioned_by` the SCIM user ' +
+            'and LMS course membership that provisioned them) and `recording.mp3` when they have one.',
           params: { type: 'object', properties: { collection_id: { type: 'string' }, user_id: { type: 'string' } } },
           response: {
             200: { description: 'The ZIP file.', content: { 'application/zip': { schema: ExportZip } } },

@@ -540,7 +540,7 @@ export interface paths {
     };
     /**
      * Export one person's data (ZIP)
-     * @description For subject-access and portability requests: `person.json` (the user object with custom fields and review state, their recording’s details, every play link they have had, the events that name them) and `recording.mp3` when they have one.
+     * @description For subject-access and portability requests: `person.json` (the user object with custom fields and review state, their recording’s details, every play link they have had, the events that name them, and under `provisioned_by` the SCIM user and LMS course membership that provisioned them) and `recording.mp3` when they have one.
      */
     get: operations['exports.person'];
     put?: never;
