@@ -164,6 +164,28 @@ describe('signing in through the identity provider', () => {
     expect((await memberOf('entra@university.test'))?.role).toBe('viewer');
   });
 
+  it('reads the provider’s metadata when the settings are saved, and not again at either step of the sign-ins that follow', async () => {
+    const before = idp.discoveryReads();
+    const saved = await post(t, owner, '/dashboard/sso', {
+      csrf: owner.csrf,
+      issuer: idp.issuer,
+      client_id: idp.clientId,
+      client_secret: '',
+      group_claim: 'groups',
+      role_mapping: 'staff-admins = admin\nlibrary = viewer',
+      default_role: 'viewer',
+    });
+    expect(saved.statusCode).toBe(303);
+    expect(idp.discoveryReads()).toBe(before + 1);
+    for (const email of ['cached-1@university.test', 'cached-2@university.test']) {
+      const browser = newBrowser('198.51.100.31');
+      const authorization = await startSso(browser, email);
+      const done = await callback(browser, authorization, issueCode(authorization, { email, email_verified: true }));
+      expect(done.statusCode).toBe(303);
+    }
+    expect(idp.discoveryReads()).toBe(before + 1);
+  });
+
   it('never changes an owner’s role', async () => {
     await ssoSignIn(OWNER, ['library']);
     expect((await memberOf(OWNER))?.role).toBe('owner');

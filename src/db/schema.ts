@@ -18,6 +18,7 @@ import type { EntitiesTable, EntityPaymentRequestsTable, SandboxPaymentIntentsTa
 import type {
   LtiContextsTable,
   LtiLaunchNoncesTable,
+  LtiLaunchTicketsTable,
   LtiRegistrationsTable,
   LtiRosterTable,
   LtiToolKeysTable,
@@ -97,6 +98,7 @@ export interface Database {
   lti_registrations: LtiRegistrationsTable;
   lti_tool_keys: LtiToolKeysTable;
   lti_launch_nonces: LtiLaunchNoncesTable;
+  lti_launch_tickets: LtiLaunchTicketsTable;
   lti_contexts: LtiContextsTable;
   lti_roster: LtiRosterTable;
 }

@@ -71,6 +71,15 @@ export interface MockPlatform {
   setDifferences(courseId: string, members: NrpsMember[]): void;
   /** Client assertions the token endpoint accepted (their `kid`), and memberships pages served. */
   log: { tokens: string[]; pages: string[]; refusedAssertions: string[]; deepLinks: Record<string, unknown>[] };
+  /**
+   * The course page with platform storage (LTI Client Side postMessages): the tool's login in a
+   * frame, next to the frame `post_message_forwarding` that answers capabilities, put_data and
+   * get_data from the tool's origin only. Open it under `browserOrigin` (another site than the
+   * tool's, so the browser treats the tool's frame as third-party).
+   */
+  coursePageUrl(browserOrigin: string, toolLoginUrl: string): string;
+  /** Make the storage frame answer get_data with another value (a forged state). */
+  storage: { forgeGetData: boolean; requests: string[] };
   /** The form the auth endpoint answered last (id_token and state), as the tests post it. */
   lastForm: { action: string; id_token: string; state: string } | null;
   close(): Promise<void>;
@@ -90,6 +99,8 @@ const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(
 
 export async function startMockPlatform(options: {
   toolJwksUrl: () => string;
+  /** The tool's origin, the only one the storage frame answers. */
+  toolOrigin?: () => string;
   clientId?: string;
   /** Answer the key set with this status instead (a platform that is down). */
   keySetStatus?: number;
@@ -131,6 +142,8 @@ export async function startMockPlatform(options: {
     },
     log: { tokens: [], pages: [], refusedAssertions: [], deepLinks: [] },
     lastForm: null,
+    coursePageUrl: (browserOrigin, toolLoginUrl) => `${browserOrigin}/course?${new URLSearchParams({ login: toolLoginUrl })}`,
+    storage: { forgeGetData: false, requests: [] },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 
@@ -185,6 +198,52 @@ export async function startMockPlatform(options: {
         return;
       }
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [publicJwk] }));
+      return;
+    }
+    if (path === '/course') {
+      const login = requestUrl.searchParams.get('login') ?? '';
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>
+<html lang="en"><head><title>Mock LMS course</title></head><body>
+<h1>Course</h1>
+<iframe name="post_message_forwarding" src="/storage-frame" title="storage" hidden></iframe>
+<iframe name="tool" title="voicename" src="${escapeAttribute(login)}" width="900" height="700"></iframe>
+</body></html>`);
+      return;
+    }
+    if (path === '/storage-log' && request.method === 'POST') {
+      platform.storage.requests.push(await readBody(request));
+      response.writeHead(204).end();
+      return;
+    }
+    if (path === '/storage-frame') {
+      // The platform's storage: answers only the tool's origin, to the window that asked.
+      const toolOrigin = options.toolOrigin?.() ?? '';
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>
+<html lang="en"><head><title>storage</title></head><body><script>
+const store = new Map();
+const forge = ${JSON.stringify(platform.storage.forgeGetData)};
+window.addEventListener('message', (event) => {
+  const m = event.data || {};
+  if (event.origin !== ${JSON.stringify(toolOrigin)} || typeof m.subject !== 'string') return;
+  fetch('/storage-log', { method: 'POST', body: m.subject + ' ' + (m.key || '') });
+  const answer = { subject: m.subject + '.response', message_id: m.message_id };
+  if (m.subject === 'org.imsglobal.lti.capabilities') {
+    answer.supported_messages = [
+      { subject: 'org.imsglobal.lti.capabilities' },
+      { subject: 'org.imsglobal.lti.put_data', frame: 'post_message_forwarding' },
+      { subject: 'org.imsglobal.lti.get_data', frame: 'post_message_forwarding' },
+    ];
+  } else if (m.subject === 'org.imsglobal.lti.put_data') {
+    store.set(m.key, m.value);
+    Object.assign(answer, { key: m.key, value: m.value });
+  } else if (m.subject === 'org.imsglobal.lti.get_data') {
+    Object.assign(answer, { key: m.key, value: forge ? 'forged-state' : store.get(m.key) });
+  } else {
+    answer.error = { code: 'unsupported_subject', message: m.subject };
+  }
+  event.source.postMessage(answer, event.origin);
+});
+</script></body></html>`);
       return;
     }
     if (path === '/auth') {

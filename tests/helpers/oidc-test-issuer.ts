@@ -25,6 +25,8 @@ export interface TestIssuer {
   codes: Map<string, IssuedCode>;
   /** Token requests received (their form bodies). */
   tokenRequests: URLSearchParams[];
+  /** How many times the discovery document was read. */
+  discoveryReads(): number;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export async function startTestIssuer(options: { clientId?: string; clientSecret
   const clientSecret = options.clientSecret ?? 'test-client-secret-never-shown-8f3a1c';
   const codes = new Map<string, IssuedCode>();
   const tokenRequests: URLSearchParams[] = [];
+  let discoveryReads = 0;
   let issuer = '';
 
   const idToken = (code: IssuedCode) => {
@@ -62,6 +65,7 @@ export async function startTestIssuer(options: { clientId?: string; clientSecret
     };
     const path = new URL(req.url ?? '/', issuer).pathname;
     if (path === '/.well-known/openid-configuration') {
+      discoveryReads += 1;
       return json(200, {
         issuer,
         authorization_endpoint: `${issuer}/authorize`,
@@ -109,6 +113,7 @@ export async function startTestIssuer(options: { clientId?: string; clientSecret
     clientSecret,
     codes,
     tokenRequests,
+    discoveryReads: () => discoveryReads,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -32,6 +32,20 @@ export interface LtiToolKeysTable {
 }
 
 /** A login initiation's nonce, bound to the browser's state; `used_at` once a launch consumed it. */
+/** A verified launch waiting for its browser to read the state back from the platform's storage. */
+export interface LtiLaunchTicketsTable {
+  /** SHA-256 hex of the one-time ticket. */
+  ticket_hash: string;
+  /** SHA-256 hex of the login's state, which the browser must send back. */
+  state_hash: string;
+  registration_id: string;
+  /** The verified launch's claims (JSON). */
+  launch: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface LtiLaunchNoncesTable {
   nonce: string;
   /** SHA-256 hex of the state (the browser holds the state itself in a cookie). */

@@ -20,7 +20,8 @@ import { safeEqual, sha256Hex } from '../../lib/secrets.js';
 import type { PlatformKeySets } from './platform-keys.js';
 import {
   deleteOldLaunchNonces,
-  findLoginQueryByState,
+  findLoginByState,
+  findRegistrationById,
   findRegistrationsOfIssuer,
   insertLaunchNonce,
   useLaunchNonce,
@@ -49,7 +50,16 @@ export interface LoginRequest {
   lti_message_hint?: string;
   client_id?: string;
   lti_deployment_id?: string;
+  /**
+   * The platform offers its storage (LTI Client Side postMessages): the name of the frame that
+   * answers, or `_parent`. The login then also stores the state there, for browsers that withhold
+   * the state cookie in the platform's frame (see platform-storage.ts).
+   */
+  lti_storage_target?: string;
 }
+
+/** A frame name as platforms send it (Canvas `post_message_forwarding`, or `_parent`). */
+const STORAGE_TARGET = /^[A-Za-z0-9_.-]{1,100}$/;
 
 const loginInvalid = (message: string) => new AppError('lti_login_invalid', message);
 const launchInvalid = (message: string, cause?: unknown) => new AppError('lti_launch_invalid', message, { cause });
@@ -62,7 +72,13 @@ export const launchUrl = (baseUrl: string) => `${baseUrl}/lti/launch`;
  * Starts a launch: checks who is asking, stores a nonce bound to a new state and answers where
  * to send the browser (the platform's auth URL) and the state for the browser's cookie.
  */
-export async function initiateLogin(deps: LaunchDeps, input: LoginRequest): Promise<{ redirectUrl: string; state: string }> {
+export async function initiateLogin(
+  deps: LaunchDeps,
+  input: LoginRequest,
+): Promise<{ redirectUrl: string; state: string; nonce: string; platformOrigin: string }> {
+  if (input.lti_storage_target !== undefined && !STORAGE_TARGET.test(input.lti_storage_target)) {
+    throw loginInvalid('The platform named a storage frame voicename cannot address (lti_storage_target).');
+  }
   for (const field of ['iss', 'login_hint', 'target_link_uri'] as const) {
     if (!input[field]) throw loginInvalid(`The platform did not send "${field}", which an LTI 1.3 login needs.`);
   }
@@ -115,7 +131,7 @@ export async function initiateLogin(deps: LaunchDeps, input: LoginRequest): Prom
   };
   if (input.lti_message_hint !== undefined) params.lti_message_hint = input.lti_message_hint;
   for (const [name, value] of Object.entries(params)) redirect.searchParams.set(name, value);
-  return { redirectUrl: redirect.toString(), state };
+  return { redirectUrl: redirect.toString(), state, nonce, platformOrigin: redirect.origin };
 }
 
 export interface LaunchContext {
@@ -251,25 +267,42 @@ function checkClaims(payload: JWTPayload, registration: Registration): Omit<Laun
 }
 
 /**
+ * The platform's storage of a login that asked for it (`lti_storage_target`): the frame to ask
+ * and the origin that must answer (the platform's OIDC auth URL's); null for any other login.
+ */
+export async function storageLoginOf(
+  deps: LaunchDeps,
+  state: string,
+): Promise<{ storageTarget: string; platformOrigin: string } | null> {
+  const login = await findLoginByState(deps.db.kysely, sha256Hex(state), isoNow(deps.clock));
+  const storageTarget = login === null ? null : new URLSearchParams(login.login_query).get('lti_storage_target');
+  if (login === null || storageTarget === null) return null;
+  const registration = await findRegistrationById(deps.db.kysely, login.registration_id);
+  return registration ? { storageTarget, platformOrigin: new URL(registration.auth_url).origin } : null;
+}
+
+/**
  * Validates a launch (see the module comment). `browserState` is the state cookie of the browser
- * posting it. Refusals are AppErrors with a message for the person who launched.
+ * posting it, or `'platform-storage'` when the caller has the browser prove its state through the
+ * platform's storage instead (storageLoginOf, platform-storage.ts). Refusals are AppErrors with a message for the
+ * person who launched.
  */
 export async function validateLaunch(
   deps: LaunchDeps,
-  input: { idToken: string | undefined; state: string | undefined; browserState: string | null },
+  input: { idToken: string | undefined; state: string | undefined; browserState: string | 'platform-storage' | null },
 ): Promise<Launch> {
   if (!input.idToken || !input.state) throw launchInvalid('The platform did not post an id_token and a state.');
   if (input.browserState === null) {
     // No state cookie at all: typically a browser that keeps cookies from sites in frames (the
     // platform shows the tool in one). Starting again in a window of its own works: say how.
-    const loginQuery = await findLoginQueryByState(deps.db.kysely, sha256Hex(input.state), isoNow(deps.clock));
+    const login = await findLoginByState(deps.db.kysely, sha256Hex(input.state), isoNow(deps.clock));
     throw new AppError(
       'lti_launch_state',
       'Your browser did not send voicename’s cookie for this launch, which happens when voicename is shown inside the course’s page. Open it in a window of its own.',
-      loginQuery === null ? {} : { details: { newWindowUrl: `/lti/login?${loginQuery}` } },
+      login === null ? {} : { details: { newWindowUrl: `/lti/login?${login.login_query}` } },
     );
   }
-  if (!safeEqual(input.state, input.browserState)) {
+  if (input.browserState !== 'platform-storage' && !safeEqual(input.state, input.browserState)) {
     throw new AppError(
       'lti_launch_state',
       'This launch did not start in this browser (its state does not match). Open the tool again from the course.',

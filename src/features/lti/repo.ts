@@ -1,6 +1,13 @@
 /** Every query of the LTI tool: registrations, the tool's keys, launch nonces, courses and their rosters. */
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, LtiContextsTable, LtiRegistrationsTable, LtiRosterTable, LtiToolKeysTable } from '../../db/schema.js';
+import type {
+  Database,
+  LtiContextsTable,
+  LtiLaunchTicketsTable,
+  LtiRegistrationsTable,
+  LtiRosterTable,
+  LtiToolKeysTable,
+} from '../../db/schema.js';
 
 type Db = Kysely<Database>;
 export type RegistrationRow = Selectable<LtiRegistrationsTable>;
@@ -82,20 +89,50 @@ export async function useLaunchNonce(db: Db, input: { nonce: string; stateHash: 
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** The login query of an unused, unexpired login by its state's hash. */
-export const findLoginQueryByState = async (db: Db, stateHash: string, now: string): Promise<string | null> =>
-  (
-    await db
-      .selectFrom('lti_launch_nonces')
-      .select('login_query')
-      .where('state_hash', '=', stateHash)
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', now)
-      .executeTakeFirst()
-  )?.login_query ?? null;
+/** The login (its query and registration) of an unused, unexpired login by its state's hash. */
+export const findLoginByState = async (
+  db: Db,
+  stateHash: string,
+  now: string,
+): Promise<{ login_query: string; registration_id: string } | null> =>
+  (await db
+    .selectFrom('lti_launch_nonces')
+    .select(['login_query', 'registration_id'])
+    .where('state_hash', '=', stateHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst()) ?? null;
 
-export const deleteOldLaunchNonces = (db: Db, before: string) =>
-  db.deleteFrom('lti_launch_nonces').where('expires_at', '<', before).execute();
+export const deleteOldLaunchNonces = async (db: Db, before: string) => {
+  await db.deleteFrom('lti_launch_nonces').where('expires_at', '<', before).execute();
+  await db.deleteFrom('lti_launch_tickets').where('expires_at', '<', before).execute();
+};
+
+export const insertLaunchTicket = (db: Db, row: Omit<Selectable<LtiLaunchTicketsTable>, 'used_at'>) =>
+  db
+    .insertInto('lti_launch_tickets')
+    .values({ ...row, used_at: null })
+    .execute();
+
+/**
+ * Uses the ticket up, once, in whichever process gets there first, and returns it; null when it
+ * is unknown, used or expired. A ticket is spent even when the state sent with it is wrong.
+ */
+export async function useLaunchTicket(
+  db: Db,
+  ticketHash: string,
+  now: string,
+): Promise<Selectable<LtiLaunchTicketsTable> | null> {
+  const result = await db
+    .updateTable('lti_launch_tickets')
+    .set({ used_at: now })
+    .where('ticket_hash', '=', ticketHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return null;
+  return (await db.selectFrom('lti_launch_tickets').selectAll().where('ticket_hash', '=', ticketHash).executeTakeFirst()) ?? null;
+}
 
 export const findContext = (db: Db, registrationId: string, contextId: string): Promise<ContextRow | undefined> =>
   db

@@ -16,11 +16,12 @@ import { AppError } from '../../errors.js';
 import { toAppError } from '../../http/error-handler.js';
 import { applyPageSecurity } from '../../http/security-headers.js';
 import { SESSION_COOKIE, setCookie } from '../dashboard/http.js';
-import { initiateLogin, type LoginRequest, validateLaunch } from './launch-service.js';
+import { initiateLogin, type Launch, type LoginRequest, storageLoginOf, validateLaunch } from './launch-service.js';
 import { landLaunch } from './landing-service.js';
+import { completeStorageLaunch, issueLaunchTicket } from './platform-storage.js';
 import { toolKeySet } from './tool-keys.js';
 import { deepLinkResponse, openDeepLinkRequest } from './deep-linking.js';
-import { deepLinkPickerPage, deepLinkReturnPage, launchRefusedPage } from './views.js';
+import { deepLinkPickerPage, deepLinkReturnPage, launchRefusedPage, platformStoragePage } from './views.js';
 
 const STATE_COOKIE = 'vn_lti_state';
 const STATE_MAX_AGE_S = 10 * 60;
@@ -28,7 +29,17 @@ const FORM_BODY_LIMIT = 64 * 1024;
 /** Requests per minute from one client address (a class of students launching at once shares a campus address). */
 const REQUESTS_PER_MINUTE = 300;
 const PAGE_CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self' data:", "form-action 'self'", "base-uri 'none'"];
-const LOGIN_FIELDS = ['iss', 'login_hint', 'target_link_uri', 'lti_message_hint', 'client_id', 'lti_deployment_id'] as const;
+const LOGIN_FIELDS = [
+  'iss',
+  'login_hint',
+  'target_link_uri',
+  'lti_message_hint',
+  'client_id',
+  'lti_deployment_id',
+  'lti_storage_target',
+] as const;
+/** The platform-storage pages (platform-storage.ts) run our script and live in the platform's frame. */
+const STORAGE_PAGE_CSP = [...PAGE_CSP, "script-src 'self'"];
 
 const REFUSAL_TITLES: Record<string, string> = {
   lti_login_invalid: 'voicename cannot start here',
@@ -115,9 +126,22 @@ export function ltiRoutes(deps: Deps) {
         const value = source?.[field];
         if (typeof value === 'string' && value !== '') input[field] = value;
       }
-      const { redirectUrl, state } = await initiateLogin(deps, input);
+      const { redirectUrl, state, nonce, platformOrigin } = await initiateLogin(deps, input);
       stateCookie(reply, state, STATE_MAX_AGE_S);
-      return reply.code(302).header('location', redirectUrl).send();
+      if (input.lti_storage_target === undefined) return reply.code(302).header('location', redirectUrl).send();
+      // The platform offers its storage: the state goes there too, for a browser that drops the cookie.
+      framedBy(reply, STORAGE_PAGE_CSP, platformOrigin);
+      return sendPage(
+        reply,
+        platformStoragePage({
+          styleUrl,
+          scriptUrl: deps.assets.url('lti-storage.ts'),
+          storageTarget: input.lti_storage_target,
+          platformOrigin,
+          state,
+          step: { kind: 'login', nonce, next: redirectUrl },
+        }),
+      );
     };
     const loginConfig = { audit: { exempt: 'starts a launch; stores only a single-use nonce' } } as const;
     app.get('/lti/login', login);
@@ -130,12 +154,49 @@ export function ltiRoutes(deps: Deps) {
     } as const;
     app.post('/lti/launch', { config: launchConfig }, async (request, reply) => {
       const body = (request.body ?? {}) as Record<string, unknown>;
-      const launch = await validateLaunch(deps, {
-        idToken: typeof body.id_token === 'string' ? body.id_token : undefined,
-        state: typeof body.state === 'string' ? body.state : undefined,
-        browserState: request.cookies[STATE_COOKIE] ?? null,
-      });
+      const idToken = typeof body.id_token === 'string' ? body.id_token : undefined;
+      const state = typeof body.state === 'string' ? body.state : undefined;
+      const browserState = request.cookies[STATE_COOKIE] ?? null;
+      const storage = browserState === null && state ? await storageLoginOf(deps, state) : null;
+      if (storage !== null && state) {
+        // No cookie, but the login stored the state in the platform's storage: the page reads it back.
+        const launch = await validateLaunch(deps, { idToken, state, browserState: 'platform-storage' });
+        const ticket = await issueLaunchTicket(deps, launch, state);
+        framedBy(reply, STORAGE_PAGE_CSP, storage.platformOrigin);
+        return sendPage(
+          reply,
+          platformStoragePage({
+            styleUrl,
+            scriptUrl: deps.assets.url('lti-storage.ts'),
+            ...storage,
+            state,
+            step: { kind: 'launch', ticket },
+          }),
+        );
+      }
+      const launch = await validateLaunch(deps, { idToken, state, browserState });
       stateCookie(reply, '', 0);
+      return land(request, reply, launch);
+    });
+
+    const completeConfig = {
+      audit: { exempt: 'completes a launch; a membership it creates is audited by the service' },
+    } as const;
+    app.post('/lti/launch/complete', { config: completeConfig }, async (request, reply) => {
+      // Only the launch page's own form: a page elsewhere cannot post a ticket and state it knows.
+      if (!sameOrigin(request.headers, deps.config.baseUrl)) {
+        throw new AppError('lti_launch_state', 'This launch can only be completed from voicename’s own launch page.');
+      }
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const launch = await completeStorageLaunch(deps, {
+        ticket: typeof body.ticket === 'string' ? body.ticket : undefined,
+        state: typeof body.state === 'string' ? body.state : undefined,
+      });
+      return land(request, reply, launch);
+    });
+
+    /** Where a validated launch goes: the learner's record page, the Deep Linking picker, or the course's collection. */
+    const land = async (request: FastifyRequest, reply: FastifyReply, launch: Launch) => {
       const landing = await landLaunch(deps, launch, { userAgent: request.headers['user-agent'], ip: request.ip });
       if (landing.kind === 'learner') return reply.code(303).header('location', `/r/${landing.recordToken}`).send();
       if (landing.kind === 'deep_linking') {
@@ -153,7 +214,7 @@ export function ltiRoutes(deps: Deps) {
       const maxAge = Math.floor((Date.parse(landing.expiresAt) - deps.clock.now().getTime()) / 1000);
       setCookie(reply, SESSION_COOKIE, landing.sessionId, { maxAgeSeconds: maxAge, secure });
       return reply.code(303).header('location', `/dashboard/collections/${landing.collectionId}`).send();
-    });
+    };
 
     const deepLinkConfig = { audit: { exempt: 'signs a choice for the course platform; nothing here changes' } } as const;
     app.post('/lti/deep-link', { config: deepLinkConfig }, async (request, reply) => {
@@ -171,6 +232,13 @@ export function ltiRoutes(deps: Deps) {
       return sendPage(reply, deepLinkReturnPage({ styleUrl, scriptUrl: deps.assets.url('lti-return.ts'), returnUrl, jwt }));
     });
   };
+}
+
+/** A browser's own form post: `Sec-Fetch-Site: same-origin`, or an `Origin` equal to ours. */
+function sameOrigin(headers: Record<string, string | string[] | undefined>, baseUrl: string): boolean {
+  const site = headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin';
+  return headers.origin === new URL(baseUrl).origin;
 }
 
 const sendPage = (reply: FastifyReply, page: { toString(): string }, status = 200) =>

@@ -66,3 +66,38 @@ export function deepLinkReturnPage(data: { styleUrl: string; scriptUrl: string; 
 </section>`,
   });
 }
+
+/**
+ * The pages that talk to the platform's storage (platform-storage.ts): `login` stores the state and
+ * nonce there, then goes on to the platform's auth URL; `launch` reads the state back and posts it
+ * with the launch's ticket. Their script (lti-storage.ts) reads what it needs from `#lti-storage`.
+ */
+export function platformStoragePage(data: {
+  styleUrl: string;
+  scriptUrl: string;
+  storageTarget: string;
+  platformOrigin: string;
+  state: string;
+  step: { kind: 'login'; nonce: string; next: string } | { kind: 'launch'; ticket: string };
+}): SafeHtml {
+  const step = data.step;
+  return layout({
+    title: 'Opening voicename',
+    styleUrl: data.styleUrl,
+    scripts: [data.scriptUrl],
+    body: html`<section class="card narrow">
+<h1>Opening voicename</h1>
+<div id="lti-storage" hidden data-step="${step.kind}" data-target="${data.storageTarget}" data-origin="${data.platformOrigin}"
+ data-state="${data.state}" data-nonce="${step.kind === 'login' ? step.nonce : ''}" data-next="${step.kind === 'login' ? step.next : ''}"></div>
+${
+  step.kind === 'login'
+    ? html`<p>Going on to your course platform. If nothing happens, <a id="continue" href="${step.next}">continue</a>.</p>`
+    : html`<form id="lti-complete" method="post" action="/lti/launch/complete">
+<input type="hidden" name="ticket" value="${step.ticket}">
+<input type="hidden" name="state" value="">
+</form>
+<p id="lti-storage-status" role="status">Checking this launch with your course platform…</p>`
+}
+</section>`,
+  });
+}

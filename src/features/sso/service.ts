@@ -12,6 +12,7 @@ import { checkOutboundUrl, OutboundError } from '../../integrations/outbound-htt
 import { isoNow } from '../../lib/clock.js';
 import { loadSecretBox } from '../../lib/secret-box.js';
 import { unsafeTextReason } from '../../lib/text.js';
+import { cachedDiscovery, forgetDiscovery, rememberDiscovery } from './discovery-cache.js';
 import { outboundFetch } from './outbound-fetch.js';
 import {
   deleteConnection,
@@ -154,8 +155,25 @@ export const requireText = (value: string, field: string, label: string, max = 5
 /** openid-client loads with the first single sign-on, not at boot: most servers never use it. */
 export const loadOpenIdClient = (): Promise<typeof OpenIdClient> => import('openid-client');
 
-/** Fetches the issuer's metadata through the SSRF-safe client; refusals say what failed. */
+/**
+ * The issuer's metadata, read through the SSRF-safe client unless this process read it for the
+ * same connection in the last minutes (see discovery-cache.ts); `fresh` always reads it, as when
+ * the settings are saved. Refusals say what failed.
+ */
 export async function discoverIssuer(
+  deps: SsoDeps,
+  connection: { issuer: string; clientId: string; clientSecret: string },
+  options: { fresh?: boolean } = {},
+): Promise<OpenIdClient.Configuration> {
+  const now = deps.clock.now().getTime();
+  const cached = options.fresh ? null : cachedDiscovery(connection, now);
+  if (cached) return cached;
+  const config = await readIssuerMetadata(deps, connection);
+  rememberDiscovery(connection, config, now);
+  return config;
+}
+
+async function readIssuerMetadata(
   deps: SsoDeps,
   connection: { issuer: string; clientId: string; clientSecret: string },
 ): Promise<OpenIdClient.Configuration> {
@@ -214,7 +232,10 @@ export async function saveSsoSettings(
   const existing = stored?.protocol === 'oidc' ? stored : null;
   const clientSecret = input.clientSecret.trim() === '' ? existing?.clientSecret : input.clientSecret.trim();
   if (clientSecret === undefined || clientSecret.length > 1000) throw invalid('The client secret is required.', 'client_secret');
-  await discoverIssuer(deps, { issuer, clientId, clientSecret });
+  // The edited connection's metadata is read anew, and no process-held copy of the old one stays.
+  if (stored?.protocol === 'oidc') forgetDiscovery(stored.issuer);
+  forgetDiscovery(issuer);
+  await discoverIssuer(deps, { issuer, clientId, clientSecret }, { fresh: true });
   const now = isoNow(deps.clock);
   const next = { issuer, clientId, groupClaim, roleMapping, defaultRole: input.defaultRole, ssoRequired: input.ssoRequired };
   await upsertConnection(deps.db.kysely, {
@@ -244,6 +265,8 @@ export async function saveSsoSettings(
 
 /** Removes the organisation's identity provider (its domains stay, unused, until removed). */
 export async function removeSsoSettings(deps: SsoDeps, accountId: string): Promise<void> {
+  const stored = await connectionOf(deps, accountId);
+  if (stored?.protocol === 'oidc') forgetDiscovery(stored.issuer);
   await deleteConnection(deps.db.kysely, accountId);
 }
 
