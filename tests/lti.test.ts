@@ -65,7 +65,12 @@ afterAll(async () => {
 /** A browser through the whole launch: login initiation, the platform's auth endpoint, the form post. */
 async function launch(
   next: NextLaunch,
-  options: { browser?: Browserish; tamperForm?: (form: Record<string, string>) => void } = {},
+  options: {
+    browser?: Browserish;
+    tamperForm?: (form: Record<string, string>) => void;
+    /** Headers of the launch post, e.g. the Origin of the platform page that posted it. */
+    launchHeaders?: Record<string, string>;
+  } = {},
 ) {
   const browser = options.browser ?? newBrowser();
   platform.nextLaunch(next);
@@ -86,7 +91,7 @@ async function launch(
   expect(form.action).toBe(`${t.url}/lti/launch`);
   const fields = { id_token: form.id_token, state: form.state };
   options.tamperForm?.(fields);
-  const response = await post(t, browser, '/lti/launch', fields);
+  const response = await post(t, browser, '/lti/launch', fields, options.launchHeaders);
   return { browser, response, fields };
 }
 
@@ -424,6 +429,64 @@ describe('cookies over https', () => {
     } finally {
       await https.close();
     }
+  });
+});
+
+describe('inside the platform’s frame', () => {
+  const frameAncestors = (csp: unknown) => /frame-ancestors ([^;]*)/.exec(String(csp))?.[1];
+
+  it('lets the sites a course was launched from, and no other, frame its learners’ record pages', async () => {
+    const course = { id: 'course-framed', title: 'Framed course' };
+    const first = await launch(
+      { user: learner, context: course, returnUrl: 'https://school.lms.example/courses/7/external_tools/return' },
+      { launchHeaders: { origin: 'https://school.lms.example' } },
+    );
+    expect(first.response.statusCode, first.response.body).toBe(303);
+    const recordPath = first.response.headers.location as string;
+    const page = await t.app.inject({ method: 'GET', url: recordPath });
+    expect(page.statusCode).toBe(200);
+    expect(frameAncestors(page.headers['content-security-policy'])).toBe('https://school.lms.example');
+    expect(page.headers['x-frame-options']).toBeUndefined();
+    // The microphone stays the page's own: the platform's frame must still allow it.
+    expect(page.headers['permissions-policy']).toContain('microphone=(self)');
+
+    // A second site's launch (the platform's other host) is added; the newest first.
+    await launch(
+      { user: instructor, context: course, returnUrl: 'https://canvas.lms.example/return' },
+      { launchHeaders: { origin: 'https://sso.lms.example' } },
+    );
+    const again = await t.app.inject({ method: 'GET', url: recordPath });
+    expect(frameAncestors(again.headers['content-security-policy'])).toBe(
+      'https://sso.lms.example https://canvas.lms.example https://school.lms.example',
+    );
+  });
+
+  it('keeps refusing to be framed where no course was launched (a collection of the API)', async () => {
+    const { key } = await apiKeyOf(OWNER);
+    const collection = (await t.request({ method: 'POST', url: '/v1/collections', key, json: { name: 'Not a course' } })).json<{
+      id: string;
+    }>();
+    const person = (
+      await t.request({
+        method: 'POST',
+        url: `/v1/collections/${collection.id}/users`,
+        key,
+        json: { email: 'x@uni.example', first_name: 'X' },
+      })
+    ).json<{ record_url: string }>();
+    const page = await t.app.inject({ method: 'GET', url: new URL(person.record_url).pathname });
+    expect(frameAncestors(page.headers['content-security-policy'])).toBe("'none'");
+    expect(page.headers['x-frame-options']).toBe('DENY');
+  });
+
+  it('shows a refused launch inside the frame of the site that posted it', async () => {
+    const { response } = await launch(
+      { user: learner, audience: 'someone-else' },
+      { launchHeaders: { origin: 'https://school.lms.example' } },
+    );
+    expect(response.statusCode).toBe(401);
+    expect(frameAncestors(response.headers['content-security-policy'])).toBe('https://school.lms.example');
+    expect(response.headers['x-frame-options']).toBeUndefined();
   });
 });
 

@@ -19,6 +19,11 @@ export interface PageSecurity {
   csp: readonly string[];
   /** Whether any site may frame the page. Only the embed widget is; every other page refuses. */
   frameable?: boolean;
+  /**
+   * The sites that may frame this page when not every site may: an LMS showing a course's pages
+   * in its own (an LTI launch). Empty or absent: no site may.
+   */
+  framedBy?: readonly string[];
   /** Whether the page records from the microphone; every other powerful feature stays off. */
   microphone?: boolean;
   /**
@@ -58,22 +63,34 @@ export async function registerPageSecurity(app: FastifyInstance): Promise<void> 
 }
 
 /** A page's Content-Security-Policy header: its directives, then who may frame it. */
-export function contentSecurityPolicy(directives: readonly string[], frameable = false): string {
-  return [...directives, frameable ? 'frame-ancestors *' : FRAME_ANCESTORS_NONE].join('; ');
+export function contentSecurityPolicy(
+  directives: readonly string[],
+  frameable = false,
+  framedBy: readonly string[] = [],
+): string {
+  const ancestors = frameable
+    ? 'frame-ancestors *'
+    : framedBy.length > 0
+      ? `frame-ancestors ${framedBy.join(' ')}`
+      : FRAME_ANCESTORS_NONE;
+  return [...directives, ancestors].join('; ');
 }
 
 /** Sets every security header of `page` on the reply. */
 export function applyPageSecurity(reply: FastifyReply, page: PageSecurity): FastifyReply {
   const frameable = page.frameable === true;
+  const framedBy = page.framedBy ?? [];
   reply.helmet({
-    // X-Frame-Options for browsers without frame-ancestors; it has no "any origin" value, so a
-    // frameable page simply omits it.
-    xFrameOptions: frameable ? false : { action: 'deny' },
+    // X-Frame-Options for browsers without frame-ancestors; it has no "any origin" or "these
+    // origins" value, so a page some site may frame simply omits it.
+    xFrameOptions: frameable || framedBy.length > 0 ? false : { action: 'deny' },
     referrerPolicy: { policy: page.referrerPolicy ?? 'no-referrer' },
     crossOriginResourcePolicy: { policy: frameable ? 'cross-origin' : 'same-origin' },
     strictTransportSecurity: page.https ? { maxAge: 31_536_000, includeSubDomains: false } : false,
   });
+  // A page may learn who may frame it after an earlier call (a route's hook) denied everyone.
+  if (frameable || framedBy.length > 0) reply.removeHeader('x-frame-options');
   return reply
-    .header('content-security-policy', contentSecurityPolicy(page.csp, frameable))
+    .header('content-security-policy', contentSecurityPolicy(page.csp, frameable, framedBy))
     .header('permissions-policy', `camera=(), microphone=(${page.microphone ? 'self' : ''}), geolocation=()`);
 }

@@ -43,6 +43,8 @@ export interface NextLaunch {
   /** The nonce to send instead of the one the tool asked for (a replay of an older launch). */
   nonce?: string;
   deepLinkReturnUrl?: string;
+  /** `launch_presentation.return_url`: the platform page the tool is shown in (its frame). */
+  returnUrl?: string;
 }
 
 export interface NrpsMember {
@@ -170,6 +172,9 @@ export async function startMockPlatform(options: {
       },
     };
     if (!launch.withoutRoles) claims[`${LTI}roles`] = launch.user.roles;
+    if (launch.returnUrl !== undefined) {
+      claims[`${LTI}launch_presentation`] = { document_target: 'iframe', return_url: launch.returnUrl };
+    }
     if (launch.messageType === 'LtiDeepLinkingRequest') {
       claims['https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings'] = {
         deep_link_return_url: launch.deepLinkReturnUrl ?? `${url}/deep-link-return`,

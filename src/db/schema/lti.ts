@@ -73,6 +73,8 @@ export interface LtiContextsTable {
   synced_at: string | null;
   /** The last read of the whole roster (differences are applied between full reads). */
   full_synced_at: string | null;
+  /** JSON array of the origins the course's launches came from: who may frame its pages. */
+  frame_origins: string | null;
   created_at: string;
 }
 

@@ -19,6 +19,7 @@ import { createCollection } from '../collections/service.js';
 import { signInVouchedFor } from '../dashboard/service.js';
 import { upsertRosterPeople } from '../users/roster-service.js';
 import { type DeepLinkPerson, deepLinkPeople, openDeepLinkRequest, sealDeepLinkRequest } from './deep-linking.js';
+import { mergeFrameOrigins } from './framing.js';
 import type { Launch } from './launch-service.js';
 import { type ContextRow, findContext, insertContext, updateContext, upsertRosterEntry } from './repo.js';
 import { rosterSyncJob } from './sync-job.js';
@@ -59,13 +60,20 @@ export async function courseOf(deps: Deps, launch: Launch): Promise<ContextRow> 
   const { registration } = launch;
   const found = await findContext(deps.db.kysely, registration.id, launch.context.id);
   if (found) {
-    if (found.memberships_url !== launch.membershipsUrl || found.deployment_id !== launch.deploymentId) {
+    const frameOrigins = mergeFrameOrigins(found.frame_origins, launch.frameOrigins);
+    if (found.memberships_url !== launch.membershipsUrl || found.deployment_id !== launch.deploymentId || frameOrigins !== null) {
       await updateContext(deps.db.kysely, found.id, {
         memberships_url: launch.membershipsUrl,
         deployment_id: launch.deploymentId,
+        ...(frameOrigins === null ? {} : { frame_origins: frameOrigins }),
       });
     }
-    return { ...found, memberships_url: launch.membershipsUrl, deployment_id: launch.deploymentId };
+    return {
+      ...found,
+      memberships_url: launch.membershipsUrl,
+      deployment_id: launch.deploymentId,
+      frame_origins: frameOrigins ?? found.frame_origins,
+    };
   }
   const collection = await createCollection(deps, registration.accountId, { name: courseName(launch.context.title) });
   const row: ContextRow = {
@@ -79,6 +87,7 @@ export async function courseOf(deps: Deps, launch: Launch): Promise<ContextRow> 
     differences_url: null,
     synced_at: null,
     full_synced_at: null,
+    frame_origins: mergeFrameOrigins(null, launch.frameOrigins),
     created_at: isoNow(deps.clock),
   };
   try {

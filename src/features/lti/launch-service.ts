@@ -156,6 +156,11 @@ export interface Launch {
   membershipsUrl: string | null;
   /** Deep Linking: where to post the response, and the platform's opaque data to return. */
   deepLinking: { returnUrl: string; data: string | null; acceptMultiple: boolean } | null;
+  /**
+   * The sites the launch came from (`launch_presentation.return_url`, the deep linking return URL;
+   * the route adds the launch post's Origin): the platform's pages that show the tool in a frame.
+   */
+  frameOrigins: string[];
 }
 
 const safeUrl = (value: string): URL | null => {
@@ -165,6 +170,12 @@ const safeUrl = (value: string): URL | null => {
     return null;
   }
 };
+
+/** The origin of an http(s) URL, or null: what a `frame-ancestors` source may name. */
+export function webOrigin(value: string | null | undefined): string | null {
+  const url = safeUrl(value ?? '');
+  return url !== null && (url.protocol === 'https:' || url.protocol === 'http:') ? url.origin : null;
+}
 
 const str = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 
@@ -248,6 +259,10 @@ function checkClaims(payload: JWTPayload, registration: Registration): Omit<Laun
     throw claimsInvalid('The deep linking request names no return URL voicename can send the choice to.');
   }
   const nrps = payload[NRPS_CLAIM] as { context_memberships_url?: unknown } | undefined;
+  const presentation = claim('launch_presentation') as { return_url?: unknown } | undefined;
+  const frameOrigins = [webOrigin(str(presentation?.return_url)), webOrigin(returnUrl)].filter(
+    (origin): origin is string => origin !== null,
+  );
   const given = str(payload.given_name) ?? '';
   const family = str(payload.family_name) ?? '';
   return {
@@ -263,6 +278,7 @@ function checkClaims(payload: JWTPayload, registration: Registration): Omit<Laun
     membershipsUrl: str(nrps?.context_memberships_url),
     deepLinking:
       returnUrl === null ? null : { returnUrl, data: str(settings?.data), acceptMultiple: settings?.accept_multiple === true },
+    frameOrigins: [...new Set(frameOrigins)],
   };
 }
 

@@ -62,5 +62,7 @@ export async function completeStorageLaunch(
   }
   const registration = await findRegistrationById(deps.db.kysely, row.registration_id);
   if (!registration) throw new AppError('lti_launch_invalid', 'This platform is no longer registered with voicename.');
-  return { registration: toRegistration(registration), ...(JSON.parse(row.launch) as Omit<Launch, 'registration'>) };
+  const claims = JSON.parse(row.launch) as Omit<Launch, 'registration'>;
+  // Tickets written before launches carried their origins have none (they last 5 minutes).
+  return { registration: toRegistration(registration), ...claims, frameOrigins: claims.frameOrigins ?? [] };
 }

@@ -187,3 +187,12 @@ export const markRosterDeparted = (db: Db, userIds: string[], at: string) =>
         .where('user_id', 'in', userIds)
         .where('departed_at', 'is', null)
         .execute();
+
+/** The stored frame origins (JSON arrays) of the courses linked to a collection. */
+export const frameOriginsOfCollection = (db: Db, collectionId: string) =>
+  db
+    .selectFrom('lti_contexts')
+    .select('frame_origins')
+    .where('collection_id', '=', collectionId)
+    .where('frame_origins', 'is not', null)
+    .execute();

@@ -16,7 +16,7 @@ import { AppError } from '../../errors.js';
 import { toAppError } from '../../http/error-handler.js';
 import { applyPageSecurity } from '../../http/security-headers.js';
 import { SESSION_COOKIE, setCookie } from '../dashboard/http.js';
-import { initiateLogin, type Launch, type LoginRequest, storageLoginOf, validateLaunch } from './launch-service.js';
+import { initiateLogin, type Launch, type LoginRequest, storageLoginOf, validateLaunch, webOrigin } from './launch-service.js';
 import { landLaunch } from './landing-service.js';
 import { completeStorageLaunch, issueLaunchTicket } from './platform-storage.js';
 import { toolKeySet } from './tool-keys.js';
@@ -55,6 +55,7 @@ export function ltiRoutes(deps: Deps) {
   const secure = deps.config.dashboard.secureCookies;
   const styleUrl = deps.assets.url('dashboard.css');
   const https = deps.config.baseUrl.startsWith('https:');
+  const ownOrigin = new URL(deps.config.baseUrl).origin;
 
   const stateCookie = (reply: FastifyReply, value: string, maxAge: number) =>
     reply.setCookie(STATE_COOKIE, value, {
@@ -69,12 +70,8 @@ export function ltiRoutes(deps: Deps) {
    * The Deep Linking pages open inside the platform's editor (a frame): only the platform's own
    * origin (where the choice returns) may frame them; every other LTI page refuses framing.
    */
-  const framedBy = (reply: FastifyReply, csp: readonly string[], origin: string) => {
-    applyPageSecurity(reply, { csp, https, frameable: true });
-    // The hook of every LTI page set DENY before this page knew it would be framed.
-    reply.removeHeader('x-frame-options');
-    reply.header('content-security-policy', [...csp, `frame-ancestors ${origin}`].join('; '));
-  };
+  const framedBy = (reply: FastifyReply, csp: readonly string[], origin: string) =>
+    applyPageSecurity(reply, { csp, https, framedBy: [origin] });
 
   return async (app: FastifyInstance) => {
     await app.register(fastifyCookie);
@@ -110,6 +107,11 @@ export function ltiRoutes(deps: Deps) {
       const message =
         known.code === 'internal_error' ? 'Something went wrong on our side. Try again in a moment.' : known.message;
       const newWindowUrl = typeof known.details?.newWindowUrl === 'string' ? known.details.newWindowUrl : null;
+      // A refusal shows where the launch happened, often inside the platform's frame: the site
+      // that posted the launch (or, for a login, the platform it names) may frame the page that
+      // says what went wrong and offers a window of its own. It holds nothing to click-jack.
+      const launchSite = webOrigin(request.headers.origin) ?? webOrigin((request.query as { iss?: string } | undefined)?.iss);
+      if (launchSite !== null && launchSite !== ownOrigin) framedBy(reply, PAGE_CSP, launchSite);
       return sendPage(reply, launchRefusedPage({ styleUrl, title, message, newWindowUrl }), known.status);
     });
 
@@ -160,7 +162,7 @@ export function ltiRoutes(deps: Deps) {
       const storage = browserState === null && state ? await storageLoginOf(deps, state) : null;
       if (storage !== null && state) {
         // No cookie, but the login stored the state in the platform's storage: the page reads it back.
-        const launch = await validateLaunch(deps, { idToken, state, browserState: 'platform-storage' });
+        const launch = withLaunchSite(request, await validateLaunch(deps, { idToken, state, browserState: 'platform-storage' }));
         const ticket = await issueLaunchTicket(deps, launch, state);
         framedBy(reply, STORAGE_PAGE_CSP, storage.platformOrigin);
         return sendPage(
@@ -174,7 +176,7 @@ export function ltiRoutes(deps: Deps) {
           }),
         );
       }
-      const launch = await validateLaunch(deps, { idToken, state, browserState });
+      const launch = withLaunchSite(request, await validateLaunch(deps, { idToken, state, browserState }));
       stateCookie(reply, '', 0);
       return land(request, reply, launch);
     });
@@ -194,6 +196,14 @@ export function ltiRoutes(deps: Deps) {
       });
       return land(request, reply, launch);
     });
+
+    /** The platform's page posted the launch: its site is one whose frame shows the course's pages. */
+    const withLaunchSite = (request: FastifyRequest, launch: Launch): Launch => {
+      const launchSite = webOrigin(request.headers.origin);
+      return launchSite === null || launchSite === ownOrigin
+        ? launch
+        : { ...launch, frameOrigins: [...new Set([launchSite, ...launch.frameOrigins])] };
+    };
 
     /** Where a validated launch goes: the learner's record page, the Deep Linking picker, or the course's collection. */
     const land = async (request: FastifyRequest, reply: FastifyReply, launch: Launch) => {

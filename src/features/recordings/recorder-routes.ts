@@ -17,6 +17,7 @@ import { type RecorderPageData, recorderNotFoundPage, recorderPage } from '../..
 import { brandStyleUrl } from '../collections/brand-color.js';
 import { logoUrl } from '../collections/service.js';
 import { signatureSnippet } from '../play-links/images.js';
+import { frameOriginsOf } from '../lti/framing.js';
 import { getPlayLink } from '../play-links/service.js';
 import { UpdateUserBody } from '../users/schemas.js';
 import { PERSON_EDITABLE_FIELDS } from '../users/provenance.js';
@@ -33,8 +34,10 @@ export const MAX_TAKE_SECONDS = 10;
 const PAGE_NOTICES = ['deleted', 'saved', 'guide_saved', 'guide_approved', 'guide_withdrawn'] as const;
 
 /** The page records in the browser (microphone, blob: playback of the take) and uploads to us. */
-const withPageHeaders = (reply: FastifyReply, https: boolean) =>
+const withPageHeaders = (reply: FastifyReply, https: boolean, framedBy: readonly string[] = []) =>
   applyPageSecurity(reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex, nofollow'), {
+    // Only the LMS whose course launched the person here may show the page in its frame.
+    framedBy,
     csp: [
       "default-src 'none'",
       "script-src 'self'",
@@ -65,6 +68,10 @@ export const recorderRoutes =
     acceptAudioBodies(app);
 
     type RecorderUser = Awaited<ReturnType<typeof requireRecorderUser>>;
+    // (Returns nothing: a reply is thenable, so awaiting one would wait for it to be sent.)
+    const personPageHeaders = async (reply: FastifyReply, user: RecorderUser): Promise<void> => {
+      withPageHeaders(reply, https, await frameOriginsOf(deps, user.collection_id));
+    };
     const renderPage = async (
       request: FastifyRequest,
       user: RecorderUser,
@@ -123,6 +130,7 @@ export const recorderRoutes =
         return reply.code(404).send(recorderNotFoundPage(deps.assets.url('recorder.css'), locale).toString());
       }
       const query = (request.query ?? {}) as Record<string, string | undefined>;
+      await personPageHeaders(reply, user);
       return reply.send(
         await renderPage(request, user, { notice: PAGE_NOTICES.find((name) => query[name] === '1') ?? null, detailsError: null }),
       );
@@ -157,7 +165,9 @@ export const recorderRoutes =
         const field =
           error instanceof AppError ? PERSON_EDITABLE_FIELDS.find((name) => error.param?.startsWith(name)) : undefined;
         if (!field) throw error;
-        return withPageHeaders(reply.code(400), https)
+        await personPageHeaders(reply, user);
+        return reply
+          .code(400)
           .type('text/html; charset=utf-8')
           .send(await renderPage(request, user, { notice: null, detailsError: field }));
       }
@@ -166,10 +176,12 @@ export const recorderRoutes =
 
     registerGuideRoutes(app, deps, {
       sameOrigin: (request) => sameOrigin(request.headers, deps.config.baseUrl),
-      renderInvalid: async (request, reply, user, guide) =>
-        withPageHeaders(reply, https)
+      renderInvalid: async (request, reply, user, guide) => {
+        await personPageHeaders(reply, user);
+        return reply
           .type('text/html; charset=utf-8')
-          .send(await renderPage(request, user, { notice: null, detailsError: null, guide })),
+          .send(await renderPage(request, user, { notice: null, detailsError: null, guide }));
+      },
     });
 
     app.post(
