@@ -32,6 +32,7 @@ import * as m0030 from './migrations/0030_scim.js';
 import * as m0031 from './migrations/0031_sso_oidc.js';
 import * as m0032 from './migrations/0032_lti.js';
 import * as m0033 from './migrations/0033_sso_saml.js';
+import * as m0034 from './migrations/0034_lti_dynamic_registration.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   '0031_sso_oidc': m0031,
   '0032_lti': m0032,
   '0033_sso_saml': m0033,
+  '0034_lti_dynamic_registration': m0034,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -18,6 +18,7 @@ import type { EntitiesTable, EntityPaymentRequestsTable, SandboxPaymentIntentsTa
 import type {
   LtiContextsTable,
   LtiLaunchNoncesTable,
+  LtiRegistrationLinksTable,
   LtiRegistrationsTable,
   LtiRosterTable,
   LtiToolKeysTable,
@@ -99,4 +100,5 @@ export interface Database {
   lti_launch_nonces: LtiLaunchNoncesTable;
   lti_contexts: LtiContextsTable;
   lti_roster: LtiRosterTable;
+  lti_registration_links: LtiRegistrationLinksTable;
 }

@@ -1,12 +1,20 @@
 /** Every query of the LTI tool: registrations, the tool's keys, launch nonces, courses and their rosters. */
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, LtiContextsTable, LtiRegistrationsTable, LtiRosterTable, LtiToolKeysTable } from '../../db/schema.js';
+import type {
+  Database,
+  LtiContextsTable,
+  LtiRegistrationLinksTable,
+  LtiRegistrationsTable,
+  LtiRosterTable,
+  LtiToolKeysTable,
+} from '../../db/schema.js';
 
 type Db = Kysely<Database>;
 export type RegistrationRow = Selectable<LtiRegistrationsTable>;
 export type ToolKeyRow = Selectable<LtiToolKeysTable>;
 export type ContextRow = Selectable<LtiContextsTable>;
 export type RosterRow = Selectable<LtiRosterTable>;
+export type RegistrationLinkRow = Selectable<LtiRegistrationLinksTable>;
 
 export const insertRegistration = (db: Db, row: RegistrationRow) => db.insertInto('lti_registrations').values(row).execute();
 
@@ -150,3 +158,47 @@ export const markRosterDeparted = (db: Db, userIds: string[], at: string) =>
         .where('user_id', 'in', userIds)
         .where('departed_at', 'is', null)
         .execute();
+
+export const insertRegistrationLink = (db: Db, row: RegistrationLinkRow) =>
+  db.insertInto('lti_registration_links').values(row).execute();
+
+export const findRegistrationLinkByPrefix = (db: Db, prefix: string): Promise<RegistrationLinkRow | undefined> =>
+  db.selectFrom('lti_registration_links').selectAll().where('prefix', '=', prefix).executeTakeFirst();
+
+/** The organisation's links still usable at `now` (not used, revoked or expired), newest first. */
+export const listOpenRegistrationLinks = (db: Db, accountId: string, now: string): Promise<RegistrationLinkRow[]> =>
+  db
+    .selectFrom('lti_registration_links')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .execute();
+
+export async function revokeRegistrationLinkRow(db: Db, accountId: string, id: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('lti_registration_links')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Uses the link up for `registrationId`, once, in whichever process gets there first: true when this call did. */
+export async function useRegistrationLink(db: Db, input: { id: string; registrationId: string; now: string }) {
+  const result = await db
+    .updateTable('lti_registration_links')
+    .set({ used_at: input.now, registration_id: input.registrationId })
+    .where('id', '=', input.id)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', input.now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
