@@ -203,6 +203,15 @@ export async function startMockPlatform(options: {
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [publicJwk] }));
       return;
     }
+    if (path === '/admin' && request.method === 'GET') {
+      // The platform's own page, from which browser tests open the tool's registration (window or frame).
+      response
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          '<!doctype html><html lang="en"><head><title>Mock LMS admin</title></head><body><h1>Mock LMS admin</h1></body></html>',
+        );
+      return;
+    }
     if (path === '/.well-known/openid-configuration' && request.method === 'GET') {
       response.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
