@@ -69,6 +69,13 @@ const registrationsOf = (accountEmail: string) =>
     .where('accounts.email', '=', accountEmail)
     .execute();
 
+const linkOf = (path: string) =>
+  t.deps.db.kysely
+    .selectFrom('lti_registration_links')
+    .selectAll()
+    .where('prefix', '=', (path.split('/').pop() as string).slice(0, 'vnltireg_'.length + 12))
+    .executeTakeFirstOrThrow();
+
 const headingOf = (page: string) => /<h1>([^<]*)<\/h1>/.exec(page)?.[1];
 
 describe('Dynamic Registration', () => {
@@ -162,7 +169,7 @@ describe('Dynamic Registration', () => {
     await t.deps.db.kysely
       .updateTable('lti_registration_links')
       .set({ expires_at: '2000-01-01T00:00:00.000Z' })
-      .where('prefix', '=', expired.split('/').pop()!.slice(0, 21))
+      .where('prefix', '=', (await linkOf(expired)).prefix)
       .execute();
     const refused = await get(t, newBrowser(), opened(expired));
     expect(refused.statusCode).toBe(403);
@@ -224,6 +231,7 @@ describe('Dynamic Registration', () => {
       expect(refused.body).toContain('status 400');
       expect(refused.body).toContain('Nothing was registered');
       expect((await registrationsOf('registrar@uni.example')).map((r) => r.client_id)).not.toContain('refused-client');
+      expect((await linkOf(path)).used_at).toBeNull();
 
       // The URL was not used up: the same registration succeeds once the platform accepts it.
       other.dynamicRegistration = {};
@@ -232,6 +240,29 @@ describe('Dynamic Registration', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('refuses a platform already registered (the same issuer and client id) with a 409, keeping the URL usable', async () => {
+    const path = await makeRegistrationUrl();
+    const again = await confirm(path);
+    expect(again.statusCode).toBe(409);
+    expect(headingOf(again.body)).toBe('Platform already registered');
+    expect((await registrationsOf('registrar@uni.example')).filter((r) => r.client_id === 'dynamic-client-7')).toHaveLength(1);
+    const link = await linkOf(path);
+    expect(link.used_at).toBeNull();
+  });
+
+  it('refuses a registration token that cannot be a bearer token, before asking the platform', async () => {
+    const path = await makeRegistrationUrl();
+    const before = platform.registrations.accepted.length + platform.registrations.refused.length;
+    const page = await get(
+      t,
+      newBrowser(),
+      `${path}?${new URLSearchParams({ openid_configuration: platform.openidConfigurationUrl, registration_token: 'two words' })}`,
+    );
+    expect(page.statusCode).toBe(400);
+    expect(page.body).toContain('not a bearer token');
+    expect(platform.registrations.accepted.length + platform.registrations.refused.length).toBe(before);
   });
 
   it('refuses a registration without the platform’s bearer token (the platform answers 400), with a 502', async () => {

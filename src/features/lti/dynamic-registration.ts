@@ -194,16 +194,22 @@ export interface RegistrationRequest {
   registrationToken: string | undefined;
 }
 
+/** The registration token goes into a header: printable ASCII of a sane length, or the request is refused here. */
+const REGISTRATION_TOKEN = /^[\x21-\x7e]{1,4096}$/;
+
 /** Opens the link and reads the platform's configuration: what the confirmation page shows. */
 export async function startDynamicRegistration(deps: RegistrationDeps, request: RegistrationRequest) {
   const link = await openLink(deps, request.token);
   if (!request.openidConfiguration) {
     throw badConfiguration('the platform sent no openid_configuration. Paste this URL into the platform’s tool registration.');
   }
+  if (request.registrationToken !== undefined && !REGISTRATION_TOKEN.test(request.registrationToken)) {
+    throw badConfiguration('the registration_token the platform sent is not a bearer token.');
+  }
   const platform = await readPlatformConfiguration(deps, request.openidConfiguration);
   const account = await findAccount(deps, link.account_id);
   if (!account) throw linkRefused('This registration URL is not valid.');
-  return { platform, organisation: organisationName(account) };
+  return { link, platform, organisation: organisationName(account) };
 }
 
 /** The client registration the tool sends (LTI Dynamic Registration 1.0, section 3.5). */
@@ -280,8 +286,7 @@ export async function completeDynamicRegistration(
   request: RegistrationRequest,
   ip: string,
 ): Promise<{ registration: Registration; platformOrigin: string }> {
-  const { platform } = await startDynamicRegistration(deps, request);
-  const link = await openLink(deps, request.token);
+  const { link, platform } = await startDynamicRegistration(deps, request);
   const answer = await postRegistration(deps, platform, request.registrationToken);
   const fields = await checkRegistrationInput(
     deps,
