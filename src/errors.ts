@@ -88,6 +88,12 @@ const kinds = {
   lti_claims_invalid: { status: 422, type: 'invalid_request_error' },
   /** The platform's key set or roster could not be fetched. */
   lti_platform_unavailable: { status: 502, type: 'api_error' },
+  /** An LTI Dynamic Registration URL whose secret is unknown, expired, used or revoked. */
+  lti_registration_link_invalid: { status: 403, type: 'invalid_request_error' },
+  /** A platform's OpenID configuration that cannot be read or fails the Dynamic Registration checks. */
+  lti_platform_configuration_invalid: { status: 400, type: 'invalid_request_error' },
+  /** The platform's registration endpoint refused the tool's registration (its status is in the message). */
+  lti_registration_refused: { status: 502, type: 'api_error' },
   mail_unavailable: { status: 503, type: 'api_error' },
   claim_token_invalid: { status: 403, type: 'invalid_request_error' },
   entity_already_claimed: { status: 409, type: 'invalid_request_error' },

@@ -34,4 +34,23 @@ describe('log format', () => {
     expect(out).not.toContain('vn_secret');
     expect(() => JSON.parse(out)).toThrow();
   });
+
+  it('masks the secret of an LTI registration URL and the platform’s registration token in logged URLs', () => {
+    let out = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        out += chunk.toString();
+        done();
+      },
+    });
+    const logger = createLogger('info', sink);
+    const url =
+      '/lti/register/vnltireg_abcdefghijklSECRETSECRET?openid_configuration=https%3A%2F%2Flms.example&registration_token=platform-bearer';
+    logger.info({ req: { method: 'GET', url } }, 'incoming request');
+    expect(out).toContain(
+      '/lti/register/[redacted]?openid_configuration=https%3A%2F%2Flms.example&registration_token=[redacted]',
+    );
+    expect(out).not.toContain('SECRET');
+    expect(out).not.toContain('platform-bearer');
+  });
 });

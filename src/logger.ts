@@ -46,9 +46,14 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   return stream ? pino(options, stream) : pino(options);
 }
 
-/** Masks path segments that are bearer capabilities (recorder tokens, dashboard sign-in links). */
+/**
+ * Masks path segments that are bearer capabilities (recorder tokens, dashboard sign-in links, LTI
+ * registration URLs) and the platform's registration token in an LTI registration's query.
+ */
 export const maskUrl = (url: string): string =>
   url
     .replace(/\/r\/[^/?#]+/, '/r/[redacted]')
     .replace(/^\/dashboard\/sign-in\/[^/?#]+/, '/dashboard/sign-in/[redacted]')
-    .replace(/^\/dashboard\/invitations\/[^/?#]+/, '/dashboard/invitations/[redacted]');
+    .replace(/^\/dashboard\/invitations\/[^/?#]+/, '/dashboard/invitations/[redacted]')
+    .replace(/^\/lti\/register\/[^/?#]+/, '/lti/register/[redacted]')
+    .replace(/([?&]registration_token=)[^&#]*/, '$1[redacted]');

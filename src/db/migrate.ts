@@ -32,6 +32,7 @@ import * as m0030 from './migrations/0030_scim.js';
 import * as m0031 from './migrations/0031_sso_oidc.js';
 import * as m0032 from './migrations/0032_lti.js';
 import * as m0033 from './migrations/0033_sso_saml.js';
+import * as m0034 from './migrations/0034_lti_dynamic_registration.js';
 import * as m0035 from './migrations/0035_lti_launch_tickets.js';
 import * as m0036 from './migrations/0036_lti_frame_origins.js';
 
@@ -69,6 +70,7 @@ const migrations: Record<string, Migration> = {
   '0031_sso_oidc': m0031,
   '0032_lti': m0032,
   '0033_sso_saml': m0033,
+  '0034_lti_dynamic_registration': m0034,
   '0035_lti_launch_tickets': m0035,
   '0036_lti_frame_origins': m0036,
 };

@@ -19,6 +19,7 @@ import type {
   LtiContextsTable,
   LtiLaunchNoncesTable,
   LtiLaunchTicketsTable,
+  LtiRegistrationLinksTable,
   LtiRegistrationsTable,
   LtiRosterTable,
   LtiToolKeysTable,
@@ -101,4 +102,5 @@ export interface Database {
   lti_launch_tickets: LtiLaunchTicketsTable;
   lti_contexts: LtiContextsTable;
   lti_roster: LtiRosterTable;
+  lti_registration_links: LtiRegistrationLinksTable;
 }

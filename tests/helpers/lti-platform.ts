@@ -3,7 +3,11 @@
  * key set (`/jwks`), an OIDC auth endpoint (`/auth`) that answers the tool's login redirect with
  * an auto-submitting form_post of a signed id_token, a token endpoint (`/token`) that checks the
  * tool's client assertion against the tool's own key set, and an NRPS memberships endpoint
- * (`/nrps/<course>`) in two pages linked by `Link: rel="next"`.
+ * (`/nrps/<course>`) in two pages linked by `Link: rel="next"`. For LTI Dynamic Registration it
+ * serves its OpenID configuration (`/.well-known/openid-configuration`, with the LTI platform
+ * block) and a registration endpoint (`/register`) that checks the bearer registration token and
+ * the tool's client registration as the specification asks, answers with the platform's client id
+ * and deployment id, and records what it got.
  *
  * What the next launch says is set with `nextLaunch`; tests that need a bad token take one of
  * the `tamper` options (another key, another audience, an expired token, a fixed nonce…).
@@ -14,6 +18,7 @@ import { createRemoteJWKSet, exportJWK, generateKeyPair, type JWK, jwtVerify, Si
 
 const LTI = 'https://purl.imsglobal.org/spec/lti/claim/';
 const LIS = 'http://purl.imsglobal.org/vocab/lis/v2/';
+const NRPS_SCOPE = 'https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly';
 export const ROLES = {
   instructor: `${LIS}membership#Instructor`,
   learner: `${LIS}membership#Learner`,
@@ -82,6 +87,13 @@ export interface MockPlatform {
   coursePageUrl(browserOrigin: string, toolLoginUrl: string): string;
   /** Make the storage frame answer get_data with another value (a forged state). */
   storage: { forgeGetData: boolean; requests: string[] };
+  /** The URL a platform sends as `openid_configuration`, and the bearer token its registration endpoint wants. */
+  openidConfigurationUrl: string;
+  registrationToken: string;
+  /** Dynamic Registration: what to serve instead (another issuer, a refusing registration endpoint). */
+  dynamicRegistration: { issuer?: string; registrationStatus?: number };
+  /** Client registrations the registration endpoint accepted, and why it refused the others. */
+  registrations: { accepted: Record<string, unknown>[]; refused: string[] };
   /** The form the auth endpoint answered last (id_token and state), as the tests post it. */
   lastForm: { action: string; id_token: string; state: string } | null;
   close(): Promise<void>;
@@ -143,6 +155,10 @@ export async function startMockPlatform(options: {
       differences.set(courseId, list);
     },
     log: { tokens: [], pages: [], refusedAssertions: [], deepLinks: [] },
+    openidConfigurationUrl: `${url}/.well-known/openid-configuration`,
+    registrationToken: `reg-${Math.random().toString(36).slice(2)}`,
+    dynamicRegistration: {},
+    registrations: { accepted: [], refused: [] },
     lastForm: null,
     coursePageUrl: (browserOrigin, toolLoginUrl) => `${browserOrigin}/course?${new URLSearchParams({ login: toolLoginUrl })}`,
     storage: { forgeGetData: false, requests: [] },
@@ -249,6 +265,80 @@ window.addEventListener('message', (event) => {
   event.source.postMessage(answer, event.origin);
 });
 </script></body></html>`);
+      return;
+    }
+    if (path === '/admin' && request.method === 'GET') {
+      // The platform's own page, from which browser tests open the tool's registration (window or frame).
+      response
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          '<!doctype html><html lang="en"><head><title>Mock LMS admin</title></head><body><h1>Mock LMS admin</h1></body></html>',
+        );
+      return;
+    }
+    if (path === '/.well-known/openid-configuration' && request.method === 'GET') {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          issuer: platform.dynamicRegistration.issuer ?? platform.issuer,
+          authorization_endpoint: platform.authUrl,
+          token_endpoint: platform.tokenUrl,
+          jwks_uri: platform.jwksUrl,
+          registration_endpoint: `${url}/register`,
+          token_endpoint_auth_methods_supported: ['private_key_jwt'],
+          token_endpoint_auth_signing_alg_values_supported: ['RS256'],
+          scopes_supported: ['openid', NRPS_SCOPE],
+          response_types_supported: ['id_token'],
+          id_token_signing_alg_values_supported: ['RS256'],
+          claims_supported: ['sub', 'iss', 'name', 'given_name', 'family_name', 'email'],
+          subject_types_supported: ['public'],
+          'https://purl.imsglobal.org/spec/lti-platform-configuration': {
+            product_family_code: 'mock-lms',
+            version: '1.0',
+            messages_supported: [{ type: 'LtiResourceLinkRequest' }, { type: 'LtiDeepLinkingRequest' }],
+          },
+        }),
+      );
+      return;
+    }
+    if (path === '/register' && request.method === 'POST') {
+      const refuse = (why: string) => {
+        platform.registrations.refused.push(why);
+        response
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: 'invalid_client_metadata', why }));
+      };
+      if (request.headers.authorization !== `Bearer ${platform.registrationToken}`) return refuse('registration token');
+      if (platform.dynamicRegistration.registrationStatus !== undefined) {
+        platform.registrations.refused.push(`status ${platform.dynamicRegistration.registrationStatus}`);
+        response.writeHead(platform.dynamicRegistration.registrationStatus, { 'content-type': 'application/json' }).end('{}');
+        return;
+      }
+      const body = JSON.parse(await readBody(request)) as Record<string, unknown>;
+      const tool = body['https://purl.imsglobal.org/spec/lti-tool-configuration'] as Record<string, unknown> | undefined;
+      const list = (value: unknown) => (Array.isArray(value) ? (value as unknown[]) : []);
+      // The fields LTI Dynamic Registration 1.0 (section 3.5.2) makes required of a tool.
+      const problems = [
+        body.application_type !== 'web' && 'application_type',
+        !list(body.response_types).includes('id_token') && 'response_types',
+        !(list(body.grant_types).includes('implicit') && list(body.grant_types).includes('client_credentials')) && 'grant_types',
+        typeof body.initiate_login_uri !== 'string' && 'initiate_login_uri',
+        list(body.redirect_uris).length === 0 && 'redirect_uris',
+        typeof body.client_name !== 'string' && 'client_name',
+        typeof body.jwks_uri !== 'string' && 'jwks_uri',
+        body.token_endpoint_auth_method !== 'private_key_jwt' && 'token_endpoint_auth_method',
+        typeof tool?.domain !== 'string' && 'domain',
+        typeof tool?.target_link_uri !== 'string' && 'target_link_uri',
+      ].filter(Boolean);
+      if (problems.length > 0) return refuse(`missing or wrong: ${problems.join(', ')}`);
+      platform.registrations.accepted.push(body);
+      response.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          client_id: platform.clientId,
+          registration_client_uri: `${url}/register/${platform.clientId}`,
+          ...body,
+          'https://purl.imsglobal.org/spec/lti-tool-configuration': { ...tool, deployment_id: platform.deploymentId },
+        }),
+      );
       return;
     }
     if (path === '/auth') {

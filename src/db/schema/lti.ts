@@ -87,3 +87,21 @@ export interface LtiRosterTable {
   departed_at: string | null;
   synced_at: string;
 }
+
+/** A registration URL's secret for LTI Dynamic Registration (migration 0034): single use, expiring, revocable. */
+export interface LtiRegistrationLinksTable {
+  id: string;
+  account_id: string;
+  /** The token's public lookup part (`vnltireg_` + 12 characters). */
+  prefix: string;
+  /** SHA-256 (hex) of the whole token. */
+  token_hash: string;
+  /** E-mail of the member who minted it (the audit log's actor for the registration it makes). */
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  /** The registration it made, once used. */
+  registration_id: string | null;
+  revoked_at: string | null;
+}

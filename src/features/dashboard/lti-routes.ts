@@ -7,7 +7,15 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { auditObject } from '../../http/audit.js';
 import type { Viewer } from '../../web/views/dashboard/layout.js';
-import { ltiDeletePage, ltiEditPage, type LtiFormInput, ltiPage } from '../../web/views/dashboard/lti.js';
+import {
+  ltiDeletePage,
+  ltiEditPage,
+  type LtiFormInput,
+  ltiPage,
+  ltiRegistrationUrlPage,
+  ltiRevokeRegistrationUrlPage,
+} from '../../web/views/dashboard/lti.js';
+import { createRegistrationLink, listRegistrationLinks, revokeRegistrationLink } from '../lti/dynamic-registration.js';
 import {
   createRegistration,
   getRegistration,
@@ -23,6 +31,7 @@ const NOTICES: Record<string, string> = {
   registered: 'The platform is registered. Launches from its deployments are accepted now.',
   updated: 'The platform is saved.',
   removed: 'The platform is removed. Launches from it are refused; its courses’ collections stay.',
+  'url-revoked': 'The registration URL is revoked. No platform can register with it.',
 };
 
 type IdRoute = { Params: { id: string } };
@@ -42,6 +51,7 @@ export function ltiRoutes(deps: Deps, options: { styleUrl: string }) {
       notice: noticeFrom(NOTICES, request.query),
       toolUrls: toolUrls(deps.config.baseUrl),
       registrations: await listRegistrationsOf(deps, session.account.id),
+      registrationLinks: await listRegistrationLinks(deps, session.account.id),
       input: extra.input ?? EMPTY,
       error: extra.error ?? null,
     });
@@ -64,6 +74,38 @@ export function ltiRoutes(deps: Deps, options: { styleUrl: string }) {
         return sendPage(reply, await page(request, { input, error: { field, message: error.message } }), error.status);
       }
     });
+
+    app.post(
+      '/lti/registration-urls',
+      { preHandler: requireSession, config: { audit: 'lti_registration_url.created' } },
+      async (request, reply) => {
+        const session = sessionOf(request);
+        const link = await createRegistrationLink(deps, session.account.id, session.member.email);
+        auditObject(request, link.prefix);
+        const viewer = viewerOf(request) as Viewer;
+        return sendPage(reply, ltiRegistrationUrlPage({ styleUrl, viewer, url: link.url, expiresAt: link.expiresAt }), 201);
+      },
+    );
+
+    app.get<IdRoute>(
+      '/lti/registration-urls/:id/revoke',
+      { preHandler: requireSession, config: { access: 'admin' } },
+      async (request, reply) => {
+        const links = await listRegistrationLinks(deps, sessionOf(request).account.id);
+        const link = links.find((item) => item.id === request.params.id);
+        if (!link) throw new AppError('resource_missing', 'No such unused registration URL in your organisation.');
+        return sendPage(reply, ltiRevokeRegistrationUrlPage({ styleUrl, viewer: viewerOf(request) as Viewer, link }));
+      },
+    );
+
+    app.post<IdRoute>(
+      '/lti/registration-urls/:id/revoke',
+      { preHandler: requireSession, config: { audit: 'lti_registration_url.revoked' } },
+      async (request, reply) => {
+        await revokeRegistrationLink(deps, sessionOf(request).account.id, request.params.id);
+        return redirect(reply, '/dashboard/lti?notice=url-revoked');
+      },
+    );
 
     const registrationInput = (registration: Awaited<ReturnType<typeof getRegistration>>): LtiFormInput => ({
       issuer: registration.issuer,

@@ -94,10 +94,20 @@ async function url(
   return value;
 }
 
-async function checkInput(deps: RegistrationDeps, input: RegistrationInput) {
+/**
+ * The row fields of `input`, checked as the form checks them. `deploymentsLater`: no deployment id
+ * yet is fine (a platform's Dynamic Registration that deploys the tool afterwards, as Canvas does).
+ */
+export async function checkRegistrationInput(
+  deps: RegistrationDeps,
+  input: RegistrationInput,
+  options: { deploymentsLater?: boolean } = {},
+) {
+  const deploymentText =
+    options.deploymentsLater && (input.deployment_ids ?? '').trim() === '' ? '' : text(input, 'deployment_ids', 'deployment ids');
   const deploymentIds = [
     ...new Set(
-      text(input, 'deployment_ids', 'deployment ids')
+      deploymentText
         .split(/[\n,]/)
         .map((id) => id.trim())
         .filter((id) => id !== ''),
@@ -115,7 +125,7 @@ async function checkInput(deps: RegistrationDeps, input: RegistrationInput) {
   };
 }
 
-const taken = () =>
+export const registrationTaken = () =>
   new AppError('conflict', 'This platform issuer and client id are already registered (here or in another organisation).', {
     param: 'client_id',
   });
@@ -129,14 +139,14 @@ export async function createRegistration(
   const row: RegistrationRow = {
     id: newId(),
     account_id: accountId,
-    ...(await checkInput(deps, input)),
+    ...(await checkRegistrationInput(deps, input)),
     created_at: now,
     updated_at: now,
   };
   try {
     await insertRegistration(deps.db.kysely, row);
   } catch (error) {
-    if (isUniqueViolation(error)) throw taken();
+    if (isUniqueViolation(error)) throw registrationTaken();
     throw error;
   }
   return toRegistration(row);
@@ -151,11 +161,11 @@ export async function updateRegistrationOf(
   await getRegistration(deps, accountId, id);
   try {
     await updateRegistration(deps.db.kysely, accountId, id, {
-      ...(await checkInput(deps, input)),
+      ...(await checkRegistrationInput(deps, input)),
       updated_at: isoNow(deps.clock),
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw taken();
+    if (isUniqueViolation(error)) throw registrationTaken();
     throw error;
   }
   return getRegistration(deps, accountId, id);

@@ -4,6 +4,7 @@ import type {
   Database,
   LtiContextsTable,
   LtiLaunchTicketsTable,
+  LtiRegistrationLinksTable,
   LtiRegistrationsTable,
   LtiRosterTable,
   LtiToolKeysTable,
@@ -14,6 +15,7 @@ export type RegistrationRow = Selectable<LtiRegistrationsTable>;
 export type ToolKeyRow = Selectable<LtiToolKeysTable>;
 export type ContextRow = Selectable<LtiContextsTable>;
 export type RosterRow = Selectable<LtiRosterTable>;
+export type RegistrationLinkRow = Selectable<LtiRegistrationLinksTable>;
 
 export const insertRegistration = (db: Db, row: RegistrationRow) => db.insertInto('lti_registrations').values(row).execute();
 
@@ -196,3 +198,46 @@ export const frameOriginsOfCollection = (db: Db, collectionId: string) =>
     .where('collection_id', '=', collectionId)
     .where('frame_origins', 'is not', null)
     .execute();
+export const insertRegistrationLink = (db: Db, row: RegistrationLinkRow) =>
+  db.insertInto('lti_registration_links').values(row).execute();
+
+export const findRegistrationLinkByPrefix = (db: Db, prefix: string): Promise<RegistrationLinkRow | undefined> =>
+  db.selectFrom('lti_registration_links').selectAll().where('prefix', '=', prefix).executeTakeFirst();
+
+/** The organisation's links still usable at `now` (not used, revoked or expired), newest first. */
+export const listOpenRegistrationLinks = (db: Db, accountId: string, now: string): Promise<RegistrationLinkRow[]> =>
+  db
+    .selectFrom('lti_registration_links')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .execute();
+
+export async function revokeRegistrationLinkRow(db: Db, accountId: string, id: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('lti_registration_links')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Uses the link up for `registrationId`, once, in whichever process gets there first: true when this call did. */
+export async function useRegistrationLink(db: Db, input: { id: string; registrationId: string; now: string }) {
+  const result = await db
+    .updateTable('lti_registration_links')
+    .set({ used_at: input.now, registration_id: input.registrationId })
+    .where('id', '=', input.id)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', input.now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -22,6 +22,7 @@ import { completeStorageLaunch, issueLaunchTicket } from './platform-storage.js'
 import { toolKeySet } from './tool-keys.js';
 import { deepLinkResponse, openDeepLinkRequest } from './deep-linking.js';
 import { deepLinkPickerPage, deepLinkReturnPage, launchRefusedPage, platformStoragePage } from './views.js';
+import { dynamicRegistrationRoutes } from './registration-routes.js';
 
 const STATE_COOKIE = 'vn_lti_state';
 const STATE_MAX_AGE_S = 10 * 60;
@@ -241,6 +242,9 @@ export function ltiRoutes(deps: Deps) {
       framedBy(reply, csp, new URL(returnUrl).origin);
       return sendPage(reply, deepLinkReturnPage({ styleUrl, scriptUrl: deps.assets.url('lti-return.ts'), returnUrl, jwt }));
     });
+
+    // LTI Dynamic Registration: its own refusal pages, so in a plugin of its own inside this one.
+    await app.register(dynamicRegistrationRoutes(deps, { styleUrl, https }));
   };
 }
 

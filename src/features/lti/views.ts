@@ -101,3 +101,66 @@ ${
 </section>`,
   });
 }
+
+/** LTI Dynamic Registration: what is about to be registered where, and the one button that does it. */
+export function registrationConfirmPage(data: {
+  styleUrl: string;
+  action: string;
+  organisation: string;
+  issuer: string;
+  productFamily: string | null;
+  openidConfiguration: string;
+  registrationToken: string | undefined;
+}): SafeHtml {
+  return layout({
+    title: 'Register voicename',
+    styleUrl: data.styleUrl,
+    body: html`<section class="card narrow">
+<h1>Register voicename with this platform</h1>
+<dl class="facts">
+<dt>voicename organisation</dt><dd>${data.organisation}</dd>
+<dt>Platform</dt><dd class="break">${data.issuer}${data.productFamily ? html` (${data.productFamily})` : ''}</dd>
+</dl>
+<p>Instructors who open voicename from this platform will join the organisation as admins, and learners will get their own record pages.</p>
+<form method="post" action="${data.action}">
+<input type="hidden" name="openid_configuration" value="${data.openidConfiguration}">
+${data.registrationToken === undefined ? '' : html`<input type="hidden" name="registration_token" value="${data.registrationToken}">`}
+<button type="submit" class="primary">Register voicename</button>
+</form>
+</section>`,
+  });
+}
+
+/** The end of Dynamic Registration: the script asks the platform to close this window or frame. */
+export function registrationDonePage(data: {
+  styleUrl: string;
+  scriptUrl: string;
+  issuer: string;
+  deploymentId: string | null;
+}): SafeHtml {
+  return layout({
+    title: 'Registration complete',
+    styleUrl: data.styleUrl,
+    scripts: [data.scriptUrl],
+    body: html`<section class="card narrow">
+<h1>Registration complete, you can close this window</h1>
+<p>voicename is registered with ${data.issuer}.</p>
+${
+  data.deploymentId
+    ? ''
+    : html`<p>The platform has not named a deployment yet: once the tool is installed, add its deployment id to the
+registration on voicename’s LMS page.</p>`
+}
+</section>`,
+  });
+}
+
+/** A refused Dynamic Registration: what went wrong, and that nothing was registered. */
+export const registrationRefusedPage = (data: { styleUrl: string; title: string; message: string }): SafeHtml =>
+  errorPage({
+    styleUrl: data.styleUrl,
+    title: data.title,
+    message: data.message,
+    next: html`<p>Nothing was registered. Close this window and start the registration again in the platform, or register the
+platform by hand on voicename’s LMS page.</p>`,
+  });

@@ -16,6 +16,13 @@ export interface LtiRegistrationView {
   createdAt: string;
 }
 
+export interface LtiRegistrationLinkView {
+  id: string;
+  prefix: string;
+  createdBy: string;
+  expiresAt: string;
+}
+
 export type LtiFormInput = Record<'issuer' | 'client_id' | 'deployment_ids' | 'auth_url' | 'token_url' | 'jwks_url', string>;
 
 export interface LtiPageData {
@@ -24,6 +31,8 @@ export interface LtiPageData {
   notice: string | null;
   toolUrls: { login: string; launch: string; jwks: string; deepLinking: string };
   registrations: LtiRegistrationView[];
+  /** Unused Dynamic Registration URLs (their secrets are shown only when made). */
+  registrationLinks: LtiRegistrationLinkView[];
   input: LtiFormInput;
   error: { field: string; message: string } | null;
 }
@@ -106,8 +115,32 @@ ${
 </table>`
 }
 </section>
+<section class="card" aria-labelledby="dynamic-registration">
+<h2 id="dynamic-registration">Add by Dynamic Registration</h2>
+<p>For platforms that register tools from a URL (Canvas: Developer Keys, + LTI Registration; Moodle: Manage tools, Tool URL).
+The URL works once, for 7 days, and only for this organisation.</p>
+${
+  data.registrationLinks.length === 0
+    ? ''
+    : html`<table class="stack">
+<thead><tr><th scope="col">Unused URL</th><th scope="col">Made by</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${data.registrationLinks.map(
+        (link) => html`<tr>
+<td data-label="Unused URL"><code>${link.prefix}…</code></td>
+<td data-label="Made by" class="break">${link.createdBy}</td>
+<td data-label="Expires">${when(link.expiresAt)}</td>
+<td data-label="Actions"><a href="/dashboard/lti/registration-urls/${link.id}/revoke">Revoke<span class="visually-hidden"> ${link.prefix}</span></a></td>
+</tr>`,
+      )}</tbody>
+</table>`
+}
+<form method="post" action="/dashboard/lti/registration-urls">
+${csrfField(data.viewer.csrfToken)}
+<button type="submit">Make a registration URL</button>
+</form>
+</section>
 <section class="card" aria-labelledby="register">
-<h2 id="register">Register a platform</h2>
+<h2 id="register">Register a platform by hand</h2>
 ${formError ? html`<p class="error" role="alert">${formError}</p>` : ''}
 <form method="post" action="/dashboard/lti" novalidate>
 ${csrfField(data.viewer.csrfToken)}
@@ -126,7 +159,13 @@ export function ltiEditPage(data: {
   input: LtiFormInput;
   error: { field: string; message: string } | null;
 }): SafeHtml {
-  const pageData = { ...data, notice: null, registrations: [], toolUrls: { login: '', launch: '', jwks: '', deepLinking: '' } };
+  const pageData = {
+    ...data,
+    notice: null,
+    registrations: [],
+    registrationLinks: [],
+    toolUrls: { login: '', launch: '', jwks: '', deepLinking: '' },
+  };
   const formError = data.error && !FIELDS.some((f) => f.name === data.error?.field) ? data.error.message : null;
   return layout({
     title: 'Edit platform',
@@ -162,6 +201,44 @@ export const ltiDeletePage = (data: {
 courses, and the people and recordings in them, stay.</p>`,
     action: `/dashboard/lti/${data.id}/delete`,
     actionLabel: 'Remove platform',
+    tone: 'danger',
+    cancelHref: '/dashboard/lti',
+  });
+
+/** A new Dynamic Registration URL: shown once (only its hash is kept). */
+export function ltiRegistrationUrlPage(data: { styleUrl: string; viewer: Viewer; url: string; expiresAt: string }): SafeHtml {
+  return layout({
+    title: 'Registration URL',
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'lti',
+    body: html`<section class="card">
+<h1>Your registration URL</h1>
+<p class="warning"><strong>Copy it now.</strong> This is the only time it is shown. It registers one platform with this
+organisation, until ${when(data.expiresAt)}; anyone who has it can do that, so paste it only into your platform.</p>
+<label for="registration-url">Registration URL</label>
+<input id="registration-url" class="secret" readonly value="${data.url}" spellcheck="false" autocomplete="off">
+<p>Canvas: Admin, Developer Keys, + Developer Key, + LTI Registration. Moodle: Site administration, Plugins, Manage tools,
+Tool URL. <a href="/docs/lti#dynamic-registration">Step by step</a>.</p>
+<p><a href="/dashboard/lti" class="button">I have copied it</a></p>
+</section>`,
+  });
+}
+
+export const ltiRevokeRegistrationUrlPage = (data: {
+  styleUrl: string;
+  viewer: Viewer;
+  link: LtiRegistrationLinkView;
+}): SafeHtml =>
+  confirmationPage({
+    styleUrl: data.styleUrl,
+    viewer: data.viewer,
+    section: 'lti',
+    title: 'Revoke registration URL',
+    heading: html`Revoke the registration URL ${data.link.prefix}…?`,
+    details: html`<p>A platform given this URL can no longer register with it. Platforms it already registered stay.</p>`,
+    action: `/dashboard/lti/registration-urls/${data.link.id}/revoke`,
+    actionLabel: 'Revoke URL',
     tone: 'danger',
     cancelHref: '/dashboard/lti',
   });
