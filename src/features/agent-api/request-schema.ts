@@ -107,7 +107,7 @@ export function buildRequestSchema(options: { siteUrl: string; allowHttpCallback
       'description, intro and metadata strings), unpaired surrogates or bidirectional overrides/isolates ' +
       '(U+202A–U+202E, U+2066–U+2069): the `pattern` of each text field. Names are stored in Unicode NFC.',
     $comment:
-      'Standard 2020-12 keywords only (patterns are ECMA-262 and assume code points, the `u` flag). Checked by the ' +
+      'Standard 2020-12 keywords only (patterns are ECMA-262 regular expressions). Checked by the ' +
       `server beyond this schema, since JSON Schema cannot express them: ${SERVER_ONLY_RULES.join('; ')}; and the ` +
       "name's letters, script mix and availability and the URLs' hosts (see each field's description).",
     type: 'object',
