@@ -44,6 +44,23 @@ async function publishedSchemaPaths(): Promise<string[]> {
   return [...urls].map((url) => new URL(url).pathname);
 }
 
+/** The input schemas of the MCP tools (tools/list), by tool name. */
+async function mcpToolSchemas(): Promise<Map<string, Record<string, unknown>>> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  const { tools } = res.json().result as { tools: Array<{ name: string; inputSchema: Record<string, unknown> }> };
+  return new Map(tools.map((tool) => [`MCP tool ${tool.name}`, tool.inputSchema]));
+}
+
 const repeat = (text: string, count: number) => text.repeat(count);
 const nested = (depth: number): unknown => (depth === 0 ? 'leaf' : { level: nested(depth - 1) });
 const manyKeys = (count: number, value: unknown = 1) =>
@@ -160,10 +177,12 @@ describe('published JSON Schemas', () => {
       expect(res.headers['content-type']).toContain(SCHEMA_TYPE);
       schemas.set(path, res.json());
     }
+    for (const [name, schema] of await mcpToolSchemas()) schemas.set(name, schema);
   });
 
-  it('the discovery document and the catalog advertise the request schema', () => {
+  it('the discovery document and the catalog advertise the request schema; the MCP tools publish theirs', () => {
     expect(paths).toContain('/schemas/entity-generation.schema.json');
+    expect([...schemas.keys()]).toEqual(expect.arrayContaining(['MCP tool hear_play_link', 'MCP tool generate_entity']));
   });
 
   it('each compiles under Ajv 2020 with default (strict) options, without a strict-mode warning', () => {
@@ -178,7 +197,7 @@ describe('published JSON Schemas', () => {
 
   it('each compiles under @hyperjump/json-schema (draft 2020-12)', async () => {
     for (const [path, schema] of schemas) {
-      const uri = `https://schemas.test${path}`;
+      const uri = `https://schemas.test/${encodeURIComponent(path)}`;
       registerSchema({ ...schema, $id: uri });
       try {
         expect((await hyperjumpValidate(uri, {})).valid, path).toBe(false);
