@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../src/lib/json-depth.js';
+import { SAFE_MULTILINE_TEXT_PATTERN, SAFE_TEXT_PATTERN } from '../src/lib/text.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { post as postForm, signIn } from './helpers/dashboard.js';
 import { generate, publishEntity, validBody } from './helpers/entities.js';
@@ -274,10 +275,13 @@ describe('agent API: refused text', () => {
     intentsBefore = await t.deps.db.kysely.selectFrom('sandbox_payment_intents').select('id').execute();
   });
 
-  it('the published schema carries the rule', async () => {
+  it('the published schema carries the rule as standard patterns, and says names are stored in NFC', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/schemas/entity-generation.schema.json' });
-    expect(res.json().properties.name).toMatchObject({ format: 'safe-text', 'x-nfc': true });
-    expect(res.json().properties.description.format).toBe('safe-text-multiline');
+    const { properties, $comment } = res.json();
+    expect(properties.name).toMatchObject({ pattern: SAFE_TEXT_PATTERN });
+    expect(properties.name.description).toContain('NFC');
+    expect($comment).toContain('NFC');
+    expect(properties.description.pattern).toBe(SAFE_MULTILINE_TEXT_PATTERN);
   });
 
   it('stores an entity name in NFC', async () => {

@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { addTextRules, unsafeTextReason } from './text.js';
+import { addTextRules, SAFE_MULTILINE_TEXT_PATTERN, SAFE_TEXT_PATTERN, unsafeTextReason } from './text.js';
 
 describe('unsafeTextReason', () => {
   it('accepts ordinary text in any script, emoji (surrogate pairs) included', () => {
@@ -54,4 +54,25 @@ describe('addTextRules', () => {
     expect(validate({ name: 'a\u202eb' })).toBe(false);
     expect(validate({ note: 'a\u0000' })).toBe(false);
   });
+});
+
+describe('SAFE_TEXT_PATTERN and SAFE_MULTILINE_TEXT_PATTERN', () => {
+  // The published schema enforces the rule with these patterns: they must refuse exactly what
+  // unsafeTextReason refuses, whether a validator compiles them with the `u` flag or without.
+  const samples = (): string[] => {
+    const texts: string[] = ['', 'Zoë 👋🏽', '張偉 \ud83d\ude00', 'end\ud83d', '\ude00start', 'a\ud800\ud800b'];
+    for (let code = 0; code <= 0xffff; code++) texts.push(`a${String.fromCharCode(code)}b`);
+    return texts;
+  };
+
+  for (const flags of ['u', '']) {
+    it(`refuses exactly what unsafeTextReason refuses (flags "${flags}")`, () => {
+      const single = new RegExp(SAFE_TEXT_PATTERN, flags);
+      const multi = new RegExp(SAFE_MULTILINE_TEXT_PATTERN, flags);
+      for (const text of samples()) {
+        expect(single.test(text), JSON.stringify(text)).toBe(unsafeTextReason(text) === null);
+        expect(multi.test(text), JSON.stringify(text)).toBe(unsafeTextReason(text, { multiline: true }) === null);
+      }
+    });
+  }
 });

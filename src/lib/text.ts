@@ -21,6 +21,18 @@ export const SAFE_TEXT_RULE = 'must not contain control characters, unpaired sur
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
+/**
+ * The same rule as a JSON Schema `pattern` (ECMA-262 source), for schemas that other validators
+ * must enforce without our custom formats. A surrogate pair is also spelled out as a second
+ * alternative so that a validator compiling without the `u` flag (code units, not code points)
+ * still accepts astral characters and refuses only lone surrogates.
+ */
+const textPattern = (refused: string) =>
+  `^(?:[^${refused}\\u007F-\\u009F\\uD800-\\uDFFF\\u202A-\\u202E\\u2066-\\u2069]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$`;
+export const SAFE_TEXT_PATTERN = textPattern('\\u0000-\\u001F');
+/** Tab, line feed and carriage return allowed. */
+export const SAFE_MULTILINE_TEXT_PATTERN = textPattern('\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F');
+
 /** The first refused character of `value` as a short description, or null when the text is acceptable. */
 export function unsafeTextReason(value: string, options: { multiline?: boolean } = {}): string | null {
   // Printable ASCII, nearly all text, passes in one native regex scan (several times faster than

@@ -32,7 +32,7 @@ export const invalidName = (name: string, message: string, deps: Deps) =>
   invalidRequest(
     {
       missing: [],
-      invalid: [{ field: 'name', received: summarizeReceived(name), allowed: [deps.agentApi.schema.properties.name['x-rule']] }],
+      invalid: [{ field: 'name', received: summarizeReceived(name), allowed: [deps.agentApi.rules.name] }],
     },
     message,
   );

@@ -1,9 +1,13 @@
 /**
  * The JSON Schema (2020-12) of `POST /api/entities/generate`, served at
- * `/schemas/entity-generation.schema.json` and used, as the very same object, by the validator.
- * `x-rule` on each property is the short rule quoted in a 400's `invalid[].allowed` for that field.
+ * `/schemas/entity-generation.schema.json` and compiled, as the very same object, by the validator.
+ * It uses standard keywords only, so that agents can check a request before paying with any
+ * 2020-12 validator in its strict default mode (Ajv refuses unknown keywords and formats). The few
+ * rules JSON Schema cannot express are in SERVER_ONLY_RULES, stated in the schema's `$comment`
+ * and applied by validation.ts after the schema.
  */
-import { NFC_KEYWORD, SAFE_MULTILINE_TEXT_FORMAT, SAFE_TEXT_FORMAT } from '../../lib/text.js';
+import { SAFE_MULTILINE_TEXT_PATTERN, SAFE_TEXT_PATTERN } from '../../lib/text.js';
+import { URI_PATTERN, URI_REFERENCE_PATTERN } from '../../lib/uri-patterns.js';
 import { VOICE_STYLE_NAMES } from '../../speech/synthesizer.js';
 
 export const ENTITY_TYPES = [
@@ -18,11 +22,6 @@ export const ENTITY_TYPES = [
 ] as const;
 export const VISIBILITIES = ['public', 'unlisted'] as const;
 
-/**
- * The format of `name_language`: a tag `Intl` can canonicalise (src/lib/languages.ts), which the
- * pattern alone does not promise ("en-xx-yy" has the pattern's shape).
- */
-export const LANGUAGE_TAG_FORMAT = 'bcp47';
 const LANGUAGE_PATTERN = '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$';
 
 export const SCHEMA_PATH = '/schemas/entity-generation.schema.json';
@@ -32,13 +31,49 @@ export const REQUIRED_FIELDS = ['name', 'entity_type', 'description', 'operator'
 export const METADATA_LIMITS = { depth: 5, keys: 50, items: 50, stringLength: 1000, bytes: 8192 } as const;
 
 /**
+ * The one-line rule of each non-enum field, quoted in a 400's `invalid[].allowed` for it (the
+ * schema's `x-rule` keyword before strict validators had to accept the schema).
+ */
+export function fieldRules(options: { allowHttpCallbacks: boolean }) {
+  const urlRule = 'an https: URL or a path on this site, at most 2048 characters';
+  return {
+    name: 'a string of 1 to 100 characters with at least one letter or digit, not already taken or imitating a taken name',
+    description: 'a string of 10 to 1000 characters',
+    operator: 'a string of 1 to 200 characters',
+    avatar_url: urlRule,
+    source_url: urlRule,
+    language: 'a BCP 47 language tag such as en-GB or fr',
+    name_language: 'a BCP 47 language tag such as es, ga or zh-Hans',
+    intro: 'a string of at most 500 characters',
+    external_metadata:
+      `a JSON object at most ${METADATA_LIMITS.depth} levels deep, ${METADATA_LIMITS.keys} keys per object, ` +
+      `${METADATA_LIMITS.items} items per array, ${METADATA_LIMITS.bytes} bytes`,
+    agent_id: 'a string of 1 to 200 characters',
+    callback_url: options.allowHttpCallbacks
+      ? 'an http(s) URL of at most 2048 characters'
+      : 'a public https: URL of at most 2048 characters',
+  } as const;
+}
+export type FieldRules = ReturnType<typeof fieldRules>;
+
+/**
+ * What the server checks beyond the schema because JSON Schema cannot say it (each is a 400 with
+ * the field's rule, like a schema error), besides the name and URL checks of request-checks.ts.
+ */
+export const SERVER_ONLY_RULES = [
+  '`name` is stored in Unicode NFC (composed), so names differing only in normalisation are the same name',
+  `\`external_metadata\` is at most ${METADATA_LIMITS.bytes} bytes as compact JSON (UTF-8)`,
+  '`name_language` is a well-formed BCP 47 tag (the pattern admits only its shape: "en-xx-yy" is refused)',
+] as const;
+
+/**
  * Values inside external_metadata: the object itself is level 1; containers may nest down to
  * level `depth`, and level `depth + 1` holds scalars only.
  */
 function metadataDefs(): Record<string, object> {
   const defs: Record<string, object> = {};
   const scalar = [
-    { type: 'string', format: SAFE_MULTILINE_TEXT_FORMAT, maxLength: METADATA_LIMITS.stringLength },
+    { type: 'string', pattern: SAFE_MULTILINE_TEXT_PATTERN, maxLength: METADATA_LIMITS.stringLength },
     { type: 'number' },
     { type: 'boolean' },
     { type: 'null' },
@@ -61,23 +96,27 @@ function metadataDefs(): Record<string, object> {
 
 export function buildRequestSchema(options: { siteUrl: string; allowHttpCallbacks: boolean }) {
   const httpsOrSitePath = '^(https://[^\\s]+|/(?![/\\\\])[^\\s]*)$';
+  const rules = fieldRules(options);
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${options.siteUrl}${SCHEMA_PATH}`,
     title: 'Entity generation request',
     description:
       'Body of POST /api/entities/generate. Price: 1.00 AUD per successful generation, paid through the 402 flow. ' +
-      'Unknown fields are refused. Text (format safe-text, or safe-text-multiline where tabs and line breaks are ' +
-      'allowed) must not contain control characters, unpaired surrogates or bidirectional overrides/isolates ' +
-      '(U+202A–U+202E, U+2066–U+2069); names are stored in Unicode NFC (x-nfc).',
+      'Unknown fields are refused. Text must not contain control characters (tabs and line breaks are allowed in ' +
+      'description, intro and metadata strings), unpaired surrogates or bidirectional overrides/isolates ' +
+      '(U+202A–U+202E, U+2066–U+2069): the `pattern` of each text field. Names are stored in Unicode NFC.',
+    $comment:
+      'Standard 2020-12 keywords only (patterns are ECMA-262 regular expressions). Checked by the ' +
+      `server beyond this schema, since JSON Schema cannot express them: ${SERVER_ONLY_RULES.join('; ')}; and the ` +
+      "name's letters, script mix and availability and the URLs' hosts (see each field's description).",
     type: 'object',
     additionalProperties: false,
     required: [...REQUIRED_FIELDS],
     properties: {
       name: {
         type: 'string',
-        format: SAFE_TEXT_FORMAT,
-        [NFC_KEYWORD]: true,
+        pattern: SAFE_TEXT_PATTERN,
         minLength: 1,
         maxLength: 100,
         description:
@@ -85,25 +124,23 @@ export function buildRequestSchema(options: { siteUrl: string; allowHttpCallback
           'turned into the profile slug (letters and digits of every script kept, Latin, Greek and Cyrillic accents folded ' +
           'and lower-cased, other characters to hyphens). Must contain a letter or digit, must not mix scripts into a ' +
           'look-alike (UTS #39 highly restrictive: one script, or Latin with Chinese, Japanese or Korean) and must not be ' +
-          'taken already or look the same as a taken name (UTS #39 confusable skeleton).',
-        'x-rule':
-          'a string of 1 to 100 characters with at least one letter or digit, not already taken or imitating a taken name',
+          'taken already or look the same as a taken name (UTS #39 confusable skeleton). Stored in Unicode NFC: a ' +
+          'decomposed spelling is the same name as the composed one.',
       },
       entity_type: { type: 'string', enum: [...ENTITY_TYPES] },
       description: {
         type: 'string',
-        format: SAFE_MULTILINE_TEXT_FORMAT,
+        pattern: SAFE_MULTILINE_TEXT_PATTERN,
         minLength: 10,
         maxLength: 1000,
-        'x-rule': 'a string of 10 to 1000 characters',
+        description: `What the entity is and does: ${rules.description}; tabs and line breaks allowed.`,
       },
       operator: {
         type: 'string',
-        format: SAFE_TEXT_FORMAT,
+        pattern: SAFE_TEXT_PATTERN,
         minLength: 1,
         maxLength: 200,
         description: 'Name of the creator, brand or operator.',
-        'x-rule': 'a string of 1 to 200 characters',
       },
       visibility: {
         type: 'string',
@@ -113,19 +150,17 @@ export function buildRequestSchema(options: { siteUrl: string; allowHttpCallback
       avatar_url: {
         type: 'string',
         maxLength: 2048,
-        format: 'uri-reference',
         pattern: httpsOrSitePath,
-        description: 'An https: image URL, or a path on this site. Omit for the default robot avatar.',
-        'x-rule': 'an https: URL or a path on this site, at most 2048 characters',
+        allOf: [{ pattern: URI_REFERENCE_PATTERN, description: 'RFC 3986 syntax (a URI or a relative reference).' }],
+        description: 'An https: image URL on a public host, or a path on this site. Omit for the default robot avatar.',
       },
       source_url: {
         type: 'string',
         maxLength: 2048,
-        format: 'uri-reference',
         // http: only where outbound requests may reach private hosts (local development and tests).
         pattern: options.allowHttpCallbacks ? '^(https?://[^\\s]+|/(?![/\\\\])[^\\s]*)$' : httpsOrSitePath,
+        allOf: [{ pattern: URI_REFERENCE_PATTERN, description: 'RFC 3986 syntax (a URI or a relative reference).' }],
         description: "Canonical link to the agent's homepage (https:).",
-        'x-rule': 'an https: URL or a path on this site, at most 2048 characters',
       },
       voice_style: {
         type: 'string',
@@ -137,56 +172,46 @@ export function buildRequestSchema(options: { siteUrl: string; allowHttpCallback
         maxLength: 35,
         pattern: LANGUAGE_PATTERN,
         description: 'Optional BCP 47 language hint for pronouncing the name (e.g. `en-GB`, `fr`); default `en-US`.',
-        'x-rule': 'a BCP 47 language tag such as en-GB or fr',
       },
       name_language: {
         type: 'string',
         maxLength: 35,
         pattern: LANGUAGE_PATTERN,
-        format: LANGUAGE_TAG_FORMAT,
         description:
           'Optional, an addition to the specification: the language of the name (BCP 47, e.g. `es`, `ga`, `zh`), in which ' +
           'its pronunciation guide (IPA and an English-reader respelling, on the profile page and in service.json) is made. ' +
           "Default: the language the name's script suggests (Chinese for Han, Russian for Cyrillic, …), else English. " +
-          'The spoken audio follows `language`, not this.',
-        'x-rule': 'a BCP 47 language tag such as es, ga or zh-Hans',
+          'The spoken audio follows `language`, not this. Must be a well-formed tag (checked by the server: ' +
+          '"en-xx-yy" has the shape but not the grammar).',
       },
       intro: {
         type: 'string',
-        format: SAFE_MULTILINE_TEXT_FORMAT,
+        pattern: SAFE_MULTILINE_TEXT_PATTERN,
         maxLength: 500,
-        'x-rule': 'a string of at most 500 characters',
+        description: `Optional introduction: ${rules.intro}; tabs and line breaks allowed.`,
       },
       external_metadata: {
         type: 'object',
         maxProperties: METADATA_LIMITS.keys,
         additionalProperties: { $ref: '#/$defs/metadata_value_2' },
-        'x-max-json-bytes': METADATA_LIMITS.bytes,
         description:
           `Custom JSON object: at most ${METADATA_LIMITS.depth} levels deep, ${METADATA_LIMITS.keys} keys per object, ` +
           `${METADATA_LIMITS.items} items per array, strings of at most ${METADATA_LIMITS.stringLength} characters, ` +
-          `${METADATA_LIMITS.bytes} bytes as compact JSON.`,
-        'x-rule':
-          `a JSON object at most ${METADATA_LIMITS.depth} levels deep, ${METADATA_LIMITS.keys} keys per object, ` +
-          `${METADATA_LIMITS.items} items per array, ${METADATA_LIMITS.bytes} bytes`,
+          `${METADATA_LIMITS.bytes} bytes as compact JSON (the size is checked by the server).`,
       },
       agent_id: {
         type: 'string',
-        format: SAFE_TEXT_FORMAT,
+        pattern: SAFE_TEXT_PATTERN,
         minLength: 1,
         maxLength: 200,
         description: 'Your own identifier, echoed in the machine-readable profile and the callback.',
-        'x-rule': 'a string of 1 to 200 characters',
       },
       callback_url: {
         type: 'string',
         maxLength: 2048,
-        format: 'uri',
         pattern: options.allowHttpCallbacks ? '^https?://[^\\s]+$' : '^https://[^\\s]+$',
+        allOf: [{ pattern: URI_PATTERN, description: 'RFC 3986 syntax (an absolute URI).' }],
         description: 'Receives a signed POST `entity.published` after publishing (public https: endpoints only).',
-        'x-rule': options.allowHttpCallbacks
-          ? 'an http(s) URL of at most 2048 characters'
-          : 'a public https: URL of at most 2048 characters',
       },
     },
     $defs: metadataDefs(),

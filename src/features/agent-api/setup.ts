@@ -6,13 +6,15 @@
  * ordinary `Deps`; its URLs are plain functions of the config (urls.ts).
  */
 import type { Deps } from '../../deps.js';
-import { buildRequestSchema, type RequestSchema } from './request-schema.js';
+import { buildRequestSchema, type FieldRules, fieldRules, type RequestSchema } from './request-schema.js';
 import { type EntityKeys, loadEntityKeys } from './signing.js';
 import { type AdmitUnpaidFrom, createUnpaidLimit } from './unpaid-limit.js';
 import { createRequestValidator, type RequestValidator } from './validation.js';
 
 export interface AgentApiSetup {
   schema: RequestSchema;
+  /** The one-line rule of each field, quoted in a 400's `allowed`. */
+  rules: FieldRules;
   validate: RequestValidator;
   keys: EntityKeys;
   /** The unpaid-request budget per client address, shared by the HTTP API and the MCP tools. */
@@ -20,10 +22,13 @@ export interface AgentApiSetup {
 }
 
 export function createAgentApiSetup(deps: Pick<Deps, 'config' | 'rateLimits'>): AgentApiSetup {
-  const schema = buildRequestSchema({ siteUrl: deps.config.siteUrl, allowHttpCallbacks: deps.config.webhooks.allowPrivateUrls });
+  const allowHttpCallbacks = deps.config.webhooks.allowPrivateUrls;
+  const schema = buildRequestSchema({ siteUrl: deps.config.siteUrl, allowHttpCallbacks });
+  const rules = fieldRules({ allowHttpCallbacks });
   return {
     schema,
-    validate: createRequestValidator(schema),
+    rules,
+    validate: createRequestValidator(schema, rules),
     keys: loadEntityKeys(deps.config),
     admitUnpaidFrom: createUnpaidLimit(deps.rateLimits, deps.config.entityUnpaidRateLimitPerMinute),
   };

@@ -1,14 +1,14 @@
 /**
- * Validates a generation request with Ajv (JSON Schema 2020-12) against the schema document we
- * serve, and turns Ajv's errors into the spec's 400 lists: `missing` (required fields absent) and
- * `invalid` (one entry per offending field, `allowed` = the enum values, or the field's one-line
- * rule from `x-rule`).
+ * Validates a generation request with Ajv (JSON Schema 2020-12, strict, no custom keywords or
+ * formats) against the schema document we serve, then applies the rules JSON Schema cannot
+ * express (SERVER_ONLY_RULES: NFC, metadata bytes, language tag grammar), and turns the problems
+ * into the spec's 400 lists: `missing` (required fields absent) and `invalid` (one entry per
+ * offending field, `allowed` = the enum values, or the field's one-line rule from `fieldRules`).
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { isLanguageTag } from '../../lib/languages.js';
-import { addTextRules, SAFE_MULTILINE_TEXT_FORMAT, SAFE_TEXT_FORMAT } from '../../lib/text.js';
-import { LANGUAGE_TAG_FORMAT, type RequestSchema } from './request-schema.js';
+import { SAFE_MULTILINE_TEXT_PATTERN, SAFE_TEXT_PATTERN } from '../../lib/text.js';
+import { type FieldRules, METADATA_LIMITS, type RequestSchema } from './request-schema.js';
 
 export interface InvalidField {
   field: string;
@@ -29,27 +29,28 @@ export function summarizeReceived(value: unknown): unknown {
   return typeof value;
 }
 
-export function createRequestValidator(schema: RequestSchema) {
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, unicodeRegExp: true });
-  addFormats.default(ajv);
-  addTextRules(ajv);
-  ajv.addFormat(LANGUAGE_TAG_FORMAT, { type: 'string', validate: isLanguageTag });
-  ajv.addKeyword({ keyword: 'x-rule', schemaType: 'string' });
-  ajv.addKeyword({
-    keyword: 'x-max-json-bytes',
-    schemaType: 'number',
-    errors: false,
-    validate: (max: number, data: unknown) => Buffer.byteLength(JSON.stringify(data) ?? '') <= max,
-  });
+/** The fields the schema's rules leave to the server (SERVER_ONLY_RULES), as field -> refused. */
+function serverOnlyProblems(record: Record<string, unknown>): string[] {
+  const fields: string[] = [];
+  const metadata = record.external_metadata;
+  if (metadata !== undefined && Buffer.byteLength(JSON.stringify(metadata) ?? '') > METADATA_LIMITS.bytes) {
+    fields.push('external_metadata');
+  }
+  if (typeof record.name_language === 'string' && !isLanguageTag(record.name_language)) fields.push('name_language');
+  return fields;
+}
+
+export function createRequestValidator(schema: RequestSchema, rules: FieldRules) {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, unicodeRegExp: true });
   const validate = ajv.compile(schema);
-  const properties = schema.properties as Record<string, { enum?: readonly string[]; 'x-rule'?: string }>;
+  const properties = schema.properties as Record<string, { enum?: readonly string[] }>;
   const order = Object.keys(properties);
 
   const allowedFor = (field: string, badText: boolean): unknown[] => {
     const property = properties[field];
     if (!property) return ['not a field of this request'];
     if (property.enum) return [...property.enum];
-    const rule = property['x-rule'];
+    const rule = (rules as Record<string, string | undefined>)[field];
     // A refused character is named in the one rule, since the length rule alone would not explain it.
     if (rule && badText) return [`${rule}, without ${TEXT_RULE}`];
     return rule ? [rule] : [];
@@ -60,16 +61,20 @@ export function createRequestValidator(schema: RequestSchema) {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       return { missing: [], invalid: [{ field: 'body', received: summarizeReceived(body), allowed: ['a JSON object'] }] };
     }
-    if (validate(body)) return null;
     const record = body as Record<string, unknown>;
+    const valid = validate(body);
+    // Names are stored composed: the handler and the 400's `received` see the NFC form.
+    if (typeof record.name === 'string') record.name = record.name.normalize('NFC');
+    const serverOnly = serverOnlyProblems(record);
+    if (valid && serverOnly.length === 0) return null;
     const missing = new Set<string>();
-    const fields = new Set<string>();
+    const fields = new Set<string>(serverOnly);
     const badText = new Set<string>();
     for (const error of validate.errors ?? []) {
       const topField = decodeURIComponent(error.instancePath.split('/')[1] ?? '')
         .replace(/~1/g, '/')
         .replace(/~0/g, '~');
-      if (error.keyword === 'format' && TEXT_FORMATS.has(String(error.params.format))) badText.add(topField);
+      if (error.keyword === 'pattern' && TEXT_PATTERNS.has(String(error.params.pattern))) badText.add(topField);
       const params = error.params as Record<string, string>;
       if (error.instancePath === '' && error.keyword === 'required') missing.add(params.missingProperty as string);
       else if (error.instancePath === '' && error.keyword === 'additionalProperties')
@@ -88,7 +93,7 @@ export function createRequestValidator(schema: RequestSchema) {
   };
 }
 
-const TEXT_FORMATS = new Set<string>([SAFE_TEXT_FORMAT, SAFE_MULTILINE_TEXT_FORMAT]);
+const TEXT_PATTERNS = new Set<string>([SAFE_TEXT_PATTERN, SAFE_MULTILINE_TEXT_PATTERN]);
 const TEXT_RULE = 'control characters, unpaired surrogates or bidirectional overrides';
 
 export type RequestValidator = ReturnType<typeof createRequestValidator>;

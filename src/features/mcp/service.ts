@@ -71,6 +71,16 @@ export interface McpClientInfo {
 }
 
 /**
+ * The dialect the tools' input schemas declare in tools/list. The SDK converts them with zod's
+ * draft-07 target, which stamps draft-07 (a `$schema` Ajv 2020 does not know); these shapes use
+ * only keywords that mean the same in 2020-12 (MCP's default dialect), so they say 2020-12 and
+ * compile under strict validators (tests/published-schemas.test.ts). For the same reason a URL's
+ * `format: "uri"` is left out (`meta`): a strict validator with no formats registered refuses the
+ * schema, and the tool's own check (a WHATWG URL) is not RFC 3986's anyway.
+ */
+const DIALECT = { $schema: 'https://json-schema.org/draft/2020-12/schema' };
+
+/**
  * What every call's fresh server shares, built once per process: each server would otherwise
  * build its own Ajv instance (the SDK's default, used only for elicitation, which these tools
  * never ask for) and its tools' zod objects, which made an unpaid call cost twice the HTTP 402
@@ -78,12 +88,23 @@ export interface McpClientInfo {
  */
 const shared = {
   jsonSchemaValidator: new AjvJsonSchemaValidator(),
-  getEntity: z.object({ slug: z.string().min(1).max(300).describe('The part after /e/ in the profile URL') }),
-  hearPlayLink: z.object({ url: z.string().url().max(2048).describe('A play link, e.g. https://voicename.example/p/abc123') }),
-  generateEntity: z.object({
-    request: z.record(z.string(), z.unknown()).describe('The generation request body (see the JSON Schema resource)'),
-    payment_reference: z.string().max(200).optional().describe('mpp_instruction.reference of the paid intent'),
-  }),
+  getEntity: z.object({ slug: z.string().min(1).max(300).describe('The part after /e/ in the profile URL') }).meta(DIALECT),
+  hearPlayLink: z
+    .object({
+      url: z
+        .string()
+        .url()
+        .max(2048)
+        .meta({ format: undefined })
+        .describe('A play link, e.g. https://voicename.example/p/abc123 (an absolute URL)'),
+    })
+    .meta(DIALECT),
+  generateEntity: z
+    .object({
+      request: z.record(z.string(), z.unknown()).describe('The generation request body (see the JSON Schema resource)'),
+      payment_reference: z.string().max(200).optional().describe('mpp_instruction.reference of the paid intent'),
+    })
+    .meta(DIALECT),
 };
 
 /** What a tool's handler is given besides its arguments: the call's `_meta` (an MPP credential rides there). */
