@@ -78,7 +78,7 @@ def retry_after_seconds(headers: Mapping[str, str], now: float | None = None) ->
 
 def backoff_seconds(attempt: int, rand: Callable[[], float] = random.random) -> float:
     """Exponential backoff with jitter: attempt 1 waits 0.25-0.5 s, 2 waits 0.5-1 s, ... capped at 8 s."""
-    ceiling = min(MAX_BACKOFF, BASE_DELAY * 2 ** (attempt - 1))
+    ceiling = min(MAX_BACKOFF, BASE_DELAY * 2.0 ** (attempt - 1))
     return ceiling / 2 + rand() * (ceiling / 2)
 
 
