@@ -2,7 +2,7 @@
  * The Python client (packages/python) against the real service over HTTP: its unittest suite runs
  * in the machine's `python3` with this server's address, a fresh account's key and a WAV of a
  * spoken name in the environment. Any failing Python test fails this test, with the suite's output.
- * Its README's quick start runs as written too.
+ * The `python` blocks of its README and of docs/quick-start.md run as written too.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,12 +44,29 @@ function runPython(
   });
 }
 
-/** The README's first `python` block. */
-function readmeQuickStart(): string {
-  const readme = fs.readFileSync(path.join(PACKAGE, 'README.md'), 'utf8');
-  const block = /```python\n([\s\S]*?)```/.exec(readme)?.[1];
-  if (!block) throw new Error('packages/python/README.md has no python block');
-  return block;
+/** The `python` blocks of a markdown file, in order. */
+function pythonBlocks(file: string): string[] {
+  const blocks = [...fs.readFileSync(file, 'utf8').matchAll(/```python\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+  if (blocks.length === 0) throw new Error(`${file} has no python block`);
+  return blocks;
+}
+
+/** Runs each block as its own script in a fresh directory holding `name.wav`; answers their output. */
+async function runBlocks(file: string, env: Record<string, string>): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-python-docs-'));
+  try {
+    fs.copyFileSync(speechWav('Aroha Ngata', 'python-docs'), path.join(dir, 'name.wav'));
+    let all = '';
+    for (const [index, block] of pythonBlocks(file).entries()) {
+      fs.writeFileSync(path.join(dir, `block_${index}.py`), block);
+      const { status, output } = await runPython([`block_${index}.py`], env, dir);
+      expect(status, `${file}, python block ${index + 1}:\n${output}`).toBe(0);
+      all += output;
+    }
+    return all;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe.skipIf(!version)(`Python client (${version ?? 'skipped: no python3 on PATH'})`, () => {
@@ -67,17 +84,18 @@ describe.skipIf(!version)(`Python client (${version ?? 'skipped: no python3 on P
     expect(output).not.toMatch(/skipped/i);
   });
 
-  it('runs the README quick start as written', { timeout: 60_000 }, async () => {
-    const { key } = await t.newAccount();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-python-readme-'));
-    try {
-      fs.copyFileSync(speechWav('Ada Lovelace', 'python-readme'), path.join(dir, 'name.wav'));
-      fs.writeFileSync(path.join(dir, 'quick_start.py'), readmeQuickStart());
-      const { status, output } = await runPython(['quick_start.py'], { VOICENAME_API_KEY: key, VOICENAME_BASE_URL: t.url }, dir);
-      expect(status, output).toBe(0);
-      expect(output).toContain(`${t.url}/p/`);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+  it('runs the python blocks of its README and of docs/quick-start.md as written', { timeout: 60_000 }, async () => {
+    const readme = await runBlocks(path.join(PACKAGE, 'README.md'), {
+      VOICENAME_API_KEY: (await t.newAccount()).key,
+      VOICENAME_BASE_URL: t.url,
+    });
+    expect(readme).toContain('not recorded yet: recording_missing');
+    expect(readme).toContain(`${t.url}/p/`);
+    const quickStart = await runBlocks(path.resolve('docs/quick-start.md'), {
+      API_KEY: (await t.newAccount()).key,
+      BASE_URL: t.url,
+    });
+    expect(quickStart).toContain(`${t.url}/p/`);
+    expect(quickStart).toContain('Speakers 2026');
   });
 });
