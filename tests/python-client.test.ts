@@ -2,7 +2,7 @@
  * The Python client (packages/python) against the real service over HTTP: its unittest suite runs
  * in the machine's `python3` with this server's address, a fresh account's key and a WAV of a
  * spoken name in the environment. Any failing Python test fails this test, with the suite's output.
- * The `python` blocks of its README and of docs/quick-start.md run as written too.
+ * The `python` blocks of its README, the root README and docs/quick-start.md run as written too.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -51,14 +51,17 @@ function pythonBlocks(file: string): string[] {
   return blocks;
 }
 
-/** Runs each block as its own script in a fresh directory holding `name.wav`; answers their output. */
+/**
+ * Runs each block as its own script in a fresh directory holding `name.wav`, with the
+ * `http://localhost:3000` they are written for meaning this test's server; answers their output.
+ */
 async function runBlocks(file: string, env: Record<string, string>): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-python-docs-'));
   try {
     fs.copyFileSync(speechWav('Aroha Ngata', 'python-docs'), path.join(dir, 'name.wav'));
     let all = '';
     for (const [index, block] of pythonBlocks(file).entries()) {
-      fs.writeFileSync(path.join(dir, `block_${index}.py`), block);
+      fs.writeFileSync(path.join(dir, `block_${index}.py`), block.replaceAll('http://localhost:3000', t.url));
       const { status, output } = await runPython([`block_${index}.py`], env, dir);
       expect(status, `${file}, python block ${index + 1}:\n${output}`).toBe(0);
       all += output;
@@ -84,18 +87,25 @@ describe.skipIf(!version)(`Python client (${version ?? 'skipped: no python3 on P
     expect(output).not.toMatch(/skipped/i);
   });
 
-  it('runs the python blocks of its README and of docs/quick-start.md as written', { timeout: 60_000 }, async () => {
-    const readme = await runBlocks(path.join(PACKAGE, 'README.md'), {
-      VOICENAME_API_KEY: (await t.newAccount()).key,
-      VOICENAME_BASE_URL: t.url,
-    });
-    expect(readme).toContain('not recorded yet: recording_missing');
-    expect(readme).toContain(`${t.url}/p/`);
-    const quickStart = await runBlocks(path.resolve('docs/quick-start.md'), {
-      API_KEY: (await t.newAccount()).key,
-      BASE_URL: t.url,
-    });
-    expect(quickStart).toContain(`${t.url}/p/`);
-    expect(quickStart).toContain('Speakers 2026');
-  });
+  it(
+    'runs the python blocks of its README, the root README and docs/quick-start.md as written',
+    { timeout: 60_000 },
+    async () => {
+      const readme = await runBlocks(path.join(PACKAGE, 'README.md'), {
+        VOICENAME_API_KEY: (await t.newAccount()).key,
+        VOICENAME_BASE_URL: t.url,
+      });
+      expect(readme).toContain('not recorded yet: recording_missing');
+      expect(readme).toContain(`${t.url}/p/`);
+      const quickStart = await runBlocks(path.resolve('docs/quick-start.md'), {
+        API_KEY: (await t.newAccount()).key,
+        BASE_URL: t.url,
+      });
+      expect(quickStart).toContain(`${t.url}/p/`);
+      expect(quickStart).toContain('Speakers 2026');
+      const walkThrough = await runBlocks(path.resolve('README.md'), { KEY: (await t.newAccount()).key });
+      expect(walkThrough).toContain('Class of 2027 0');
+      expect(walkThrough).toMatch(/^None \{'deleted': True, 'id': '[^']+'\}$/m);
+    },
+  );
 });
