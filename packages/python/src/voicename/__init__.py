@@ -1,0 +1,90 @@
+"""voicename: a Python client for the voicename API (standard library only)."""
+
+from ._client import DEFAULT_BASE_URL, VERSION, Voicename
+from ._errors import (
+    AuthenticationError,
+    ConflictError,
+    InvalidRequestError,
+    NotFoundError,
+    RateLimitError,
+    VoicenameConnectionError,
+    VoicenameError,
+)
+from ._pagination import Page, Paginator
+from ._recordings import MAX_BATCH_USER_IDS
+from ._transport import RequestOptions, Response
+from ._types import (
+    Collection,
+    CollectionCreateParams,
+    CollectionUpdateParams,
+    DeletedCollection,
+    DeletedRecording,
+    DeletedUser,
+    DeletedWebhook,
+    Erasure,
+    ImportReport,
+    InvitationsParams,
+    InvitationsResult,
+    PlayLink,
+    PlayLinkBatchItem,
+    PlayLinkSettings,
+    ReviewParams,
+    User,
+    UserBatchResult,
+    UserCreateParams,
+    UserUpdateParams,
+    Webhook,
+    WebhookCreateParams,
+    WebhookDelivery,
+    WebhookUpdateParams,
+    WebhookWithSecret,
+)
+from ._uploads import FileSource
+from .webhooks import VerifiedWebhook, WebhookVerificationError, verify_webhook
+
+__version__ = VERSION
+
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "MAX_BATCH_USER_IDS",
+    "AuthenticationError",
+    "Collection",
+    "CollectionCreateParams",
+    "CollectionUpdateParams",
+    "ConflictError",
+    "DeletedCollection",
+    "DeletedRecording",
+    "DeletedUser",
+    "DeletedWebhook",
+    "Erasure",
+    "FileSource",
+    "ImportReport",
+    "InvalidRequestError",
+    "InvitationsParams",
+    "InvitationsResult",
+    "NotFoundError",
+    "Page",
+    "Paginator",
+    "PlayLink",
+    "PlayLinkBatchItem",
+    "PlayLinkSettings",
+    "RateLimitError",
+    "RequestOptions",
+    "Response",
+    "ReviewParams",
+    "User",
+    "UserBatchResult",
+    "UserCreateParams",
+    "UserUpdateParams",
+    "VerifiedWebhook",
+    "Voicename",
+    "VoicenameConnectionError",
+    "VoicenameError",
+    "Webhook",
+    "WebhookCreateParams",
+    "WebhookDelivery",
+    "WebhookUpdateParams",
+    "WebhookVerificationError",
+    "WebhookWithSecret",
+    "verify_webhook",
+]

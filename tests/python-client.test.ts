@@ -1,0 +1,111 @@
+/**
+ * The Python client (packages/python) against the real service over HTTP: its unittest suite runs
+ * in the machine's `python3` with this server's address, a fresh account's key and a WAV of a
+ * spoken name in the environment. Any failing Python test fails this test, with the suite's output.
+ * The `python` blocks of its README, the root README and docs/quick-start.md run as written too.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestApp } from './helpers/app.js';
+import { speechWav } from './helpers/audio.js';
+
+const PACKAGE = path.resolve('packages/python');
+const python = spawnSync('python3', ['--version'], { encoding: 'utf8' });
+const version = python.status === 0 ? python.stdout.trim() : null;
+
+let t: TestApp & { url: string };
+
+beforeAll(async () => {
+  t = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** Runs python3 without blocking the event loop (the server answering it lives in this process). */
+function runPython(
+  args: string[],
+  env: Record<string, string>,
+  cwd = PACKAGE,
+): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', args, {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', PYTHONPATH: path.join(PACKAGE, 'src'), PYTHONDONTWRITEBYTECODE: '1', ...env },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, output }));
+  });
+}
+
+/** The `python` blocks of a markdown file, in order. */
+function pythonBlocks(file: string): string[] {
+  const blocks = [...fs.readFileSync(file, 'utf8').matchAll(/```python\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+  if (blocks.length === 0) throw new Error(`${file} has no python block`);
+  return blocks;
+}
+
+/**
+ * Runs each block as its own script in a fresh directory holding `name.wav`, with the
+ * `http://localhost:3000` they are written for meaning this test's server; answers their output.
+ */
+async function runBlocks(file: string, env: Record<string, string>): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-python-docs-'));
+  try {
+    fs.copyFileSync(speechWav('Aroha Ngata', 'python-docs'), path.join(dir, 'name.wav'));
+    let all = '';
+    for (const [index, block] of pythonBlocks(file).entries()) {
+      fs.writeFileSync(path.join(dir, `block_${index}.py`), block.replaceAll('http://localhost:3000', t.url));
+      const { status, output } = await runPython([`block_${index}.py`], env, dir);
+      expect(status, `${file}, python block ${index + 1}:\n${output}`).toBe(0);
+      all += output;
+    }
+    return all;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe.skipIf(!version)(`Python client (${version ?? 'skipped: no python3 on PATH'})`, () => {
+  it('passes its unittest suite against the running server', { timeout: 120_000 }, async () => {
+    const { key } = await t.newAccount();
+    const { status, output } = await runPython(['-m', 'unittest', 'discover', '-s', 'tests', '-v'], {
+      VOICENAME_BASE_URL: t.url,
+      VOICENAME_API_KEY: key,
+      VOICENAME_TEST_WAV: speechWav('Siobhan Ni Bhriain', 'python-client'),
+    });
+    if (status !== 0) console.error(output);
+    expect(status, output).toBe(0);
+    expect(output).toMatch(/^OK$/m);
+    // A test skipped for want of the environment above would pass silently.
+    expect(output).not.toMatch(/skipped/i);
+  });
+
+  it(
+    'runs the python blocks of its README, the root README and docs/quick-start.md as written',
+    { timeout: 60_000 },
+    async () => {
+      const readme = await runBlocks(path.join(PACKAGE, 'README.md'), {
+        VOICENAME_API_KEY: (await t.newAccount()).key,
+        VOICENAME_BASE_URL: t.url,
+      });
+      expect(readme).toContain('not recorded yet: recording_missing');
+      expect(readme).toContain(`${t.url}/p/`);
+      const quickStart = await runBlocks(path.resolve('docs/quick-start.md'), {
+        API_KEY: (await t.newAccount()).key,
+        BASE_URL: t.url,
+      });
+      expect(quickStart).toContain(`${t.url}/p/`);
+      expect(quickStart).toContain('Speakers 2026');
+      const walkThrough = await runBlocks(path.resolve('README.md'), { KEY: (await t.newAccount()).key });
+      expect(walkThrough).toContain('Class of 2027 0');
+      expect(walkThrough).toMatch(/^None \{'deleted': True, 'id': '[^']+'\}$/m);
+    },
+  );
+});
