@@ -169,3 +169,21 @@ describe.skipIf(missing !== '')(`the docs run on a new machine${missing ? ` (ski
     expect(out).not.toContain('refused:');
   }, 120_000);
 });
+
+describe('docs/entities.md on a new machine', () => {
+  const entities = fs.readFileSync('docs/entities.md', 'utf8');
+
+  it("pins the mppx and viem this checkout's lock installs (a plain `npm install mppx` ends in ERESOLVE)", () => {
+    const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { version: string }> };
+    const pinned = /^npm install mppx@(\S+) viem@(\S+)$/m.exec(entities);
+    expect(pinned?.slice(1)).toEqual([lock.packages['node_modules/mppx']?.version, lock.packages['node_modules/viem']?.version]);
+  });
+
+  it('the mppx example publishes a name of its own, not one the flow before it took', () => {
+    const published = [...entities.matchAll(/"name":\s*"([^"]+)"/g)].map((m) => m[1]);
+    const example = /examples\/mpp-pay\.ts http:\/\/localhost:3000 "([^"]+)"/.exec(entities)?.[1];
+    expect(published).toContain('Orbit Concierge');
+    expect(example).toBeDefined();
+    expect(published).not.toContain(example);
+  });
+});
