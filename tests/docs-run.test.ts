@@ -2,8 +2,9 @@
  * The docs as a new user runs them, outside every substitution of tests/docs-examples.test.ts: the
  * real `npm start` on a random free port with a fresh data directory and the development flag the
  * quick start documents (`WEBHOOK_ALLOW_PRIVATE_URLS=true`), then the shell blocks of README.md's
- * walk-through, docs/quick-start.md and docs/webhooks.md in that order in one real bash, in a
- * directory of the checkout, with nothing rewritten. The shell gets only PATH, HOME, the variables
+ * walk-through (curl, then its TypeScript file run with `npx tsx`), docs/quick-start.md and
+ * docs/webhooks.md in that order in one real bash, in a directory of the checkout, with nothing
+ * rewritten. The shell gets only PATH, HOME, the variables
  * the docs' `env` blocks tell the reader to set (the server's address and the webhook receiver's
  * port, each the documented value with this test's port) and the server's DATABASE_URL and
  * DATA_DIR, which the reader's CLI finds by default. The webhook receiver is started as the docs
@@ -115,11 +116,19 @@ function settingFor(name: string, documented: string): string {
   throw new Error(`an env block sets ${name}, which this test does not know how to give`);
 }
 
+/**
+ * The shell blocks in order; a TypeScript block the text tells the reader to save as a file
+ * (README's `walk-through.ts`) is saved so and run as the text says, `npx tsx <file>`.
+ */
 function script(): string {
   const parts = ['set -euo pipefail'];
   for (const { file, blocks: fileBlocks } of blocks) {
-    for (const block of fileBlocks.filter((b: Block) => b.kind === 'sh')) {
-      parts.push(`echo "### ${file}:${block.line}" >&2`, block.body);
+    for (const block of fileBlocks) {
+      if (block.kind === 'sh') parts.push(`echo "### ${file}:${block.line}" >&2`, block.body);
+      if (block.kind === 'ts' && block.file) {
+        fs.writeFileSync(path.join(workDir, block.file), block.body);
+        parts.push(`echo "### ${file}:${block.line}" >&2`, `npx tsx ${block.file}`);
+      }
     }
   }
   return `${parts.join('\n')}\n`;
@@ -167,6 +176,8 @@ describe.skipIf(missing !== '')(`the docs run on a new machine${missing ? ` (ski
     );
     expect(verified, report).toEqual(Array(3).fill('webhook.test Standard Webhooks + X-Service-Signature'));
     expect(out).not.toContain('refused:');
+    // README's TypeScript walk-through, run with the key of its curl walk-through.
+    expect(out, report).toMatch(/^null \{ deleted: true, id: '[^']+' \}$/m);
   }, 120_000);
 });
 

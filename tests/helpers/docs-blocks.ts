@@ -2,7 +2,8 @@
  * The command blocks of the guides (docs/README.md has the convention): fenced `sh`, `bash` and
  * `shell` blocks and `ts` blocks run in order unless their info string says `no-run`; a block
  * marked `env` (```sh env) sets where the reader's own services are (`BASE_URL`, ports): the
- * tests set those variables to their own servers instead of running it.
+ * tests set those variables to their own servers instead of running it. `file=<name>` (```ts
+ * file=walk-through.ts) names the file the text tells the reader to save the block as.
  */
 import { marked, type Token } from 'marked';
 
@@ -13,6 +14,8 @@ export interface Block {
   kind: 'sh' | 'ts' | 'env';
   body: string;
   line: number;
+  /** The file name the guide gives the block (`file=<name>` in its info string). */
+  file?: string;
 }
 
 /** Command blocks of one markdown file, in order (inside lists and quotes too). */
@@ -25,10 +28,12 @@ export function commandBlocks(markdown: string): Block[] {
         const lang = info[0] ?? '';
         if (!info.includes('no-run') && (SHELL.has(lang) || TYPESCRIPT.has(lang))) {
           const at = markdown.indexOf(token.raw);
+          const file = info.find((word) => word.startsWith('file='))?.slice('file='.length);
           blocks.push({
             kind: info.includes('env') ? 'env' : SHELL.has(lang) ? 'sh' : 'ts',
             body: (token as { text: string }).text,
             line: markdown.slice(0, at).split('\n').length,
+            ...(file ? { file } : {}),
           });
         }
       }
