@@ -2,7 +2,7 @@
  * Publishes an agent profile through the standard Payment flow with the `mppx` client and the
  * sandbox method voicename ships: one call, the 402 is paid and retried for you.
  *
- *   npx tsx examples/mpp-pay.ts http://localhost:3000 "Orbit Concierge"
+ *   npx tsx examples/mpp-pay.ts http://localhost:3000 "Nova Concierge"
  *
  * Exits 0 once the profile is published, 1 otherwise (an answer other than 200, or a payment that
  * failed: a declined card makes `mppx.fetch` throw).

@@ -8,12 +8,15 @@
  * it; `ts` blocks run there too, as `node --import tsx <block>.ts`, and see the exported variables
  * (`@voicename/sdk` resolves to packages/sdk/src through tsconfig.json's `paths`, so SDK examples
  * run against the checkout's SDK, built or not).
- * Each guide starts with a fresh account: `$API_KEY` (its key) and `$BASE_URL` (the server) are
- * set, the literal `http://localhost:3000` of the guides is this test's server, and the example
- * receiver `https://hooks.example.com` is a local webhook receiver. The working directory is a new
- * directory under the checkout's `.tmp/` (so `npm run --silent cli -- …` finds the project) that
- * holds `name.wav`, a short recording of a name. Every `curl` must fail on an HTTP error (`-f`,
- * `--fail`, `--fail-with-body`) or print the status for the example to check (`-w '%{http_code}'`).
+ * Each guide starts with a fresh account: `$API_KEY` (its key), `$BASE_URL` (the server) and
+ * `$WEBHOOK_RECEIVER_PORT` (a free port for the guide's webhook receiver) are set instead of the
+ * guide's `env` blocks, and the literal `http://localhost:3000` of the guides is this test's server.
+ * The working directory is a new directory under the checkout's `.tmp/` (so
+ * `npm run --silent cli -- …` finds the project) that holds `examples/name.wav` as the checkout
+ * does. Every `curl` must fail on an HTTP error (`-f`, `--fail`, `--fail-with-body`) or print the
+ * status for the example to check (`-w '%{http_code}'`).
+ * tests/docs-run.test.ts runs the README, the quick start and the webhooks guide again as a new
+ * user would: the real `npm start`, no rewriting.
  * docs/deploy.md is not run here: tests/deploy-doc.test.ts runs it with a production server, and
  * tests/production-install.test.ts its build and production install.
  * Running is not type-checking (tsx strips the types): the runnable `ts` blocks of every guide and
@@ -28,48 +31,14 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { marked, type Token } from 'marked';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOnPath } from '../src/lib/executables.js';
-import { startTestServer, type TestApp } from './helpers/app.js';
-import { speechWav } from './helpers/audio.js';
-import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
+import { freePort, startTestServer, type TestApp } from './helpers/app.js';
+import { type Block, runnableBlocks } from './helpers/docs-blocks.js';
 
 const DOCS = 'docs';
 const NOT_HERE = new Set(['deploy.md', 'README.md']);
-const SHELL = new Set(['sh', 'bash', 'shell']);
-const TYPESCRIPT = new Set(['ts', 'typescript']);
-
-interface Block {
-  kind: 'sh' | 'ts';
-  body: string;
-  line: number;
-}
-
-/** Runnable blocks of one guide, in order (inside lists and quotes too). */
-export function runnableBlocks(markdown: string): Block[] {
-  const blocks: Block[] = [];
-  const visit = (tokens: Token[]) => {
-    for (const token of tokens) {
-      if (token.type === 'code') {
-        const info = ((token as { lang?: string }).lang ?? '').trim().split(/\s+/);
-        const lang = info[0] ?? '';
-        if (info.includes('no-run') || !(SHELL.has(lang) || TYPESCRIPT.has(lang))) continue;
-        const at = markdown.indexOf(token.raw);
-        blocks.push({
-          kind: SHELL.has(lang) ? 'sh' : 'ts',
-          body: (token as { text: string }).text,
-          line: markdown.slice(0, at).split('\n').length,
-        });
-      }
-      const children = (token as { tokens?: Token[]; items?: Token[] }).tokens ?? (token as { items?: Token[] }).items;
-      if (children) visit(children);
-    }
-  };
-  visit(marked.lexer(markdown));
-  return blocks;
-}
 
 /** `curl` commands (continuation lines joined) that would not fail on an HTTP error. */
 export function curlsWithoutFail(body: string): string[] {
@@ -95,23 +64,20 @@ const curl = findOnPath('curl', PATH);
 const missing = !bash || !curl ? `no ${bash ? 'curl' : 'bash'} on this machine` : null;
 
 let t: TestApp & { url: string };
-let receiver: Receiver;
 const root = process.cwd();
 const workDirs: string[] = [];
 
 beforeAll(async () => {
-  receiver = await startReceiver();
-  // Webhooks to the local receiver (plain http on loopback) are allowed, as in local development.
+  // Webhooks to the guides' local receiver (plain http on loopback) are allowed, as in local development.
   t = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
 });
 afterAll(async () => {
   await t?.close();
-  await receiver?.close();
   for (const dir of workDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 function rewrite(text: string): string {
-  return text.replaceAll('http://localhost:3000', t.url).replaceAll('https://hooks.example.com', receiver.url);
+  return text.replaceAll('http://localhost:3000', t.url);
 }
 
 /** One guide's blocks as one bash script; each block announces itself on stderr, so a failure names its block. */
@@ -130,15 +96,23 @@ function script(file: string, blocks: Block[], dir: string): string {
   return `${parts.join('\n')}\n`;
 }
 
+/** Runs a script in its own process group, then ends the group: a receiver a failed guide left running too. */
 function run(source: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bash as string, ['-c', source], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bash as string, ['-c', source], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.on('data', (chunk) => (err += chunk));
     child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, out, err }));
+    child.once('exit', (code) => {
+      try {
+        process.kill(-(child.pid as number), 'SIGTERM');
+      } catch {
+        // The group has ended already.
+      }
+      resolve({ code, out, err });
+    });
   });
 }
 
@@ -156,9 +130,11 @@ describe.skipIf(missing !== null)(`the guides' examples run as written${missing 
       fs.mkdirSync(path.join(root, '.tmp'), { recursive: true });
       const dir = fs.mkdtempSync(path.join(root, '.tmp', `docs-examples-${path.basename(guide.file, '.md')}-`));
       workDirs.push(dir);
-      fs.copyFileSync(speechWav('Siobhan Ni Bhriain', 'docs-name'), path.join(dir, 'name.wav'));
+      fs.mkdirSync(path.join(dir, 'examples'));
+      fs.copyFileSync(path.join(root, 'examples', 'name.wav'), path.join(dir, 'examples', 'name.wav'));
       const { key } = await t.newAccount();
-      const env = t.childEnv({ PATH, API_KEY: key, BASE_URL: t.url, LOG_LEVEL: 'silent' });
+      const receiverPort = String(await freePort());
+      const env = t.childEnv({ PATH, API_KEY: key, BASE_URL: t.url, WEBHOOK_RECEIVER_PORT: receiverPort, LOG_LEVEL: 'silent' });
       const result = await run(script(guide.file, guide.blocks, dir), dir, env);
       const failedAt = result.err.match(/### (\S+)\n(?![\s\S]*### )/)?.[1] ?? guide.file;
       expect(result.code, `${failedAt} failed:\n${result.err}\n--- stdout:\n${result.out}`).toBe(0);
@@ -227,11 +203,12 @@ describe("the guides' TypeScript examples typecheck", () => {
 });
 
 describe('the runner itself', () => {
-  it('runs sh, bash and ts blocks unless marked no-run, and finds blocks inside lists', () => {
+  it('runs sh, bash and ts blocks unless marked no-run or env, and finds blocks inside lists', () => {
     const blocks = runnableBlocks(
-      ['```sh', 'a', '```', '```bash no-run', 'b', '```', '- item', '', '  ```ts', '  c', '  ```', '```json', '{}', '```'].join(
-        '\n',
-      ),
+      [
+        ...['```sh', 'a', '```', '```bash no-run', 'b', '```', '```sh env', 'export X=1', '```'],
+        ...['- item', '', '  ```ts', '  c', '  ```', '```json', '{}', '```'],
+      ].join('\n'),
     );
     expect(blocks.map((b) => [b.kind, b.body])).toEqual([
       ['sh', 'a'],

@@ -1,7 +1,8 @@
 /**
  * /docs served by the app: the landing page lists every guide and the reference, every guide has
- * a page, links between pages lead somewhere (and to an existing heading), and Scalar's bundle
- * is served compressed, revalidated by ETag and cached for good.
+ * a page, links between pages lead somewhere (and to an existing heading), commands name the
+ * serving server's address, and Scalar's bundle is served compressed, revalidated by ETag and
+ * cached for good.
  */
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +36,18 @@ describe('/docs pages', () => {
       expect(res.body).toContain(`<a href="/docs/${slug}" aria-current="page">`);
     }
     expect((await get('/docs/quick-start')).body).toContain('<title>Quick start · voicename docs</title>');
+  });
+
+  it("commands show the address of the server serving the docs, where the markdown says the reader's localhost:3000", async () => {
+    const other = await createTestApp({ env: { BASE_URL: 'https://names.example.edu' } });
+    try {
+      const page = (await other.app.inject({ method: 'GET', url: '/docs/quick-start' })).body;
+      expect(page).toContain('export BASE_URL=https://names.example.edu');
+      expect(page).not.toContain('localhost:3000');
+    } finally {
+      await other.close();
+    }
+    expect((await get('/docs/quick-start')).body).toContain('export BASE_URL=http://localhost:3000');
   });
 
   it('an unknown guide is a 404 page with the navigation', async () => {

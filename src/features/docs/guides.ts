@@ -44,10 +44,19 @@ export interface Guide extends GuideEntry, RenderedGuide {}
 
 const DOCS_DIR = fileURLToPath(new URL('../../../docs/', import.meta.url));
 
-export function loadGuides(dir: string = DOCS_DIR): Guide[] {
+/** The reader's own server as the markdown files name it (`npm start`'s default address). */
+export const DOCUMENTED_SERVER_URL = 'http://localhost:3000';
+
+/**
+ * `serverUrl`: the address of the server serving the pages (its BASE_URL), written where the
+ * markdown says `http://localhost:3000`, so a reader of the served docs copies commands for the
+ * server in front of them, on whichever host and port. The files keep the plain fact.
+ */
+export function loadGuides(serverUrl: string = DOCUMENTED_SERVER_URL, dir: string = DOCS_DIR): Guide[] {
   const slugs = new Set(GUIDES.map((g) => g.slug));
   return GUIDES.map((entry) => {
-    const rendered = renderGuide(fs.readFileSync(`${dir}${entry.slug}.md`, 'utf8'), slugs);
+    const markdown = fs.readFileSync(`${dir}${entry.slug}.md`, 'utf8').replaceAll(DOCUMENTED_SERVER_URL, serverUrl);
+    const rendered = renderGuide(markdown, slugs);
     return { ...entry, ...rendered, title: rendered.title || entry.slug };
   });
 }

@@ -3,7 +3,8 @@
  * `/docs/reference`, drawn by Scalar in the browser from `/v1/openapi.json`. Everything comes
  * from this origin: Scalar's bundle is served here (hashed, immutable, brotli or gzip), its
  * default fonts, telemetry, proxy and AI agent are switched off, and the CSP allows no other host.
- * Pages are rendered on the first request and kept for the life of the process.
+ * Pages are rendered on the first request and kept for the life of the process; the guides'
+ * `http://localhost:3000` (the reader's own server) is shown as this server's BASE_URL.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
@@ -56,7 +57,7 @@ export function docsRoutes(deps: Deps) {
     let rendered: { pages: Map<string, string>; landing: string; missing: string } | null = null;
     const pages = () => {
       if (rendered) return rendered;
-      const guides = loadGuides();
+      const guides = loadGuides(config.baseUrl);
       rendered = {
         pages: new Map(guides.map((g) => [g.slug, guidePage(frame, guides, g).toString()])),
         landing: landingPage(frame, guides).toString(),
