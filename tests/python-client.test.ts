@@ -58,7 +58,10 @@ function pythonBlocks(file: string): string[] {
 async function runBlocks(file: string, env: Record<string, string>): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voicename-python-docs-'));
   try {
-    fs.copyFileSync(speechWav('Aroha Ngata', 'python-docs'), path.join(dir, 'name.wav'));
+    // The guides upload the checkout's sample, run from the checkout's root.
+    fs.mkdirSync(path.join(dir, 'examples'));
+    fs.copyFileSync(path.resolve('examples/name.wav'), path.join(dir, 'examples', 'name.wav'));
+    fs.copyFileSync(path.resolve('examples/name.wav'), path.join(dir, 'name.wav'));
     let all = '';
     for (const [index, block] of pythonBlocks(file).entries()) {
       fs.writeFileSync(path.join(dir, `block_${index}.py`), block.replaceAll('http://localhost:3000', t.url));
@@ -103,7 +106,7 @@ describe.skipIf(!version)(`Python client (${version ?? 'skipped: no python3 on P
       });
       expect(quickStart).toContain(`${t.url}/p/`);
       expect(quickStart).toContain('Speakers 2026');
-      const walkThrough = await runBlocks(path.resolve('README.md'), { KEY: (await t.newAccount()).key });
+      const walkThrough = await runBlocks(path.resolve('README.md'), { API_KEY: (await t.newAccount()).key, BASE_URL: t.url });
       expect(walkThrough).toContain('Class of 2027 0');
       expect(walkThrough).toMatch(/^None \{'deleted': True, 'id': '[^']+'\}$/m);
     },
