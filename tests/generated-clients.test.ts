@@ -8,7 +8,7 @@
  * - `openapi-typescript` types with `openapi-fetch`, which knows nothing of the document at run
  *   time: it sends every body as JSON unless told otherwise, so a file goes with the request
  *   options `bodySerializer` and `Content-Type`, and a CSV answer with `parseAs: 'text'` (the
- *   options docs/api.md shows; without them the upload is refused, as asserted below);
+ *   options README.md shows under "Generated clients"; without them the upload is refused, as asserted below);
  * - orval (`client: 'fetch'`), given the base URL when generating.
  *
  * Generated once per file into a temporary directory (about a second each), then imported.
@@ -124,7 +124,7 @@ const openapiFetchClient = () =>
     (path: string, init?: object) => Promise<Result>
   >;
 
-/** openapi-fetch sends a file or a CSV as it is only when told to (docs/api.md, "Generated clients"). */
+/** openapi-fetch sends a file or a CSV as it is only when told to (README.md, "Generated clients"). */
 const asFile = (contentType: string) => ({ bodySerializer: (body: unknown) => body, headers: { 'Content-Type': contentType } });
 
 const openapiFetchDriver = (): Driver => {
