@@ -1,7 +1,7 @@
 /**
  * Clients generated from the document this server serves, by three generators nobody here wrote,
  * used as generated: only their configuration (base URL, API key) is ours. Each drives the same
- * walk-through: a collection, people, a CSV import, a recording upload, the play link and a
+ * walk-through: a collection and its logo, people, a CSV import, a recording upload, the play link and a
  * batch of them, the CSV export and webhooks from creation to deletion.
  *
  * - `@hey-api/openapi-ts` (fetch client and SDK functions);
@@ -13,6 +13,7 @@
  *
  * Generated once per file into a temporary directory (about a second each), then imported.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +26,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { speechWav } from './helpers/audio.js';
+import { ffmpegPath } from './helpers/binaries.js';
 
 let t: TestApp & { url: string };
 let dir: string;
@@ -33,6 +35,7 @@ let key: string;
 let heyApi: { sdk: Record<string, (options?: unknown) => Promise<Result>>; client: { setConfig(config: object): void } };
 let orval: Record<string, (...args: unknown[]) => Promise<{ status: number; data: unknown }>>;
 let openapiTypes: string;
+let png: Buffer;
 
 interface Result {
   data?: unknown;
@@ -68,6 +71,21 @@ beforeAll(async () => {
   heyApi = { sdk: await load('hey-api/sdk.gen.ts'), client: (await load('hey-api/client.gen.ts')).client };
   heyApi.client.setConfig({ baseUrl: t.url, auth: () => key });
   orval = await load('orval/client.ts');
+  png = execFileSync(ffmpegPath(), [
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=64x64',
+    '-frames:v',
+    '1',
+    '-f',
+    'image2pipe',
+    '-c:v',
+    'png',
+    '-',
+  ]);
 }, 60_000);
 
 afterAll(async () => {
@@ -79,7 +97,8 @@ afterAll(async () => {
 interface Driver {
   createCollection(name: string): Promise<{ id: string }>;
   createUser(collectionId: string, body: { email: string; first_name: string }): Promise<{ id: string }>;
-  importCsv(collectionId: string, csv: string): Promise<{ created: number }>;
+  setLogo(collectionId: string, image: Blob): Promise<{ branding: { logo_url: string | null } }>;
+  importCsv(collectionId: string, csv: Blob): Promise<{ created: number }>;
   upload(collectionId: string, userId: string, audio: Blob): Promise<{ play_link: string }>;
   playLink(collectionId: string, userId: string): Promise<{ play_link: string | null }>;
   batch(collectionId: string, userIds: string[]): Promise<{ data: { user_id: string; play_link: string | null }[] }>;
@@ -104,6 +123,7 @@ const heyApiDriver = (): Driver => {
   return {
     createCollection: (name) => dataOf(sdk.collectionsCreate!({ body: { name } })),
     createUser: (collectionId, body) => dataOf(sdk.usersCreate!({ ...inCollection(collectionId), body })),
+    setLogo: (collectionId, image) => dataOf(sdk.collectionsSetLogo!({ ...inCollection(collectionId), body: image })),
     importCsv: (collectionId, csv) => dataOf(sdk.usersImport!({ ...inCollection(collectionId), body: csv })),
     upload: (collection_id, user_id, audio) => dataOf(sdk.recordingsUpload!({ path: { collection_id, user_id }, body: audio })),
     playLink: (collection_id, user_id) => dataOf(sdk.playLinksGet!({ path: { collection_id, user_id } })),
@@ -135,6 +155,14 @@ const openapiFetchDriver = (): Driver => {
     createCollection: (name) => dataOf(client.POST('/v1/collections', { body: { name } })),
     createUser: (collectionId, body) =>
       dataOf(client.POST('/v1/collections/{collection_id}/users', { ...inCollection(collectionId), body })),
+    setLogo: (collectionId, image) =>
+      dataOf(
+        client.PUT('/v1/collections/{collection_id}/logo', {
+          ...inCollection(collectionId),
+          body: image,
+          ...asFile('image/png'),
+        }),
+      ),
     importCsv: (collectionId, csv) =>
       dataOf(
         client.POST('/v1/collections/{collection_id}/users/import', {
@@ -183,7 +211,8 @@ const orvalDriver = (): Driver => {
   return {
     createCollection: (name) => call('collectionsCreate', { name }),
     createUser: (collectionId, body) => call('usersCreate', collectionId, body),
-    importCsv: (collectionId, csv) => call('usersImport', collectionId, new Blob([csv]), {}),
+    setLogo: (collectionId, image) => call('collectionsSetLogo', collectionId, image),
+    importCsv: (collectionId, csv) => call('usersImport', collectionId, csv, {}),
     upload: (collectionId, userId, audio) => call('recordingsUpload', collectionId, userId, audio),
     playLink: (collectionId, userId) => call('playLinksGet', collectionId, userId),
     batch: (collectionId, userIds) => call('playLinksBatch', { collection_id: collectionId, user_ids: userIds.join(',') }),
@@ -209,7 +238,11 @@ describe.each([
     const ada = await client.createUser(collection.id, { email: `ada-${tag}@example.com`, first_name: 'Ada' });
     const alan = await client.createUser(collection.id, { email: `alan-${tag}@example.com`, first_name: 'Alan' });
 
-    const report = await client.importCsv(collection.id, 'email,first_name,last_name\ngrace@example.com,Grace,Hopper\n');
+    const logo = await client.setLogo(collection.id, new Blob([new Uint8Array(png)], { type: 'image/png' }));
+    expect(logo.branding.logo_url).toMatch(/\/logos\/[0-9a-f]{64}\.png$/);
+
+    const csv = new Blob(['email,first_name,last_name\ngrace@example.com,Grace,Hopper\n'], { type: 'text/csv' });
+    const report = await client.importCsv(collection.id, csv);
     expect(report.created).toBe(1);
 
     const wav = fs.readFileSync(speechWav('Ada Lovelace', 'generated-clients'));
@@ -223,10 +256,10 @@ describe.each([
       [alan.id, null],
     ]);
 
-    const csv = await client.exportCsv(collection.id);
-    expect(typeof csv).toBe('string');
-    expect(csv).toContain('grace@example.com');
-    expect(csv).toContain(uploaded.play_link);
+    const exported = await client.exportCsv(collection.id);
+    expect(typeof exported).toBe('string');
+    expect(exported).toContain('grace@example.com');
+    expect(exported).toContain(uploaded.play_link);
 
     const created = await client.createWebhook(`${t.url}/hooks/${tag}`);
     expect(created.secret).toBeTruthy();
