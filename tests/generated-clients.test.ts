@@ -53,11 +53,19 @@ beforeAll(async () => {
   const document = (await served.json()) as OpenAPI3;
   fs.writeFileSync(documentFile, JSON.stringify(document));
 
-  await heyApiGenerate({ input: documentFile, output: path.join(dir, 'hey-api'), logs: { level: 'silent' } } as never);
-  await orvalGenerate({
-    input: { target: documentFile },
-    output: { target: path.join(dir, 'orval', 'client.ts'), client: 'fetch', mode: 'single', baseUrl: t.url },
+  await heyApiGenerate({
+    input: documentFile,
+    output: path.join(dir, 'hey-api'),
+    logs: { level: 'silent', file: false },
   } as never);
+  await orvalGenerate(
+    {
+      input: { target: documentFile },
+      output: { target: path.join(dir, 'orval', 'client.ts'), client: 'fetch', mode: 'single', baseUrl: t.url },
+    } as never,
+    undefined,
+    { logLevel: 'error', throwOnError: true },
+  );
   // `format: binary` as Blob, as openapi-typescript's documentation recommends for file bodies.
   openapiTypes = astToString(
     await openapiTS(document, {
