@@ -86,6 +86,12 @@ describe('the API document generated clients are built from', () => {
         expect(media.schema, `${name} ${type}`).toMatchObject({ type: 'string', format: 'binary' });
       }
     }
+    // Files answered: the CSV is text, the ZIP and the MP3 bytes.
+    const exported = (document.paths['/v1/collections/{collection_id}/export']!.get as Operation).responses['200']!.content!;
+    expect(exported['text/csv']!.schema).toMatchObject({ type: 'string' });
+    expect(exported['application/zip']!.schema).toMatchObject({ type: 'string', format: 'binary' });
+    const audio = (document.paths['/p/{token}.mp3']!.get as Operation).responses['200']!.content!;
+    expect(audio['audio/mpeg']!.schema).toMatchObject({ type: 'string', format: 'binary' });
     const batch = document.paths['/v1/collections/{collection_id}/users/batch']!.post as Operation;
     expect(Object.keys(batch.requestBody!.content).sort()).toEqual(['application/json', 'text/csv']);
   });
