@@ -1,14 +1,15 @@
 /**
  * Clients generated from the document this server serves, by three generators nobody here wrote,
  * used as generated: only their configuration (base URL, API key) is ours. Each drives the same
- * walk-through: a collection and its logo, people, a CSV import, a recording upload, the play link and a
- * batch of them, the CSV export and webhooks from creation to deletion.
+ * walk-through: a collection and its logo, people, a CSV import, a recording upload, the play
+ * link and a batch of them, the CSV export and webhooks from creation to deletion.
  *
  * - `@hey-api/openapi-ts` (fetch client and SDK functions);
  * - `openapi-typescript` types with `openapi-fetch`, which knows nothing of the document at run
  *   time: it sends every body as JSON unless told otherwise, so a file goes with the request
  *   options `bodySerializer` and `Content-Type`, and a CSV answer with `parseAs: 'text'` (the
- *   options README.md shows under "Generated clients"; without them the upload is refused, as asserted below);
+ *   options README.md shows under "Generated clients"; without them the upload is refused, as
+ *   asserted below);
  * - orval (`client: 'fetch'`), given the base URL when generating.
  *
  * Generated once per file into a temporary directory (about a second each), then imported.
