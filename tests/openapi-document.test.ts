@@ -7,7 +7,7 @@ type Operation = {
   summary?: string;
   description?: string;
   parameters?: { name: string; in: string }[];
-  requestBody?: { content: Record<string, unknown> };
+  requestBody?: { content: Record<string, { schema?: unknown }> };
   responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }>;
 };
 type Document = {
@@ -72,7 +72,26 @@ describe('the API document generated clients are built from', () => {
 
   it('declares the upload as raw audio and the batch as JSON or CSV, never a JSON upload', () => {
     const upload = document.paths['/v1/collections/{collection_id}/users/{user_id}/recording']!.put as Operation;
-    expect(Object.keys(upload.requestBody!.content).sort()).toEqual(['application/octet-stream', 'audio/*']);
+    // Concrete types only, each a file (`format: binary`): generators copy a media-type key into the
+    // header, and the first one listed is true of any file.
+    expect(Object.keys(upload.requestBody!.content)[0]).toBe('application/octet-stream');
+    expect(Object.keys(upload.requestBody!.content)).toEqual(
+      expect.arrayContaining(['audio/webm', 'audio/mpeg', 'audio/wav', 'audio/ogg', 'audio/mp4']),
+    );
+    expect(Object.keys(upload.requestBody!.content)).not.toContain('audio/*');
+    const logo = document.paths['/v1/collections/{collection_id}/logo']!.put as Operation;
+    const csvImport = document.paths['/v1/collections/{collection_id}/users/import']!.post as Operation;
+    for (const [name, operation] of Object.entries({ upload, logo, csvImport })) {
+      for (const [type, media] of Object.entries(operation.requestBody!.content)) {
+        expect(media.schema, `${name} ${type}`).toMatchObject({ type: 'string', format: 'binary' });
+      }
+    }
+    // Files answered: the CSV is text, the ZIP and the MP3 bytes.
+    const exported = (document.paths['/v1/collections/{collection_id}/export']!.get as Operation).responses['200']!.content!;
+    expect(exported['text/csv']!.schema).toMatchObject({ type: 'string' });
+    expect(exported['application/zip']!.schema).toMatchObject({ type: 'string', format: 'binary' });
+    const audio = (document.paths['/p/{token}.mp3']!.get as Operation).responses['200']!.content!;
+    expect(audio['audio/mpeg']!.schema).toMatchObject({ type: 'string', format: 'binary' });
     const batch = document.paths['/v1/collections/{collection_id}/users/batch']!.post as Operation;
     expect(Object.keys(batch.requestBody!.content).sort()).toEqual(['application/json', 'text/csv']);
   });

@@ -1,7 +1,7 @@
 /**
  * A plain typed client, as a customer would make one from our OpenAPI document without the SDK:
  * openapi-typescript's types (packages/sdk/src/generated/openapi.ts) and `openapi-fetch`. The
- * recording upload needs a binary body: the document declares `audio/*` and
+ * recording upload needs a binary body: the document declares concrete audio types and
  * `application/octet-stream` (`Blob`), and the client sends the bytes as they are with
  * `bodySerializer` and the audio's Content-Type (openapi-fetch would otherwise send JSON, which
  * the API refuses with 415).

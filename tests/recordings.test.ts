@@ -241,6 +241,33 @@ describe('PUT …/recording: refusals leave nothing behind', () => {
     expect(json.statusCode).toBe(415);
   });
 
+  // Generated clients copy the document's media-type key into the header: hey-api and orval send a
+  // literal `audio/*`, others `application/octet-stream`. The format is read from the bytes anyway.
+  it.each(['audio/*', 'audio/wav; codecs=1', 'application/octet-stream', 'AUDIO/*'])(
+    'accepts WAV bytes sent as %s',
+    async (contentType) => {
+      const user = await newUser();
+      const res = await upload(user.id, fs.readFileSync(speechWav()), contentType);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().play_link).toBeTruthy();
+    },
+  );
+
+  it('refuses a JSON body with 415 in the envelope, naming only media types it accepts', async () => {
+    const user = await newUser();
+    const json = await t.request({ method: 'PUT', url: recordingUrl(user.id), key, json: { audio: 'x' } });
+    expect(json.statusCode).toBe(415);
+    const { error } = json.json();
+    expect(error).toMatchObject({ type: expect.any(String), code: 'unsupported_media_type', request_id: expect.any(String) });
+    expect(error.message).toContain('application/octet-stream');
+    expect(error.message).not.toContain('application/json');
+    // Every media type the message suggests is one the upload takes.
+    for (const suggested of error.message.match(/\b(?:audio|application)\/[\w*.+-]+/g) as string[]) {
+      const res = await upload(user.id, fs.readFileSync(speechWav()), suggested);
+      expect(res.statusCode, `${suggested}: ${res.body}`).toBe(200);
+    }
+  });
+
   it('sniffs the bytes and ignores a wrong Content-Type', async () => {
     const user = await newUser();
     const res = await upload(user.id, fs.readFileSync(convert(speechWav(), 'ogg')), 'audio/mpeg');

@@ -21,8 +21,19 @@ function makeAjv(options: Options): Ajv {
 const strictAjv = makeAjv({ coerceTypes: false });
 const coercingAjv = makeAjv({ coerceTypes: 'array' });
 
-export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema);
+/**
+ * A file body (`type: string, format: binary`: audio, images, CSV files) is read as a Buffer by
+ * its media type's parser; its schema says what generated clients should send, so the bytes
+ * themselves are checked by the service, not by a string schema they could never match.
+ */
+const isFileSchema = (schema: object) =>
+  (schema as { type?: unknown }).type === 'string' && (schema as { format?: unknown }).format === 'binary';
+const acceptBytes = (data: unknown) => Buffer.isBuffer(data);
+
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
+  if (httpPart === 'body' && isFileSchema(schema)) return acceptBytes;
+  return (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema);
+};
 
 const reportAllAjv = makeAjv({ coerceTypes: false, allErrors: true });
 

@@ -167,8 +167,11 @@ export const collectionsRoutes =
             params: CollectionParams,
             body: {
               content: Object.fromEntries(
-                // No `type`: it would make the validator refuse the raw bytes; the schema only documents them.
-                LOGO_CONTENT_TYPES.map((type) => [type, { schema: { contentMediaType: type } }]),
+                // A file (`format: binary`), so generated clients send the image's bytes as they are.
+                LOGO_CONTENT_TYPES.map((type) => [
+                  type,
+                  { schema: { type: 'string', format: 'binary', contentMediaType: type, description: 'The image file.' } },
+                ]),
               ),
             } as never,
             response: { 200: Collection, 413: ErrorResponse, 415: ErrorResponse, 422: ErrorResponse, ...errors },

@@ -97,6 +97,11 @@ export const playLinkPublicPaths = () => ({
           description: 'Redirect to the MP3.',
           headers: { Location: { description: 'The MP3 URL.', schema: { type: 'string', format: 'uri' } } },
         },
+        // What a client that follows the redirect (as fetch and generated clients do) ends up with.
+        200: {
+          description: 'The MP3, at the end of the redirect.',
+          content: { 'audio/mpeg': { schema: { type: 'string', format: 'binary', contentMediaType: 'audio/mpeg' } } },
+        },
         404: text('No active play link with this token.'),
         410: text('The person was erased.'),
       },

@@ -1,15 +1,20 @@
 /**
- * Raw audio request bodies for one plugin scope: `audio/*` and `application/octet-stream`,
- * read as a Buffer up to 5 MB. Errors in the scope name the audio limits instead of JSON ones.
+ * Raw audio request bodies for one plugin scope: any `audio/…` type (the literal `audio/*` too,
+ * which generated clients copy from the document) and `application/octet-stream`, read as a
+ * Buffer up to 5 MB. The format is read from the bytes, so the type only says "raw audio".
+ * Errors in the scope name the audio limits instead of JSON ones.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../errors.js';
 import { sendError, toAppError } from '../../http/error-handler.js';
 import { MAX_AUDIO_BYTES } from './schemas.js';
 
+const SEND_AUDIO =
+  'Send the raw audio file as the body, with Content-Type application/octet-stream or an audio type (audio/webm, audio/wav, audio/mpeg…).';
+
 export function acceptAudioBodies(app: FastifyInstance): void {
   app.addContentTypeParser(
-    /^(audio\/[\w.+-]+|application\/octet-stream)\s*(;.*)?$/i,
+    /^(audio\/(\*|[\w.+-]+)|application\/octet-stream)\s*(;.*)?$/i,
     { parseAs: 'buffer', bodyLimit: MAX_AUDIO_BYTES },
     (_request, body, done) => done(null, body),
   );
@@ -19,14 +24,7 @@ export function acceptAudioBodies(app: FastifyInstance): void {
       return sendError(request, reply, new AppError('audio_too_large', 'The audio file is larger than 5 MB.'));
     }
     if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return sendError(
-        request,
-        reply,
-        new AppError(
-          'unsupported_media_type',
-          'Send the audio file as the body with Content-Type audio/* or application/octet-stream.',
-        ),
-      );
+      return sendError(request, reply, new AppError('unsupported_media_type', SEND_AUDIO));
     }
     return sendError(request, reply, toAppError(error as FastifyError));
   });
@@ -36,10 +34,7 @@ export function acceptAudioBodies(app: FastifyInstance): void {
 export function audioBytes(body: unknown): Buffer {
   if (body === undefined || body === null) return Buffer.alloc(0);
   if (Buffer.isBuffer(body)) return body;
-  throw new AppError(
-    'unsupported_media_type',
-    'Send the audio file as the body with Content-Type audio/* or application/octet-stream.',
-  );
+  throw new AppError('unsupported_media_type', SEND_AUDIO);
 }
 
 /**

@@ -34,10 +34,11 @@ import { createUser, createUsers } from './create-service.js';
 import { deleteUser, getUser, listUsers, rotateRecordLink, updateUser } from './service.js';
 
 /**
- * A CSV body arrives as raw bytes (its encoding is found from them), so its schema only
- * documents it: a `type` would make the validator refuse the bytes.
+ * A CSV body is a file: raw bytes, its encoding found from them. `format: binary` is what makes
+ * generated clients send the file as it is (a string schema alone makes some JSON-encode it).
  */
-const CsvFile = (description: string) => Type.Unsafe<Buffer>({ description, contentMediaType: 'text/csv' });
+const CsvFile = (description: string) =>
+  Type.Unsafe<Buffer>({ type: 'string', format: 'binary', contentMediaType: 'text/csv', description });
 
 /** CSV and JSON batches may be larger than ordinary JSON bodies. */
 const BATCH_BODY_LIMIT = 5 * 1024 * 1024;

@@ -2933,9 +2933,9 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'image/png': unknown;
-        'image/jpeg': unknown;
-        'image/webp': unknown;
+        'image/png': Blob;
+        'image/jpeg': Blob;
+        'image/webp': Blob;
       };
     };
     responses: {
@@ -3570,7 +3570,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['CreateUsersBatch'];
-        'text/csv': unknown;
+        'text/csv': Blob;
       };
     };
     responses: {
@@ -3742,7 +3742,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'text/csv': unknown;
+        'text/csv': Blob;
       };
     };
     responses: {
@@ -4716,8 +4716,14 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'audio/*': Blob;
         'application/octet-stream': Blob;
+        'audio/webm': Blob;
+        'audio/ogg': Blob;
+        'audio/wav': Blob;
+        'audio/x-wav': Blob;
+        'audio/mpeg': Blob;
+        'audio/mp4': Blob;
+        'audio/x-m4a': Blob;
       };
     };
     responses: {
@@ -6857,6 +6863,16 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description The MP3, at the end of the redirect. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'audio/mpeg': Blob;
+        };
+      };
       /** @description Redirect to the MP3. */
       302: {
         headers: {
