@@ -7,6 +7,7 @@
  */
 import { SandboxPaymentProvider } from '../../integrations/payments/sandbox.js';
 import type { Deps } from '../../deps.js';
+import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '../../http/openapi/conventions.js';
 import { agentApiUrls } from './urls.js';
 import { paymentInfo } from './mpp.js';
 import { SCHEMA_PATH } from './request-schema.js';
@@ -63,6 +64,12 @@ export function buildAgentOpenApi(deps: Deps) {
     paths: agentPaths(deps),
   };
 }
+
+/** The unpaid budget's fields (policy `"unpaid"`, shared with MCP tool calls) on the answers it counts. */
+const UNPAID_LIMIT_HEADERS = {
+  'RateLimit-Policy': { ...RATE_LIMIT_HEADERS['RateLimit-Policy'], example: '"unpaid";q=30;w=60' },
+  RateLimit: { ...RATE_LIMIT_HEADERS.RateLimit, example: '"unpaid";r=29;t=42' },
+};
 
 const NOT_MODIFIED = { description: 'Not modified: the `If-None-Match` ETag is current.' };
 
@@ -121,12 +128,16 @@ export function agentPaths(deps: Deps) {
             description: 'Payment required.',
             headers: {
               'WWW-Authenticate': { description: 'One `Payment` challenge per accepted method', schema: { type: 'string' } },
+              ...UNPAID_LIMIT_HEADERS,
             },
             ...json(PaymentRequiredResponse),
           },
           409: status('The payment belongs to another body, or is being used right now.'),
           410: status('The entity published with this payment was deleted.'),
-          429: status('Too many unpaid requests.'),
+          429: {
+            ...status('Too many unpaid requests: wait `Retry-After` seconds.'),
+            headers: { ...UNPAID_LIMIT_HEADERS, 'Retry-After': RETRY_AFTER_HEADER },
+          },
           500: status('Something failed on our side.'),
           502: status('Publishing failed for good after payment: the payment is refunded (`transaction_id`).'),
           503: status('Temporarily unavailable; `payment_status` says whether you have paid.'),

@@ -147,7 +147,8 @@ export const agentApiRoutes = (deps: Deps) => async (app: FastifyInstance) => {
           const published = await generateEntity(deps, {
             body: request.body,
             credential: parsePaymentAuthorization(request.raw),
-            admitUnpaid: () => deps.agentApi.admitUnpaidFrom(request.ip),
+            // The unpaid budget's fields go on this answer (the 402), as they go on its 429.
+            admitUnpaid: async () => void reply.headers(await deps.agentApi.admitUnpaidFrom(request.ip)),
           });
           return sendPublished(reply, published);
         },

@@ -2184,12 +2184,16 @@ export interface components {
     'X-Request-Id': string;
     /** @description `no-store`: API answers carry secrets and record links. */
     'Cache-Control': string;
-    /** @description Requests allowed per minute for this API key. */
-    'RateLimit-Limit': number;
-    /** @description Requests left in the current window. */
-    'RateLimit-Remaining': number;
-    /** @description Seconds until the window resets. */
-    'RateLimit-Reset': number;
+    /**
+     * @description The limit that counted this request (IETF draft-ietf-httpapi-ratelimit-headers, a structured field): the policy's name, `q` requests per window of `w` seconds.
+     * @example "v1";q=600;w=60
+     */
+    'RateLimit-Policy': string;
+    /**
+     * @description Where this client stands in that limit (a structured field): the policy's name, `r` requests left, `t` seconds until the window ends.
+     * @example "v1";r=599;t=42
+     */
+    RateLimit: string;
     /** @description Seconds to wait before retrying. */
     'Retry-After': number;
     /** @description `true` when this is the stored answer to an earlier request with the same key. */
@@ -2220,9 +2224,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2234,9 +2237,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2248,9 +2250,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -2262,9 +2261,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2276,9 +2274,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -2291,9 +2288,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2323,9 +2319,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           Location: components['headers']['Location'];
           [name: string]: unknown;
@@ -2339,9 +2334,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2353,9 +2347,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -2367,9 +2358,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2381,9 +2371,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2395,9 +2384,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2409,9 +2397,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2423,9 +2410,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2437,9 +2423,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -2452,9 +2437,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2479,9 +2463,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2493,9 +2476,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2507,9 +2489,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -2521,9 +2500,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2535,9 +2513,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -2550,9 +2527,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2580,9 +2556,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2594,9 +2569,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2608,9 +2582,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -2622,9 +2593,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2636,9 +2606,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -2651,9 +2620,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2682,9 +2650,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2696,9 +2663,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2710,9 +2676,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -2724,9 +2687,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2738,9 +2700,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2752,9 +2713,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2766,9 +2726,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2780,9 +2739,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -2795,9 +2753,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2825,9 +2782,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -2840,9 +2796,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2854,9 +2809,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -2868,9 +2820,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2882,9 +2833,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2896,9 +2846,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -2911,9 +2860,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2944,9 +2892,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2958,9 +2905,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2972,9 +2918,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -2986,9 +2929,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3000,9 +2942,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3014,9 +2955,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3028,9 +2968,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3042,9 +2981,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3056,9 +2994,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3071,9 +3008,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3098,9 +3034,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3112,9 +3047,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3126,9 +3060,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3140,9 +3071,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3154,9 +3084,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3169,9 +3098,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3199,9 +3127,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3213,9 +3140,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3227,9 +3153,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3241,9 +3164,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3255,9 +3177,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3270,9 +3191,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3310,9 +3230,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3324,9 +3243,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3338,9 +3256,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3352,9 +3267,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3366,9 +3280,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3381,9 +3294,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3415,9 +3327,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           Location: components['headers']['Location'];
           [name: string]: unknown;
@@ -3431,9 +3342,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3445,9 +3355,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3459,9 +3366,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3473,9 +3379,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3487,9 +3392,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3501,9 +3405,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3515,9 +3418,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3529,9 +3431,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3544,9 +3445,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3579,9 +3479,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           Location: components['headers']['Location'];
           [name: string]: unknown;
@@ -3595,9 +3494,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3609,9 +3507,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3623,9 +3518,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3637,9 +3531,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3651,9 +3544,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3665,9 +3557,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3679,9 +3570,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3693,9 +3583,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3708,9 +3597,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3751,9 +3639,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -3766,9 +3653,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3780,9 +3666,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3794,9 +3677,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3808,9 +3690,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3822,9 +3703,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3836,9 +3716,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3850,9 +3729,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3864,9 +3742,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3879,9 +3756,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3907,9 +3783,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3921,9 +3796,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3935,9 +3809,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3949,9 +3820,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3963,9 +3833,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3978,9 +3847,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4006,9 +3874,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4020,9 +3887,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4034,9 +3900,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -4048,9 +3911,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4062,9 +3924,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4077,9 +3938,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4109,9 +3969,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4123,9 +3982,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4137,9 +3995,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -4151,9 +4006,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4165,9 +4019,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4179,9 +4032,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4193,9 +4045,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4207,9 +4058,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4221,9 +4071,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4236,9 +4085,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4267,9 +4115,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -4282,9 +4129,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4296,9 +4142,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -4310,9 +4153,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4324,9 +4166,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4338,9 +4179,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4353,9 +4193,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4388,9 +4227,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -4403,9 +4241,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4417,9 +4254,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -4431,9 +4265,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4445,9 +4278,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4459,9 +4291,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4473,9 +4304,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4487,9 +4317,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4501,9 +4330,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4516,9 +4344,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4550,9 +4377,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -4565,9 +4391,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -4580,9 +4405,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4594,9 +4418,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -4608,9 +4429,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4622,9 +4442,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4636,9 +4455,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4650,9 +4468,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4664,9 +4481,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4678,9 +4494,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4693,9 +4508,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4726,9 +4540,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4740,9 +4553,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4754,9 +4566,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -4768,9 +4577,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4782,9 +4590,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4796,9 +4603,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4810,9 +4616,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4824,9 +4629,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4838,9 +4642,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4853,9 +4656,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4867,9 +4669,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4896,9 +4697,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4910,9 +4710,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4924,9 +4723,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -4938,9 +4734,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4952,9 +4747,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4967,9 +4761,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4997,9 +4790,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5011,9 +4803,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5025,9 +4816,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5039,9 +4827,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5053,9 +4840,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5068,9 +4854,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5100,9 +4885,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           Location: components['headers']['Location'];
           [name: string]: unknown;
@@ -5116,9 +4900,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5130,9 +4913,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5144,9 +4924,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5158,9 +4937,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5172,9 +4950,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5186,9 +4963,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5200,9 +4976,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5214,9 +4989,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5229,9 +5003,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5256,9 +5029,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5270,9 +5042,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5284,9 +5055,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5298,9 +5066,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5312,9 +5079,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5327,9 +5093,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5354,9 +5119,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5368,9 +5132,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5382,9 +5145,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5396,9 +5156,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5410,9 +5169,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5425,9 +5183,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5456,9 +5213,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5470,9 +5226,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5484,9 +5239,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5498,9 +5250,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5512,9 +5263,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5526,9 +5276,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5540,9 +5289,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5554,9 +5302,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5569,9 +5316,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5599,9 +5345,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -5614,9 +5359,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5628,9 +5372,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5642,9 +5383,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5656,9 +5396,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5670,9 +5409,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5685,9 +5423,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5715,9 +5452,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -5730,9 +5466,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5744,9 +5479,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5758,9 +5490,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5772,9 +5503,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5786,9 +5516,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5801,9 +5530,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5833,9 +5561,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5847,9 +5574,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5861,9 +5587,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5875,9 +5598,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5889,9 +5611,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5904,9 +5625,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5935,9 +5655,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -5950,9 +5669,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5964,9 +5682,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5978,9 +5693,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5992,9 +5706,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6006,9 +5719,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6021,9 +5733,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6049,9 +5760,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6063,9 +5773,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6077,9 +5786,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6091,9 +5797,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6105,9 +5810,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6120,9 +5824,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6151,9 +5854,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -6166,9 +5868,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6180,9 +5881,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6194,9 +5892,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6208,9 +5905,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6222,9 +5918,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6237,9 +5932,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6267,9 +5961,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6281,9 +5974,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6295,9 +5987,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6309,9 +5998,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6323,9 +6011,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6338,9 +6025,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6365,9 +6051,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6379,9 +6064,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6393,9 +6077,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6407,9 +6088,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6421,9 +6101,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6436,9 +6115,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6470,9 +6148,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6484,9 +6161,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6498,9 +6174,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6512,9 +6185,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6526,9 +6198,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6540,9 +6211,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6554,9 +6224,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6568,9 +6237,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6583,9 +6251,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6617,9 +6284,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6632,9 +6298,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6646,9 +6311,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6660,9 +6322,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6674,9 +6335,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6689,9 +6349,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6717,9 +6376,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6731,9 +6389,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6745,9 +6402,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6759,9 +6413,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6773,9 +6426,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6788,9 +6440,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -7013,6 +6664,16 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           /** @description One `Payment` challenge per accepted method */
           'WWW-Authenticate'?: string;
+          /**
+           * @description The limit that counted this request (IETF draft-ietf-httpapi-ratelimit-headers, a structured field): the policy's name, `q` requests per window of `w` seconds.
+           * @example "unpaid";q=30;w=60
+           */
+          'RateLimit-Policy'?: string;
+          /**
+           * @description Where this client stands in that limit (a structured field): the policy's name, `r` requests left, `t` seconds until the window ends.
+           * @example "unpaid";r=29;t=42
+           */
+          RateLimit?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7039,10 +6700,22 @@ export interface operations {
           'application/json': components['schemas']['AgentStatus'];
         };
       };
-      /** @description Too many unpaid requests. */
+      /** @description Too many unpaid requests: wait `Retry-After` seconds. */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          /**
+           * @description The limit that counted this request (IETF draft-ietf-httpapi-ratelimit-headers, a structured field): the policy's name, `q` requests per window of `w` seconds.
+           * @example "unpaid";q=30;w=60
+           */
+          'RateLimit-Policy'?: string;
+          /**
+           * @description Where this client stands in that limit (a structured field): the policy's name, `r` requests left, `t` seconds until the window ends.
+           * @example "unpaid";r=29;t=42
+           */
+          RateLimit?: string;
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
