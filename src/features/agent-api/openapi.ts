@@ -84,6 +84,7 @@ export function agentPaths(deps: Deps) {
     description,
     content: { [type]: { schema: { type: 'object', additionalProperties: true } } },
   });
+  const plainText = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
   return {
     '/api/entities/generate': {
       post: {
@@ -177,6 +178,36 @@ export function agentPaths(deps: Deps) {
           200: { description: 'The profile.', content: { 'application/json': { schema: { type: 'object' } } } },
           404: { description: 'No such entity.' },
           410: { description: 'Deleted.' },
+        },
+      },
+    },
+    '/e/oembed.json': {
+      get: {
+        operationId: 'entities.oembed',
+        tags,
+        summary: 'oEmbed for a profile URL',
+        description:
+          'oEmbed 1.0 (`link`): the name, its operator and the preview card as thumbnail (left out when it does not fit ' +
+          '`maxwidth`/`maxheight`). Announced by the profile page; CORS-enabled.',
+        security: [],
+        parameters: [
+          {
+            name: 'url',
+            in: 'query',
+            required: true,
+            description: 'A profile URL, `<SITE_URL>/e/<slug>`.',
+            schema: { type: 'string' },
+          },
+          { name: 'format', in: 'query', required: false, schema: { type: 'string', enum: ['json'] } },
+          { name: 'maxwidth', in: 'query', required: false, schema: { type: 'integer' } },
+          { name: 'maxheight', in: 'query', required: false, schema: { type: 'integer' } },
+        ],
+        responses: {
+          200: anyJson('The oEmbed response.'),
+          400: plainText('No `url`.'),
+          404: plainText('Not a profile URL of this site, or no such profile.'),
+          410: plainText('The profile was deleted.'),
+          501: plainText('A format other than json.'),
         },
       },
     },

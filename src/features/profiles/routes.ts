@@ -12,8 +12,9 @@ import { applyPageSecurity } from '../../http/security-headers.js';
 import { agentError } from '../agent-api/agent-errors.js';
 import { answerAgentErrors } from '../agent-api/http.js';
 import { entityCard, entityCardUrl } from './card.js';
+import { findProfileByUrl, profileOembed } from './oembed.js';
 import { findProfile } from './service.js';
-import { profileUrls } from './urls.js';
+import { PROFILE_OEMBED_PATH, profileUrls } from './urls.js';
 import { gonePage, machineReadableProfile, PROFILE_CSP, profileLanguage, profilePage } from './views.js';
 
 export const profileRoutes = (deps: Deps) => async (app: FastifyInstance) => {
@@ -36,6 +37,26 @@ export const profileRoutes = (deps: Deps) => async (app: FastifyInstance) => {
       .type('text/html; charset=utf-8')
       .send(profilePage(deps, entity, page).value);
   });
+  // Plain-text errors and CORS, as the play links' oEmbed answers.
+  app.get<{ Querystring: Record<string, string | undefined> }>(
+    PROFILE_OEMBED_PATH,
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const { url, format, maxwidth, maxheight } = request.query;
+      reply.header('access-control-allow-origin', '*');
+      const text = (status: number, message: string) => reply.code(status).type('text/plain; charset=utf-8').send(message);
+      if (format !== undefined && format !== 'json') return text(501, 'Only format=json is supported.');
+      if (typeof url !== 'string' || url === '') return text(400, 'The url parameter is required.');
+      const found = await findProfileByUrl(deps, url);
+      if (found.kind === 'not_found') return text(404, 'No such profile.');
+      if (found.kind === 'gone') return text(410, 'This profile was deleted.');
+      return reply
+        .header('cache-control', 'public, max-age=300')
+        .type('application/json; charset=utf-8')
+        .send(profileOembed(deps, found.entity, { maxwidth, maxheight }));
+    },
+  );
+
   const limitImages = app.rateLimit({
     max: deps.config.imageRateLimitPerMinute,
     timeWindow: 60_000,

@@ -671,6 +671,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/e/oembed.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * oEmbed for a profile URL
+     * @description oEmbed 1.0 (`link`): the name, its operator and the preview card as thumbnail (left out when it does not fit `maxwidth`/`maxheight`). Announced by the profile page; CORS-enabled.
+     */
+    get: operations['entities.oembed'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/.well-known/service-agent-services.json': {
     parameters: {
       query?: never;
@@ -6855,6 +6875,75 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+    };
+  };
+  'entities.oembed': {
+    parameters: {
+      query: {
+        /** @description A profile URL, `<SITE_URL>/e/<slug>`. */
+        url: string;
+        format?: 'json';
+        maxwidth?: number;
+        maxheight?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The oEmbed response. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description No `url`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description Not a profile URL of this site, or no such profile. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description The profile was deleted. */
+      410: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description A format other than json. */
+      501: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
       };
     };
   };
