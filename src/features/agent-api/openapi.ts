@@ -72,6 +72,13 @@ const UNPAID_LIMIT_HEADERS = {
 };
 
 const NOT_MODIFIED = { description: 'Not modified: the `If-None-Match` ETag is current.' };
+/**
+ * The static documents exist on every deployment, so the one refusal a GET of them meets is the
+ * HTTP server's own, before any route: request headers over its 16 KiB limit.
+ */
+const HEADERS_TOO_LARGE = {
+  description: 'Request headers larger than 16 KiB: refused by the HTTP server before any route, with no body.',
+};
 
 export const AGENTS_TAG =
   'Paid agent profiles under SITE_URL: no account, 1.00 AUD per published profile (HTTP 402, then the paid retry).';
@@ -218,7 +225,7 @@ export function agentPaths(deps: Deps) {
         summary: 'The discovery document',
         description: 'What the agent API does, its price, request schema, payment methods and flow: what an agent reads first.',
         security: [],
-        responses: { 200: anyJson('The discovery document.'), 304: NOT_MODIFIED },
+        responses: { 200: anyJson('The discovery document.'), 304: NOT_MODIFIED, 431: HEADERS_TOO_LARGE },
       },
     },
     [SCHEMA_PATH]: {
@@ -228,7 +235,7 @@ export function agentPaths(deps: Deps) {
         summary: 'The request schema',
         description: 'The JSON Schema (draft 2020-12) that generation requests are validated against: the authoritative rules.',
         security: [],
-        responses: { 200: anyJson('The schema.', 'application/schema+json'), 304: NOT_MODIFIED },
+        responses: { 200: anyJson('The schema.', 'application/schema+json'), 304: NOT_MODIFIED, 431: HEADERS_TOO_LARGE },
       },
     },
     ...(deps.payments instanceof SandboxPaymentProvider

@@ -6558,6 +6558,37 @@ export interface operations {
           'text/plain': string;
         };
       };
+      /** @description Something failed on our side (500), in the error envelope. */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Broad class: invalid_request_error, authentication_error, idempotency_error, rate_limit_error, api_error. */
+              type: string;
+              /** @description Stable, specific error code. */
+              code: string;
+              /** @description Human-readable explanation. */
+              message: string;
+              /** @description The field or parameter at fault. */
+              param?: string;
+              /** @description Same as the X-Request-Id header. */
+              request_id: string;
+              /** @description Batch requests only: every problem found, per item. */
+              errors?: {
+                /** @description Position of the item in the batch (0 = first user or first CSV data row). */
+                index: number;
+                field: string;
+                code: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
     };
   };
   'playLinks.oembed': {
@@ -6976,6 +7007,14 @@ export interface operations {
         };
         content?: never;
       };
+      /** @description Request headers larger than 16 KiB: refused by the HTTP server before any route, with no body. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
     };
   };
   'entities.requestSchema': {
@@ -7001,6 +7040,14 @@ export interface operations {
       };
       /** @description Not modified: the `If-None-Match` ETag is current. */
       304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request headers larger than 16 KiB: refused by the HTTP server before any route, with no body. */
+      431: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
