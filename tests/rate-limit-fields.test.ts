@@ -64,7 +64,12 @@ describe('rate-limit fields', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({
-      env: { RATE_LIMIT_PER_MINUTE: String(LIMIT), ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: String(LIMIT) },
+      env: {
+        RATE_LIMIT_PER_MINUTE: String(LIMIT),
+        ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: String(LIMIT),
+        IMAGE_RATE_LIMIT_PER_MINUTE: String(LIMIT),
+        RECORDER_RATE_LIMIT_PER_MINUTE: String(LIMIT),
+      },
       overrides: { speech: new FakeSpeech() },
     });
   });
@@ -104,6 +109,18 @@ describe('rate-limit fields', () => {
       });
     const { first, refused } = await exhaust(list, 200);
     expectConvention(first, refused, 'mcp');
+  });
+
+  it('the public pages limited per address send them too: play-link and profile cards, the recorder', async () => {
+    const from = (client: string, url: string) => () => t.app.inject({ url, remoteAddress: client });
+    for (const [client, url, policy] of [
+      ['10.30.0.3', '/p/AAAAAAAAAAAAAAAA/card.png', 'images'],
+      ['10.30.0.4', '/e/no-such-entity/card.png', 'profile-images'],
+      ['10.30.0.5', '/r/AAAAAAAAAAAAAAAAAAAAAA', 'recorder'],
+    ] as const) {
+      const { first, refused } = await exhaust(from(client, url), 404);
+      expectConvention(first, refused, policy);
+    }
   });
 
   it('SCIM sends them on its answers and on its 429', async () => {

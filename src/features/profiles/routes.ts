@@ -3,11 +3,11 @@
  * machine-readable document and its audio. Errors are answered as the agent API answers them
  * (agent-api/http.ts), and the card has its own per-address rate limit.
  */
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { contentRange, requestedRange } from '../../http/range.js';
 import { sendPicture } from '../../http/picture-response.js';
+import { registerRateLimit } from '../../http/rate-limit-fields.js';
 import { applyPageSecurity } from '../../http/security-headers.js';
 import { agentError } from '../agent-api/agent-errors.js';
 import { answerAgentErrors } from '../agent-api/http.js';
@@ -21,7 +21,12 @@ export const profileRoutes = (deps: Deps) => async (app: FastifyInstance) => {
   const urls = profileUrls(deps);
   answerAgentErrors(app, deps);
   // The plugin serves the image limit below.
-  await app.register(rateLimit, { ...deps.rateLimits.options('entities-images'), global: false });
+  await registerRateLimit(app, 'profile-images', {
+    ...deps.rateLimits.options('entities-images'),
+    global: false,
+    max: deps.config.imageRateLimitPerMinute,
+    timeWindow: 60_000,
+  });
 
   app.get<{ Params: { slug: string } }>('/e/:slug', { schema: { hide: true } }, async (request, reply) => {
     const found = await findProfile(deps, request.params.slug);
