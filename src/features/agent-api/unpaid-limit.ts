@@ -10,7 +10,7 @@ import type { RateLimitStore } from '../../http/rate-limit-store.js';
 import { agentError } from './agent-errors.js';
 
 /** The policy's name in the `RateLimit` fields: one budget for the agent API and MCP tool calls. */
-export const UNPAID_POLICY = 'unpaid';
+const UNPAID_POLICY = 'unpaid';
 
 /**
  * Takes one unit for `client` (its address) and returns the `RateLimit` fields for the answer, or
