@@ -4,7 +4,6 @@
  * with a fresh database and `app.inject`, and `main.ts` with the real ones.
  */
 import http from 'node:http';
-import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { type Deps, warmUpDeps } from './deps.js';
@@ -38,6 +37,7 @@ import { registerAuditLog } from './http/audit.js';
 import { requireApiKey } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { registerRateLimit } from './http/rate-limit-fields.js';
 import { registerBodyTimeout } from './http/body-timeout.js';
 import { registerJsonParser } from './http/json-body.js';
 import { registerUnreadBodyDiscard } from './http/unread-body.js';
@@ -141,13 +141,12 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', requireApiKey(deps));
-      await v1.register(rateLimit, {
+      await registerRateLimit(v1, 'v1', {
         ...deps.rateLimits.options('v1'),
         hook: 'preHandler',
         max: config.rateLimitPerMinute,
         timeWindow: 60_000,
         keyGenerator: (request) => request.auth?.apiKeyId ?? request.ip,
-        enableDraftSpec: true,
         errorResponseBuilder: (_request, context) =>
           new AppError('rate_limited', `Too many requests; retry in ${Math.ceil(context.ttl / 1000)} s.`, {
             headers: { 'retry-after': String(Math.ceil(context.ttl / 1000)) },

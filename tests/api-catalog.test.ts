@@ -26,18 +26,22 @@ describe('API catalog (RFC 9727)', () => {
     expect(res.headers.get('link')).toBe(CATALOG_LINK);
     const { linkset } = (await res.json()) as { linkset: Array<Record<string, unknown> & { anchor: string }> };
     expect(linkset[0]?.anchor).toBe(`${t.url}/.well-known/api-catalog`);
-    expect(linkset.slice(1).map((entry) => entry.anchor)).toEqual([
-      `${t.url}/v1`,
-      `${t.url}/api/entities/generate`,
-      `${t.url}/mcp`,
-    ]);
-    const hrefs = linkset.flatMap((entry) =>
-      ['service-desc', 'service-doc'].flatMap((rel) =>
-        ((entry[rel] as { href: string }[] | undefined) ?? []).map((link) => link.href),
-      ),
+    const items = (linkset[0]?.item as { href: string }[]).map((link) => link.href);
+    expect(items).toEqual([`${t.url}/v1`, `${t.url}/api/entities/generate`, `${t.url}/.well-known/mcp/server-card.json`]);
+    // Every item is described by the entry anchored at it (RFC 9264), and no entry describes nothing.
+    expect(linkset.slice(1).map((entry) => entry.anchor)).toEqual(items);
+    const links = linkset.flatMap((entry) =>
+      Object.entries(entry)
+        .filter(([rel]) => rel !== 'anchor')
+        .flatMap(([rel, targets]) => (targets as { href: string; type?: string }[]).map((link) => ({ rel, ...link }))),
     );
-    expect(hrefs.length).toBeGreaterThanOrEqual(8);
-    for (const href of new Set(hrefs)) expect((await fetch(href)).status, href).toBe(200);
+    expect(links.length).toBeGreaterThanOrEqual(11);
+    for (const link of links) {
+      const answer = await fetch(link.href);
+      expect(answer.status, `${link.rel} ${link.href}`).toBe(200);
+      expect(link.type, `${link.rel} ${link.href} names its type`).toBeTruthy();
+      expect(answer.headers.get('content-type')?.split(';')[0], `${link.rel} ${link.href}`).toBe(link.type);
+    }
     const head = await fetch(`${t.url}/.well-known/api-catalog`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('link')).toBe(CATALOG_LINK);
@@ -94,5 +98,24 @@ describe('API catalog (RFC 9727)', () => {
     expect(full.startsWith(short)).toBe(true);
     expect(full).toContain('## MCP server');
     expect(full).toContain('## Callbacks (`callback_url`)');
+  });
+});
+
+describe("the catalog's API bases", () => {
+  it('GET /v1 describes the REST API without a key, linking its document and docs', async () => {
+    const res = await fetch(`${t.url}/v1`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('link')).toContain(`<${t.url}/v1/openapi.json>; rel="service-desc"`);
+    expect(await res.json()).toMatchObject({ openapi_url: `${t.url}/v1/openapi.json`, docs_url: `${t.url}/docs` });
+    // The operations under it still need the key.
+    expect((await fetch(`${t.url}/v1/collections`)).status).toBe(401);
+  });
+
+  it('GET /api/entities/generate says how to POST there', async () => {
+    const res = await fetch(`${t.url}/api/entities/generate`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('link')).toContain(`<${t.url}/openapi.json>; rel="service-desc"`);
+    expect(await res.json()).toMatchObject({ method: 'POST', schema_url: `${t.url}/schemas/entity-generation.schema.json` });
   });
 });

@@ -120,8 +120,8 @@ describe('rate limits', () => {
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
     expect(last?.json().error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited' });
     expect(Number(last?.headers['retry-after'])).toBeGreaterThan(0);
-    expect(last?.headers['ratelimit-limit']).toBe('5');
-    expect(last?.headers['ratelimit-remaining']).toBe('0');
+    expect(last?.headers['ratelimit-policy']).toBe('"v1";q=5;w=60');
+    expect(last?.headers.ratelimit).toMatch(/^"v1";r=0;t=\d+$/);
     // Another key has its own budget.
     const { key: fresh } = await t.newAccount();
     expect((await t.request({ method: 'GET', url: '/v1/collections', key: fresh })).statusCode).toBe(200);

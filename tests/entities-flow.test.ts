@@ -224,7 +224,7 @@ describe('sandbox flow from a clean start', () => {
     expect((await t.app.inject({ url: '/e/no-such-entity' })).statusCode).toBe(404);
     // Unknown routes and methods under /api/entities answer in the entity API's shape too.
     for (const [method, url] of [
-      ['GET', '/api/entities/generate'],
+      ['DELETE', '/api/entities/generate/x'],
       ['PUT', '/api/entities/x'],
       ['GET', '/api/entities/a/b'],
     ] as const) {

@@ -56,6 +56,17 @@ describe.skipIf(!redisAvailable())('rate limits with REDIS_URL', () => {
   it('counts unpaid agent requests once across two processes, apart from the recorder', async () => {
     expect(await passedThrough(apps, '/api/entities/generate', 'POST')).toBe(LIMIT);
   });
+
+  it('tells each client the shared count in its RateLimit field, whichever process answers', async () => {
+    const client = `${CLIENT.split('.').slice(0, 3).join('.')}.0`;
+    const remaining: string[] = [];
+    for (const [i, t] of apps.entries()) {
+      const res = await t.app.inject({ url: `/r/not-a-real-token-${i + 4}`, remoteAddress: client });
+      expect(res.headers['ratelimit-policy']).toBe(`"recorder";q=${LIMIT};w=60`);
+      remaining.push(/;r=(\d+);/.exec(String(res.headers.ratelimit))?.[1] ?? '');
+    }
+    expect(remaining).toEqual([String(LIMIT - 1), String(LIMIT - 2)]);
+  });
 });
 
 describe('rate limits when Redis does not answer', () => {

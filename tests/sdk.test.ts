@@ -263,8 +263,10 @@ describe('SDK retries', () => {
     }
   });
 
-  it('gives up after maxRetries with a RateLimitError carrying Retry-After', async () => {
-    const { server, client } = await fakeApi([apiError(429, 'rate_limited', { 'retry-after': '0' })]);
+  it('gives up after maxRetries with a RateLimitError carrying Retry-After and the limit', async () => {
+    const { server, client } = await fakeApi([
+      apiError(429, 'rate_limited', { 'retry-after': '0', 'ratelimit-policy': '"v1";q=600;w=60', ratelimit: '"v1";r=0;t=0' }),
+    ]);
     try {
       const error = await client({ maxRetries: 2 })
         .collections.list()
@@ -272,6 +274,13 @@ describe('SDK retries', () => {
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(RateLimitError);
       expect((error as RateLimitError).retryAfterSeconds).toBe(0);
+      expect((error as RateLimitError).rateLimit).toEqual({
+        policy: 'v1',
+        limit: 600,
+        windowSeconds: 60,
+        remaining: 0,
+        resetSeconds: 0,
+      });
       expect(server.requests).toHaveLength(3);
     } finally {
       await server.close();

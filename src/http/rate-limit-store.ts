@@ -15,9 +15,10 @@ const loadIoredis = () => createRequire(import.meta.url)('ioredis') as typeof im
 
 const CONNECT_TIMEOUT_MS = 2_000;
 
-/** One taken unit of a budget: whether it was within the limit, and when the window ends. */
+/** One taken unit of a budget: whether it was within the limit, how many are left, and when the window ends. */
 export interface BudgetTake {
   allowed: boolean;
+  remaining: number;
   retryAfterSeconds: number;
 }
 
@@ -56,6 +57,7 @@ return {current, ttl}
 
 const toTake = (count: number, max: number, ttlMs: number): BudgetTake => ({
   allowed: count <= max,
+  remaining: Math.max(0, max - count),
   retryAfterSeconds: Math.max(1, Math.ceil(ttlMs / 1000)),
 });
 
@@ -129,7 +131,7 @@ export function createRateLimitStore(redisUrl: string | null, logger: Logger): R
           return toTake(count, limit.max, ttl);
         } catch {
           // Let it through, as the plugin's limits do (skipOnError); the 'error' listener has logged it.
-          return { allowed: true, retryAfterSeconds: 1 };
+          return { allowed: true, remaining: limit.max, retryAfterSeconds: Math.ceil(limit.windowMs / 1000) };
         }
       },
     }),

@@ -4,6 +4,7 @@
  * cases they handle differently (`instanceof NotFoundError`), and `code` names the exact reason.
  * A request that got no answer at all (network failure, timeout) throws `VoicenameConnectionError`.
  */
+import { parseRateLimits, type RateLimitInfo } from './rate-limit.js';
 
 /** One problem of a batch or import, as the API lists them in `error.errors` / `error.warnings`. */
 export type ErrorDetail = Record<string, unknown>;
@@ -76,6 +77,11 @@ export class RateLimitError extends VoicenameError {
   get retryAfterSeconds(): number | undefined {
     const value = Number(this.headers.get('retry-after'));
     return Number.isFinite(value) && value >= 0 ? value : undefined;
+  }
+
+  /** The limit that refused the request (`RateLimit` and `RateLimit-Policy`), when the API sent them. */
+  get rateLimit(): RateLimitInfo | undefined {
+    return parseRateLimits(this.headers)[0];
   }
 }
 

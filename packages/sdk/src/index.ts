@@ -11,6 +11,7 @@ export {
 } from './errors.js';
 export type { components, paths } from './generated/openapi.js';
 export { type Page, Paginator } from './pagination.js';
+export { parseRateLimits, type RateLimitInfo } from './rate-limit.js';
 export type { RequestOptions } from './request.js';
 export { MAX_BATCH_USER_IDS } from './resources/play-links.js';
 export type { UploadOptions } from './resources/recordings.js';

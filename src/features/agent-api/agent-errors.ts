@@ -29,9 +29,15 @@ export const isAgentError = (error: unknown): error is AppError =>
 const retryAfter = (seconds: number | undefined): Pick<AppErrorOptions, 'headers'> =>
   seconds === undefined ? {} : { headers: { 'retry-after': String(seconds) } };
 
-/** An error whose body is `{status, message}` (plus `Retry-After` when given). */
-export const agentError = (code: AgentErrorCode, message: string, options: { retryAfter?: number } = {}) =>
-  new AppError(code, message, retryAfter(options.retryAfter));
+/** An error whose body is `{status, message}` (plus `Retry-After` and other `headers` when given). */
+export const agentError = (
+  code: AgentErrorCode,
+  message: string,
+  options: { retryAfter?: number; headers?: Record<string, string> } = {},
+) => {
+  const headers = { ...options.headers, ...retryAfter(options.retryAfter).headers };
+  return new AppError(code, message, Object.keys(headers).length > 0 ? { headers } : {});
+};
 
 /** 400 with the `missing` and `invalid` lists (the body adds `schema_url` and `docs_url`). */
 export const invalidRequest = (problems: ValidationProblems, message: string) =>

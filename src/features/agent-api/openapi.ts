@@ -7,6 +7,7 @@
  */
 import { SandboxPaymentProvider } from '../../integrations/payments/sandbox.js';
 import type { Deps } from '../../deps.js';
+import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '../../http/openapi/conventions.js';
 import { agentApiUrls } from './urls.js';
 import { paymentInfo } from './mpp.js';
 import { SCHEMA_PATH } from './request-schema.js';
@@ -64,7 +65,20 @@ export function buildAgentOpenApi(deps: Deps) {
   };
 }
 
+/** The unpaid budget's fields (policy `"unpaid"`, shared with MCP tool calls) on the answers it counts. */
+const UNPAID_LIMIT_HEADERS = {
+  'RateLimit-Policy': { ...RATE_LIMIT_HEADERS['RateLimit-Policy'], example: '"unpaid";q=30;w=60' },
+  RateLimit: { ...RATE_LIMIT_HEADERS.RateLimit, example: '"unpaid";r=29;t=42' },
+};
+
 const NOT_MODIFIED = { description: 'Not modified: the `If-None-Match` ETag is current.' };
+/**
+ * The static documents exist on every deployment, so the one refusal a GET of them meets is the
+ * HTTP server's own, before any route: request headers over its 16 KiB limit.
+ */
+const HEADERS_TOO_LARGE = {
+  description: 'Request headers larger than 16 KiB: refused by the HTTP server before any route, with no body.',
+};
 
 export const AGENTS_TAG =
   'Paid agent profiles under SITE_URL: no account, 1.00 AUD per published profile (HTTP 402, then the paid retry).';
@@ -77,6 +91,7 @@ export function agentPaths(deps: Deps) {
     description,
     content: { [type]: { schema: { type: 'object', additionalProperties: true } } },
   });
+  const plainText = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
   return {
     '/api/entities/generate': {
       post: {
@@ -121,12 +136,16 @@ export function agentPaths(deps: Deps) {
             description: 'Payment required.',
             headers: {
               'WWW-Authenticate': { description: 'One `Payment` challenge per accepted method', schema: { type: 'string' } },
+              ...UNPAID_LIMIT_HEADERS,
             },
             ...json(PaymentRequiredResponse),
           },
           409: status('The payment belongs to another body, or is being used right now.'),
           410: status('The entity published with this payment was deleted.'),
-          429: status('Too many unpaid requests.'),
+          429: {
+            ...status('Too many unpaid requests: wait `Retry-After` seconds.'),
+            headers: { ...UNPAID_LIMIT_HEADERS, 'Retry-After': RETRY_AFTER_HEADER },
+          },
           500: status('Something failed on our side.'),
           502: status('Publishing failed for good after payment: the payment is refunded (`transaction_id`).'),
           503: status('Temporarily unavailable; `payment_status` says whether you have paid.'),
@@ -169,6 +188,36 @@ export function agentPaths(deps: Deps) {
         },
       },
     },
+    '/e/oembed.json': {
+      get: {
+        operationId: 'entities.oembed',
+        tags,
+        summary: 'oEmbed for a profile URL',
+        description:
+          'oEmbed 1.0 (`link`): the name, its operator and the preview card as thumbnail (left out when it does not fit ' +
+          '`maxwidth`/`maxheight`). Announced by the profile page; CORS-enabled.',
+        security: [],
+        parameters: [
+          {
+            name: 'url',
+            in: 'query',
+            required: true,
+            description: 'A profile URL, `<SITE_URL>/e/<slug>`.',
+            schema: { type: 'string' },
+          },
+          { name: 'format', in: 'query', required: false, schema: { type: 'string', enum: ['json'] } },
+          { name: 'maxwidth', in: 'query', required: false, schema: { type: 'integer' } },
+          { name: 'maxheight', in: 'query', required: false, schema: { type: 'integer' } },
+        ],
+        responses: {
+          200: anyJson('The oEmbed response.'),
+          400: plainText('No `url`.'),
+          404: plainText('Not a profile URL of this site, or no such profile.'),
+          410: plainText('The profile was deleted.'),
+          501: plainText('A format other than json.'),
+        },
+      },
+    },
     '/.well-known/service-agent-services.json': {
       get: {
         operationId: 'entities.discovery',
@@ -176,7 +225,7 @@ export function agentPaths(deps: Deps) {
         summary: 'The discovery document',
         description: 'What the agent API does, its price, request schema, payment methods and flow: what an agent reads first.',
         security: [],
-        responses: { 200: anyJson('The discovery document.'), 304: NOT_MODIFIED },
+        responses: { 200: anyJson('The discovery document.'), 304: NOT_MODIFIED, 431: HEADERS_TOO_LARGE },
       },
     },
     [SCHEMA_PATH]: {
@@ -186,7 +235,7 @@ export function agentPaths(deps: Deps) {
         summary: 'The request schema',
         description: 'The JSON Schema (draft 2020-12) that generation requests are validated against: the authoritative rules.',
         security: [],
-        responses: { 200: anyJson('The schema.', 'application/schema+json'), 304: NOT_MODIFIED },
+        responses: { 200: anyJson('The schema.', 'application/schema+json'), 304: NOT_MODIFIED, 431: HEADERS_TOO_LARGE },
       },
     },
     ...(deps.payments instanceof SandboxPaymentProvider

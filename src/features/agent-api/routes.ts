@@ -7,7 +7,16 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { SandboxPaymentProvider } from '../../integrations/payments/sandbox.js';
-import { API_CATALOG_LINK, API_CATALOG_PATH, API_CATALOG_TYPE, buildApiCatalog, buildLlmsFullTxt } from './catalog.js';
+import {
+  API_CATALOG_LINK,
+  API_CATALOG_PATH,
+  API_CATALOG_TYPE,
+  buildApiCatalog,
+  buildApiIndex,
+  buildGenerateIndex,
+  buildLlmsFullTxt,
+  describedByLink,
+} from './catalog.js';
 import { buildDiscoveryDocument, buildLlmsTxt } from './discovery.js';
 import { answerAgentErrors, GENERATE_BODY_LIMIT } from './http.js';
 import { paymentInfo } from './mpp.js';
@@ -93,6 +102,16 @@ export const agentApiRoutes = (deps: Deps) => async (app: FastifyInstance) => {
       API_CATALOG_TYPE,
     ),
   );
+  // The catalog's items are the APIs' bases: each answers GET with what it is and where its
+  // description and documentation are (also as Link headers), without a key.
+  app.get('/v1', { schema: { hide: true } }, async (request, reply) =>
+    sendCacheableJson(
+      request,
+      reply.header('link', describedByLink(`${deps.config.baseUrl}/v1/openapi.json`, `${deps.config.baseUrl}/docs`, 'text/html')),
+      JSON.stringify(buildApiIndex(deps), null, 2),
+      'application/json; charset=utf-8',
+    ),
+  );
 
   // The JSON API under /api/entities, with its own not-found answer (never the /v1 envelope).
   await app.register(
@@ -105,6 +124,15 @@ export const agentApiRoutes = (deps: Deps) => async (app: FastifyInstance) => {
             status: 'not_found',
             message: `No route ${request.method} ${request.url.split('?')[0]}. See ${urls.discovery}.`,
           }),
+      );
+
+      api.get('/generate', { schema: { hide: true } }, async (request, reply) =>
+        sendCacheableJson(
+          request,
+          reply.header('link', describedByLink(`${urls.site}/openapi.json`, urls.docs, 'text/plain')),
+          JSON.stringify(buildGenerateIndex(deps), null, 2),
+          'application/json; charset=utf-8',
+        ),
       );
 
       api.post(
@@ -147,7 +175,8 @@ export const agentApiRoutes = (deps: Deps) => async (app: FastifyInstance) => {
           const published = await generateEntity(deps, {
             body: request.body,
             credential: parsePaymentAuthorization(request.raw),
-            admitUnpaid: () => deps.agentApi.admitUnpaidFrom(request.ip),
+            // The unpaid budget's fields go on this answer (the 402), as they go on its 429.
+            admitUnpaid: async () => void reply.headers(await deps.agentApi.admitUnpaidFrom(request.ip)),
           });
           return sendPublished(reply, published);
         },

@@ -5,10 +5,10 @@
  * the server (a JSON-RPC batch is one request carrying many calls). `GET`/`DELETE /mcp` (streams and sessions)
  * answer 405. The server card is at `/.well-known/mcp/server-card.json`.
  */
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
+import { registerRateLimit } from '../../http/rate-limit-fields.js';
 import { MCP_PATH, serverCard } from './card.js';
 
 /** The MCP SDK and zod load with the first `/mcp` request, not at boot (ARCHITECTURE.md, "Start and stop"). */
@@ -33,7 +33,7 @@ function webRequest(request: FastifyRequest, baseUrl: string): Request {
 }
 
 export const mcpRoutes = (deps: Deps) => async (app: FastifyInstance) => {
-  await app.register(rateLimit, {
+  await registerRateLimit(app, 'mcp', {
     ...deps.rateLimits.options('mcp'),
     max: deps.config.entityUnpaidRateLimitPerMinute,
     timeWindow: 60_000,

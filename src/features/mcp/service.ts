@@ -156,7 +156,7 @@ async function generateEntityTool(
     const published = await generateEntity(deps, {
       body: request,
       credential: await toolCredential(payment_reference, extra._meta?.[Mcp.credentialMetaKey]),
-      admitUnpaid: () => deps.agentApi.admitUnpaidFrom(client.address),
+      admitUnpaid: async () => void (await deps.agentApi.admitUnpaidFrom(client.address)),
     });
     return {
       ...ok(published.body as unknown as Json),

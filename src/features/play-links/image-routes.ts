@@ -6,12 +6,12 @@
  *   or `scale` is a 400.
  * Unknown and removed tokens get the same 404 as the other public URLs.
  */
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { BADGE_SCALES, BADGE_THEMES, type BadgeScale, type BadgeTheme } from '../../cards/index.js';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { sendPicture } from '../../http/picture-response.js';
+import { registerRateLimit } from '../../http/rate-limit-fields.js';
 import { playLinkBadge, playLinkCard } from './images.js';
 import { resolvePlayLink } from './service.js';
 
@@ -41,7 +41,7 @@ export function badgeOptions(query: ImageRequest['Querystring']): { theme: Badge
 export const playLinkImageRoutes =
   (deps: Deps): FastifyPluginAsync =>
   async (app) => {
-    await app.register(rateLimit, {
+    await registerRateLimit(app, 'images', {
       ...deps.rateLimits.options('images'),
       max: deps.config.imageRateLimitPerMinute,
       timeWindow: 60_000,

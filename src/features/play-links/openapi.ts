@@ -104,6 +104,11 @@ export const playLinkPublicPaths = () => ({
         },
         404: text('No active play link with this token.'),
         410: text('The person was erased.'),
+        // Its success is the spec's 302, not a 2xx: what else it can answer is the unexpected failure.
+        default: {
+          description: 'Something failed on our side (500), in the error envelope.',
+          content: { 'application/json': { schema: ErrorResponse } },
+        },
       },
     },
   },

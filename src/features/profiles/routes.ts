@@ -3,24 +3,30 @@
  * machine-readable document and its audio. Errors are answered as the agent API answers them
  * (agent-api/http.ts), and the card has its own per-address rate limit.
  */
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { contentRange, requestedRange } from '../../http/range.js';
 import { sendPicture } from '../../http/picture-response.js';
+import { registerRateLimit } from '../../http/rate-limit-fields.js';
 import { applyPageSecurity } from '../../http/security-headers.js';
 import { agentError } from '../agent-api/agent-errors.js';
 import { answerAgentErrors } from '../agent-api/http.js';
 import { entityCard, entityCardUrl } from './card.js';
+import { findProfileByUrl, profileOembed } from './oembed.js';
 import { findProfile } from './service.js';
-import { profileUrls } from './urls.js';
+import { PROFILE_OEMBED_PATH, profileUrls } from './urls.js';
 import { gonePage, machineReadableProfile, PROFILE_CSP, profileLanguage, profilePage } from './views.js';
 
 export const profileRoutes = (deps: Deps) => async (app: FastifyInstance) => {
   const urls = profileUrls(deps);
   answerAgentErrors(app, deps);
   // The plugin serves the image limit below.
-  await app.register(rateLimit, { ...deps.rateLimits.options('entities-images'), global: false });
+  await registerRateLimit(app, 'profile-images', {
+    ...deps.rateLimits.options('entities-images'),
+    global: false,
+    max: deps.config.imageRateLimitPerMinute,
+    timeWindow: 60_000,
+  });
 
   app.get<{ Params: { slug: string } }>('/e/:slug', { schema: { hide: true } }, async (request, reply) => {
     const found = await findProfile(deps, request.params.slug);
@@ -36,6 +42,26 @@ export const profileRoutes = (deps: Deps) => async (app: FastifyInstance) => {
       .type('text/html; charset=utf-8')
       .send(profilePage(deps, entity, page).value);
   });
+  // Plain-text errors and CORS, as the play links' oEmbed answers.
+  app.get<{ Querystring: Record<string, string | undefined> }>(
+    PROFILE_OEMBED_PATH,
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const { url, format, maxwidth, maxheight } = request.query;
+      reply.header('access-control-allow-origin', '*');
+      const text = (status: number, message: string) => reply.code(status).type('text/plain; charset=utf-8').send(message);
+      if (format !== undefined && format !== 'json') return text(501, 'Only format=json is supported.');
+      if (typeof url !== 'string' || url === '') return text(400, 'The url parameter is required.');
+      const found = await findProfileByUrl(deps, url);
+      if (found.kind === 'not_found') return text(404, 'No such profile.');
+      if (found.kind === 'gone') return text(410, 'This profile was deleted.');
+      return reply
+        .header('cache-control', 'public, max-age=300')
+        .type('application/json; charset=utf-8')
+        .send(profileOembed(deps, found.entity, { maxwidth, maxheight }));
+    },
+  );
+
   const limitImages = app.rateLimit({
     max: deps.config.imageRateLimitPerMinute,
     timeWindow: 60_000,

@@ -147,6 +147,7 @@ ${deps.config.twitterSite ? html`<meta name="twitter:site" content="${deps.confi
 <meta name="twitter:image" content="${page.cardUrl}">
 <meta name="twitter:image:alt" content="${cardAlt}">
 <link rel="alternate" type="application/json" href="${urls.machineReadable(entity.slug)}">
+<link rel="alternate" type="application/json+oembed" href="${urls.oembed(entity.slug)}" title="${entity.name}">
 <link rel="stylesheet" href="${deps.assets.url('entity-profile.css')}">
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <script type="application/ld+json">${jsonForScript(jsonLd)}</script>

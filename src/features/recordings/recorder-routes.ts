@@ -4,11 +4,11 @@
  * forms (their details, deleting their recording). No account: the
  * token is the capability. Rate-limited per client address.
  */
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
+import { registerRateLimit } from '../../http/rate-limit-fields.js';
 import { applyPageSecurity } from '../../http/security-headers.js';
 import { checkBody } from '../../http/validation.js';
 import { negotiateLocale, personLocale } from '../../i18n/index.js';
@@ -56,7 +56,7 @@ export const recorderRoutes =
   (deps: Deps, options: { perMinute: number }): FastifyPluginAsyncTypebox =>
   async (app) => {
     const https = deps.config.baseUrl.startsWith('https:');
-    await app.register(rateLimit, {
+    await registerRateLimit(app, 'recorder', {
       ...deps.rateLimits.options('recorder'),
       max: options.perMinute,
       timeWindow: 60_000,

@@ -4,7 +4,7 @@
  * as its actor. Bodies are `application/scim+json` (or `application/json`) under the app's body
  * limit; answers are `application/scim+json`, failures SCIM's error body (src/http/error-handler.ts).
  */
-import rateLimit from '@fastify/rate-limit';
+import { registerRateLimit } from '../../http/rate-limit-fields.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
@@ -79,13 +79,12 @@ export const scimRoutes = (deps: Deps) => async (app: FastifyInstance) => {
       apiKeyName: caller.name ?? 'SCIM token',
     };
   });
-  await app.register(rateLimit, {
+  await registerRateLimit(app, 'scim', {
     ...deps.rateLimits.options('scim'),
     hook: 'preHandler',
     max: deps.config.rateLimitPerMinute,
     timeWindow: 60_000,
     keyGenerator: (request) => request.auth?.apiKeyId ?? request.ip,
-    enableDraftSpec: true,
     errorResponseBuilder: (_request, context) =>
       new AppError('rate_limited', `Too many requests; retry in ${Math.ceil(context.ttl / 1000)} s.`, {
         headers: { 'retry-after': String(Math.ceil(context.ttl / 1000)) },

@@ -12,21 +12,43 @@ type Operation = Record<string, unknown> & {
 
 const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
 
+/**
+ * The rate-limit fields of draft-ietf-httpapi-ratelimit-headers-11 (src/http/rate-limit-fields.ts),
+ * structured fields naming the policy; the same on every API of this service.
+ */
+export const RATE_LIMIT_HEADERS = {
+  'RateLimit-Policy': {
+    ...header(
+      'The limit that counted this request (IETF draft-ietf-httpapi-ratelimit-headers, a structured field): ' +
+        "the policy's name, `q` requests per window of `w` seconds.",
+    ),
+    example: '"v1";q=600;w=60',
+  },
+  RateLimit: {
+    ...header(
+      "Where this client stands in that limit (a structured field): the policy's name, `r` requests left, " +
+        '`t` seconds until the window ends.',
+    ),
+    example: '"v1";r=599;t=42',
+  },
+};
+export const RETRY_AFTER_HEADER = header('Seconds to wait before retrying.', { type: 'integer' });
+
 /** `components.headers`: described once, referenced by every response. */
 export const SHARED_HEADERS = {
   'X-Request-Id': header('The request id; quote it to support. Also `error.request_id`.'),
   'Cache-Control': header('`no-store`: API answers carry secrets and record links.'),
-  'RateLimit-Limit': header('Requests allowed per minute for this API key.', { type: 'integer' }),
-  'RateLimit-Remaining': header('Requests left in the current window.', { type: 'integer' }),
-  'RateLimit-Reset': header('Seconds until the window resets.', { type: 'integer' }),
-  'Retry-After': header('Seconds to wait before retrying.', { type: 'integer' }),
+  ...RATE_LIMIT_HEADERS,
+  'Retry-After': RETRY_AFTER_HEADER,
   'Idempotent-Replayed': header('`true` when this is the stored answer to an earlier request with the same key.'),
   Location: header('The URL of the created object.', { type: 'string', format: 'uri' }),
 };
 const ref = (...names: (keyof typeof SHARED_HEADERS)[]) =>
   Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
-const RESPONSE_HEADERS = ref('X-Request-Id', 'Cache-Control', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
+const RESPONSE_HEADERS = ref('X-Request-Id', 'Cache-Control');
+// Counted after the key is checked: a 401 is answered before the limit sees the request.
+const RATE_LIMIT = ref('RateLimit-Policy', 'RateLimit');
 const REPLAYED = ref('Idempotent-Replayed');
 const LOCATION = ref('Location');
 const RETRY_AFTER = ref('Retry-After');
@@ -76,6 +98,7 @@ export function applyV1Conventions(method: string, operation: Operation): void {
     const success = status.startsWith('2');
     response.headers = {
       ...RESPONSE_HEADERS,
+      ...(status === '401' ? {} : RATE_LIMIT),
       ...(status === '429' || status === '503' ? RETRY_AFTER : {}),
       ...(success && method === 'post' ? REPLAYED : {}),
       ...(status === '201' ? LOCATION : {}),

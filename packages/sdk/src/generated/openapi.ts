@@ -671,6 +671,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/e/oembed.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * oEmbed for a profile URL
+     * @description oEmbed 1.0 (`link`): the name, its operator and the preview card as thumbnail (left out when it does not fit `maxwidth`/`maxheight`). Announced by the profile page; CORS-enabled.
+     */
+    get: operations['entities.oembed'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/.well-known/service-agent-services.json': {
     parameters: {
       query?: never;
@@ -2184,12 +2204,16 @@ export interface components {
     'X-Request-Id': string;
     /** @description `no-store`: API answers carry secrets and record links. */
     'Cache-Control': string;
-    /** @description Requests allowed per minute for this API key. */
-    'RateLimit-Limit': number;
-    /** @description Requests left in the current window. */
-    'RateLimit-Remaining': number;
-    /** @description Seconds until the window resets. */
-    'RateLimit-Reset': number;
+    /**
+     * @description The limit that counted this request (IETF draft-ietf-httpapi-ratelimit-headers, a structured field): the policy's name, `q` requests per window of `w` seconds.
+     * @example "v1";q=600;w=60
+     */
+    'RateLimit-Policy': string;
+    /**
+     * @description Where this client stands in that limit (a structured field): the policy's name, `r` requests left, `t` seconds until the window ends.
+     * @example "v1";r=599;t=42
+     */
+    RateLimit: string;
     /** @description Seconds to wait before retrying. */
     'Retry-After': number;
     /** @description `true` when this is the stored answer to an earlier request with the same key. */
@@ -2220,9 +2244,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2234,9 +2257,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2248,9 +2270,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -2262,9 +2281,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2276,9 +2294,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -2291,9 +2308,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2323,9 +2339,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           Location: components['headers']['Location'];
           [name: string]: unknown;
@@ -2339,9 +2354,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2353,9 +2367,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -2367,9 +2378,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2381,9 +2391,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2395,9 +2404,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2409,9 +2417,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2423,9 +2430,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2437,9 +2443,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -2452,9 +2457,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2479,9 +2483,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2493,9 +2496,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2507,9 +2509,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -2521,9 +2520,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2535,9 +2533,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -2550,9 +2547,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2580,9 +2576,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2594,9 +2589,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2608,9 +2602,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -2622,9 +2613,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2636,9 +2626,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -2651,9 +2640,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2682,9 +2670,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2696,9 +2683,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2710,9 +2696,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -2724,9 +2707,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2738,9 +2720,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2752,9 +2733,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2766,9 +2746,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2780,9 +2759,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -2795,9 +2773,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2825,9 +2802,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -2840,9 +2816,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2854,9 +2829,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -2868,9 +2840,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2882,9 +2853,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2896,9 +2866,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -2911,9 +2880,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2944,9 +2912,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2958,9 +2925,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -2972,9 +2938,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -2986,9 +2949,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3000,9 +2962,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3014,9 +2975,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3028,9 +2988,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3042,9 +3001,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3056,9 +3014,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3071,9 +3028,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3098,9 +3054,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3112,9 +3067,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3126,9 +3080,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3140,9 +3091,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3154,9 +3104,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3169,9 +3118,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3199,9 +3147,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3213,9 +3160,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3227,9 +3173,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3241,9 +3184,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3255,9 +3197,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3270,9 +3211,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3310,9 +3250,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3324,9 +3263,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3338,9 +3276,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3352,9 +3287,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3366,9 +3300,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3381,9 +3314,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3415,9 +3347,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           Location: components['headers']['Location'];
           [name: string]: unknown;
@@ -3431,9 +3362,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3445,9 +3375,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3459,9 +3386,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3473,9 +3399,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3487,9 +3412,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3501,9 +3425,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3515,9 +3438,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3529,9 +3451,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3544,9 +3465,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3579,9 +3499,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           Location: components['headers']['Location'];
           [name: string]: unknown;
@@ -3595,9 +3514,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3609,9 +3527,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3623,9 +3538,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3637,9 +3551,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3651,9 +3564,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3665,9 +3577,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3679,9 +3590,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3693,9 +3603,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3708,9 +3617,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3751,9 +3659,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -3766,9 +3673,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3780,9 +3686,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3794,9 +3697,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3808,9 +3710,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3822,9 +3723,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3836,9 +3736,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3850,9 +3749,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3864,9 +3762,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3879,9 +3776,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3907,9 +3803,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3921,9 +3816,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3935,9 +3829,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3949,9 +3840,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -3963,9 +3853,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -3978,9 +3867,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4006,9 +3894,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4020,9 +3907,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4034,9 +3920,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -4048,9 +3931,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4062,9 +3944,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4077,9 +3958,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4109,9 +3989,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4123,9 +4002,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4137,9 +4015,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -4151,9 +4026,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4165,9 +4039,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4179,9 +4052,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4193,9 +4065,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4207,9 +4078,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4221,9 +4091,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4236,9 +4105,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4267,9 +4135,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -4282,9 +4149,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4296,9 +4162,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -4310,9 +4173,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4324,9 +4186,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4338,9 +4199,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4353,9 +4213,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4388,9 +4247,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -4403,9 +4261,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4417,9 +4274,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -4431,9 +4285,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4445,9 +4298,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4459,9 +4311,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4473,9 +4324,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4487,9 +4337,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4501,9 +4350,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4516,9 +4364,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4550,9 +4397,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -4565,9 +4411,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -4580,9 +4425,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4594,9 +4438,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -4608,9 +4449,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4622,9 +4462,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4636,9 +4475,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4650,9 +4488,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4664,9 +4501,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4678,9 +4514,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4693,9 +4528,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4732,9 +4566,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4746,9 +4579,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4760,9 +4592,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -4774,9 +4603,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4788,9 +4616,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4802,9 +4629,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4816,9 +4642,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4830,9 +4655,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4844,9 +4668,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4859,9 +4682,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4873,9 +4695,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4902,9 +4723,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4916,9 +4736,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4930,9 +4749,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -4944,9 +4760,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -4958,9 +4773,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -4973,9 +4787,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5003,9 +4816,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5017,9 +4829,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5031,9 +4842,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5045,9 +4853,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5059,9 +4866,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5074,9 +4880,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5106,9 +4911,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           Location: components['headers']['Location'];
           [name: string]: unknown;
@@ -5122,9 +4926,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5136,9 +4939,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5150,9 +4950,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5164,9 +4963,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5178,9 +4976,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5192,9 +4989,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5206,9 +5002,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5220,9 +5015,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5235,9 +5029,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5262,9 +5055,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5276,9 +5068,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5290,9 +5081,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5304,9 +5092,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5318,9 +5105,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5333,9 +5119,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5360,9 +5145,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5374,9 +5158,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5388,9 +5171,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5402,9 +5182,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5416,9 +5195,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5431,9 +5209,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5462,9 +5239,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5476,9 +5252,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5490,9 +5265,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5504,9 +5276,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5518,9 +5289,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5532,9 +5302,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5546,9 +5315,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5560,9 +5328,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5575,9 +5342,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5605,9 +5371,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -5620,9 +5385,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5634,9 +5398,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5648,9 +5409,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5662,9 +5422,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5676,9 +5435,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5691,9 +5449,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5721,9 +5478,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -5736,9 +5492,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5750,9 +5505,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5764,9 +5516,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5778,9 +5529,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5792,9 +5542,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5807,9 +5556,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5839,9 +5587,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5853,9 +5600,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5867,9 +5613,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5881,9 +5624,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5895,9 +5637,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -5910,9 +5651,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5941,9 +5681,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -5956,9 +5695,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5970,9 +5708,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -5984,9 +5719,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -5998,9 +5732,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6012,9 +5745,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6027,9 +5759,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6055,9 +5786,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6069,9 +5799,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6083,9 +5812,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6097,9 +5823,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6111,9 +5836,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6126,9 +5850,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6157,9 +5880,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
@@ -6172,9 +5894,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6186,9 +5907,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6200,9 +5918,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6214,9 +5931,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6228,9 +5944,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6243,9 +5958,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6273,9 +5987,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6287,9 +6000,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6301,9 +6013,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6315,9 +6024,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6329,9 +6037,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6344,9 +6051,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6371,9 +6077,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6385,9 +6090,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6399,9 +6103,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6413,9 +6114,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6427,9 +6127,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6442,9 +6141,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6476,9 +6174,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6490,9 +6187,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6504,9 +6200,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6518,9 +6211,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6532,9 +6224,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6546,9 +6237,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6560,9 +6250,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6574,9 +6263,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6589,9 +6277,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6623,9 +6310,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6638,9 +6324,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6652,9 +6337,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6666,9 +6348,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6680,9 +6361,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6695,9 +6375,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6723,9 +6402,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6737,9 +6415,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6751,9 +6428,6 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6765,9 +6439,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6779,9 +6452,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
@@ -6794,9 +6466,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
-          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
-          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -6901,6 +6572,37 @@ export interface operations {
         };
         content: {
           'text/plain': string;
+        };
+      };
+      /** @description Something failed on our side (500), in the error envelope. */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Broad class: invalid_request_error, authentication_error, idempotency_error, rate_limit_error, api_error. */
+              type: string;
+              /** @description Stable, specific error code. */
+              code: string;
+              /** @description Human-readable explanation. */
+              message: string;
+              /** @description The field or parameter at fault. */
+              param?: string;
+              /** @description Same as the X-Request-Id header. */
+              request_id: string;
+              /** @description Batch requests only: every problem found, per item. */
+              errors?: {
+                /** @description Position of the item in the batch (0 = first user or first CSV data row). */
+                index: number;
+                field: string;
+                code: string;
+                message: string;
+              }[];
+            };
+          };
         };
       };
     };
@@ -7029,6 +6731,16 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           /** @description One `Payment` challenge per accepted method */
           'WWW-Authenticate'?: string;
+          /**
+           * @description The limit that counted this request (IETF draft-ietf-httpapi-ratelimit-headers, a structured field): the policy's name, `q` requests per window of `w` seconds.
+           * @example "unpaid";q=30;w=60
+           */
+          'RateLimit-Policy'?: string;
+          /**
+           * @description Where this client stands in that limit (a structured field): the policy's name, `r` requests left, `t` seconds until the window ends.
+           * @example "unpaid";r=29;t=42
+           */
+          RateLimit?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7055,10 +6767,22 @@ export interface operations {
           'application/json': components['schemas']['AgentStatus'];
         };
       };
-      /** @description Too many unpaid requests. */
+      /** @description Too many unpaid requests: wait `Retry-After` seconds. */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          /**
+           * @description The limit that counted this request (IETF draft-ietf-httpapi-ratelimit-headers, a structured field): the policy's name, `q` requests per window of `w` seconds.
+           * @example "unpaid";q=30;w=60
+           */
+          'RateLimit-Policy'?: string;
+          /**
+           * @description Where this client stands in that limit (a structured field): the policy's name, `r` requests left, `t` seconds until the window ends.
+           * @example "unpaid";r=29;t=42
+           */
+          RateLimit?: string;
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7201,6 +6925,75 @@ export interface operations {
       };
     };
   };
+  'entities.oembed': {
+    parameters: {
+      query: {
+        /** @description A profile URL, `<SITE_URL>/e/<slug>`. */
+        url: string;
+        format?: 'json';
+        maxwidth?: number;
+        maxheight?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The oEmbed response. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description No `url`. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description Not a profile URL of this site, or no such profile. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description The profile was deleted. */
+      410: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description A format other than json. */
+      501: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+    };
+  };
   'entities.discovery': {
     parameters: {
       query?: never;
@@ -7224,6 +7017,14 @@ export interface operations {
       };
       /** @description Not modified: the `If-None-Match` ETag is current. */
       304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request headers larger than 16 KiB: refused by the HTTP server before any route, with no body. */
+      431: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -7255,6 +7056,14 @@ export interface operations {
       };
       /** @description Not modified: the `If-None-Match` ETag is current. */
       304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request headers larger than 16 KiB: refused by the HTTP server before any route, with no body. */
+      431: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
