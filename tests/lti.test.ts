@@ -638,6 +638,10 @@ describe('rate limit', () => {
     }
     expect(last.statusCode).toBe(429);
     expect(last.headers['retry-after']).toMatch(/^\d+$/);
+    // The service's one convention (the IETF fields), not the plugin's X-RateLimit-* headers.
+    expect(last.headers['ratelimit-policy']).toBe('"lti";q=300;w=60');
+    expect(last.headers.ratelimit).toMatch(/^"lti";r=0;t=\d+$/);
+    expect(last.headers['x-ratelimit-limit']).toBeUndefined();
     expect(titleOf(last.body)).toBe('Too many requests');
   });
 });

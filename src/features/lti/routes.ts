@@ -9,11 +9,11 @@
  * tool share a site) it is Lax, since browsers refuse `SameSite=None` without `Secure`.
  */
 import fastifyCookie from '@fastify/cookie';
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { toAppError } from '../../http/error-handler.js';
+import { registerRateLimit } from '../../http/rate-limit-fields.js';
 import { applyPageSecurity } from '../../http/security-headers.js';
 import { SESSION_COOKIE, setCookie } from '../dashboard/http.js';
 import { initiateLogin, type Launch, type LoginRequest, storageLoginOf, validateLaunch, webOrigin } from './launch-service.js';
@@ -78,7 +78,7 @@ export function ltiRoutes(deps: Deps) {
     await app.register(fastifyCookie);
     // A login writes a nonce row and a launch fetches a key set: per client address, counted in
     // the shared store when there is one, so a stranger cannot make either cheap work for us.
-    await app.register(rateLimit, {
+    await registerRateLimit(app, 'lti', {
       ...deps.rateLimits.options('lti'),
       max: REQUESTS_PER_MINUTE,
       timeWindow: 60_000,
