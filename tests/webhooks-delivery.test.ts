@@ -129,6 +129,26 @@ describe('delivering recording.completed', () => {
   });
 });
 
+describe('which webhooks hear of an event', () => {
+  it('sends an event only to the webhooks that existed when it happened, however late it is fanned out', async () => {
+    const before = await createHook();
+    const event = await recordTestEvent(t, accountId, 'recording.completed', recordingData(11));
+    // The fan-out job runs after the event's transaction, here after a webhook registered a moment later.
+    clock.advance(1000);
+    const after = await createHook();
+    expect(await dispatchDue(t)).toBe(1);
+    expect((await deliveriesOf(before.id)).map((d) => d.event_id)).toContain(event.id);
+    expect(await deliveriesOf(after.id)).toEqual([]);
+    // What happens once it exists reaches it.
+    const next = await recordTestEvent(t, accountId, 'recording.completed', recordingData(12));
+    expect(await dispatchDue(t)).toBe(1);
+    expect((await deliveriesOf(after.id)).map((d) => d.event_id)).toEqual([next.id]);
+    await deliverAll();
+    await deleteHook(before.id);
+    await deleteHook(after.id);
+  });
+});
+
 describe('retries and auto-disable (injected clock)', () => {
   it('follows the schedule, keeps body and webhook-id, and fails the delivery after 10 attempts', async () => {
     receiver.respond = () => ({ status: 500, body: 'boom' });

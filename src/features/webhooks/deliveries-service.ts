@@ -61,7 +61,7 @@ const subscribes = (webhook: WebhookRow, type: string) => {
 
 /**
  * Fan-out of one recorded event (job `events.dispatch`): one delivery per webhook of the
- * event's account subscribed to its kind, enabled or disabled (a disabled webhook's
+ * event's account subscribed to its kind and created no later than the event, enabled or disabled (a disabled webhook's
  * deliveries wait for it to be re-enabled). Idempotent: a re-run adds nothing twice.
  * Returns how many webhooks match.
  */
@@ -69,7 +69,11 @@ export async function dispatchEvent(deps: WebhookDeps, eventId: string): Promise
   const db = deps.db.kysely;
   const event = await findEvent(db, eventId);
   if (!event) return 0; // purged by retention before it was dispatched
-  const matching = (await findAccountWebhooks(db, event.account_id)).filter((w) => subscribes(w, event.type));
+  // A webhook hears of what happens once it exists: an event recorded before it was created (and
+  // fanned out later, as this job runs after the event's transaction) is not its to receive.
+  const matching = (await findAccountWebhooks(db, event.account_id)).filter(
+    (w) => subscribes(w, event.type) && w.created_at <= event.created_at,
+  );
   const now = deps.clock.now().toISOString();
   const body = eventBody(event.type, event.created_at, JSON.parse(event.data));
   await insertDeliveries(
