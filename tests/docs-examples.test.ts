@@ -35,7 +35,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOnPath } from '../src/lib/executables.js';
 import { freePort, startTestServer, type TestApp } from './helpers/app.js';
-import { type Block, runnableBlocks } from './helpers/docs-blocks.js';
+import { type Block, pythonBlocks, runnableBlocks } from './helpers/docs-blocks.js';
 
 const DOCS = 'docs';
 const NOT_HERE = new Set(['deploy.md', 'README.md']);
@@ -213,6 +213,17 @@ describe('the runner itself', () => {
     expect(blocks.map((b) => [b.kind, b.body])).toEqual([
       ['sh', 'a'],
       ['ts', 'c'],
+    ]);
+  });
+
+  it('leaves python blocks to tests/python-client.test.ts, which runs them unless marked no-run', () => {
+    const markdown = ['```python', 'a', '```', '```python no-run', 'b', '```', '- item', '', '  ```py', '  c', '  ```'].join(
+      '\n',
+    );
+    expect(runnableBlocks(markdown)).toEqual([]);
+    expect(pythonBlocks(markdown).map((b) => [b.kind, b.body])).toEqual([
+      ['python', 'a'],
+      ['python', 'c'],
     ]);
   });
 
