@@ -8,8 +8,11 @@ import type { Kysely } from 'kysely';
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('lti_contexts').addColumn('frame_origins', 'text').execute();
+  // Every record page view asks which courses link its collection.
+  await db.schema.createIndex('lti_contexts_collection').on('lti_contexts').column('collection_id').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropIndex('lti_contexts_collection').execute();
   await db.schema.alterTable('lti_contexts').dropColumn('frame_origins').execute();
 }
