@@ -228,6 +228,14 @@ describe('SDK against the service', () => {
     expect(await client.webhooks.delete(webhook.id)).toEqual({ deleted: true, id: webhook.id });
     await expect(client.webhooks.get(webhook.id)).rejects.toBeInstanceOf(NotFoundError);
   });
+
+  it('lists the event types with their schemas and examples', async () => {
+    const { client } = await newClient();
+    const types = await client.webhooks.eventTypes();
+    const completed = types.find((type) => type.name === 'recording.completed');
+    expect(completed?.example).toMatchObject({ event: 'recording.completed' });
+    expect(completed?.schema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' });
+  });
 });
 
 /** A fake API answering from a script of replies (the last one repeats), recording what it got. */

@@ -51,6 +51,8 @@ export type WebhookUpdateParams = BodyOf<'/v1/webhooks/{webhook_id}', 'patch'>;
 export type WebhookListParams = QueryOf<'/v1/webhooks', 'get'>;
 export type DeletedWebhook = ResponseOf<'/v1/webhooks/{webhook_id}', 'delete'>;
 export type WebhookDelivery = ResponseOf<'/v1/webhooks/{webhook_id}/test', 'post'>;
+/** An event type of the catalog: its name, description, JSON Schema (2020-12) and an example body. */
+export type EventType = Item<ResponseOf<'/v1/event-types', 'get'>>;
 
 export type InvitationsParams = BodyOf<'/v1/collections/{collection_id}/invitations', 'post'>;
 export type InvitationsResult = ResponseOf<'/v1/collections/{collection_id}/invitations', 'post'>;

@@ -23,6 +23,7 @@ export const GUIDES: readonly GuideEntry[] = [
   },
   { slug: 'play-links', summary: 'The public player, MP3, embed widget, metadata, oEmbed, preview cards and rotation.' },
   { slug: 'webhooks', summary: 'Events, signatures, retries, the delivery log and receiver code for Node, Python and Go.' },
+  { slug: 'events', summary: 'Every event type webhooks receive, with its JSON Schema and an example.' },
   { slug: 'invitations', summary: 'Inviting people by e-mail to record their names, reminders and collection branding.' },
   { slug: 'exports', summary: 'A collection as CSV or as a ZIP of its recordings.' },
   { slug: 'entities', summary: 'Agent profiles: the paid API for AI agents, no account needed (HTTP 402, MPP, MCP).' },

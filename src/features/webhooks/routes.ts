@@ -8,6 +8,7 @@ import {
   Delivery,
   DeliveryList,
   DeliveryParams,
+  EventTypeList,
   ListQuery,
   UpdateWebhookBody,
   WebhookList,
@@ -15,6 +16,7 @@ import {
   Webhook as WebhookSchema,
   WebhookWithSecret,
 } from './schemas.js';
+import { eventTypes } from './event-catalog.js';
 import { listWebhookDeliveries, redeliverDelivery, sendTestEvent } from './deliveries-service.js';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './service.js';
 
@@ -169,5 +171,20 @@ export const webhooksRoutes =
         },
       },
       async (request) => redeliverDelivery(deps, accountOf(request), request.params.webhook_id, request.params.delivery_id),
+    );
+
+    app.get(
+      '/event-types',
+      {
+        schema: {
+          tags,
+          operationId: 'eventTypes.list',
+          summary: 'List event types',
+          description:
+            "Every event type webhooks receive, with a description, the JSON Schema (2020-12) of its body and an example: the same definitions as this document's `webhooks`. The schemas describe the full payload (a webhook's default); a webhook set to thin payloads receives ids only.",
+          response: { 200: EventTypeList, 401: ErrorResponse },
+        },
+      },
+      async () => ({ data: eventTypes() }),
     );
   };

@@ -150,3 +150,22 @@ export const DeliveryList = Type.Object(
   },
   { title: 'WebhookDeliveryList' },
 );
+
+/** A JSON value described elsewhere (a schema, an example body): sent as it is. */
+const AnyObject = (description: string) =>
+  Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description });
+
+export const EventType = Type.Object(
+  {
+    name: Type.String({ description: "The event type, as in the body's `event` and a webhook's `events`." }),
+    description: Type.String(),
+    schema: AnyObject('JSON Schema (2020-12) of the body a webhook receives (the full payload).'),
+    example: AnyObject('An example body.'),
+  },
+  { title: 'EventType', additionalProperties: false },
+);
+
+export const EventTypeList = Type.Object(
+  { data: Type.Array(EventType) },
+  { title: 'EventTypeList', additionalProperties: false },
+);

@@ -427,6 +427,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/event-types': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List event types
+     * @description Every event type webhooks receive, with a description, the JSON Schema (2020-12) of its body and an example: the same definitions as this document's `webhooks`. The schemas describe the full payload (a webhook's default); a webhook set to thin payloads receives ids only.
+     */
+    get: operations['eventTypes.list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/collections/{collection_id}/users/{user_id}/play-link': {
     parameters: {
       query?: never;
@@ -1363,6 +1383,24 @@ export interface components {
         }[];
       };
     };
+    /** EventType */
+    EventType: {
+      /** @description The event type, as in the body's `event` and a webhook's `events`. */
+      name: string;
+      description: string;
+      /** @description JSON Schema (2020-12) of the body a webhook receives (the full payload). */
+      schema: {
+        [key: string]: unknown;
+      };
+      /** @description An example body. */
+      example: {
+        [key: string]: unknown;
+      };
+    };
+    /** EventTypeList */
+    EventTypeList: {
+      data: components['schemas']['EventType'][];
+    };
     /**
      * FieldSources
      * @description Who last wrote each field and when, keyed by field name (`display_name`, …, `custom_fields.<key>`). Fields without an entry were set by the organiser before writers were recorded. An import keeps values whose source is `person` unless it is told to overwrite them.
@@ -1522,8 +1560,11 @@ export interface components {
         user_id: string;
         /** Format: email */
         email: string;
-        /** @description `invitation`, `reminder` or `rerecord_request`. */
-        kind: string;
+        /**
+         * @description Which e-mail: `invitation`, `reminder` or `rerecord` (a re-record request).
+         * @enum {unknown}
+         */
+        kind: 'invitation' | 'reminder' | 'rerecord';
         mail_id: string;
         error: string;
         /** Format: date-time */
@@ -1544,8 +1585,11 @@ export interface components {
         user_id: string;
         /** Format: email */
         email: string;
-        /** @description `invitation`, `reminder` or `rerecord_request`. */
-        kind: string;
+        /**
+         * @description Which e-mail: `invitation`, `reminder` or `rerecord` (a re-record request).
+         * @enum {unknown}
+         */
+        kind: 'invitation' | 'reminder' | 'rerecord';
         mail_id: string;
         /** Format: date-time */
         sent_at: string;
@@ -5769,6 +5813,94 @@ export interface operations {
       };
     };
   };
+  'eventTypes.list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventTypeList'];
+        };
+      };
+      /** @description Invalid request: `error.code` and `error.param` say what (validation_failed, parameter_invalid, …). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No API key, or an invalid or revoked one. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such object in your account (objects of other accounts are 404 too). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests for this key: wait `Retry-After` seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Something failed on our side; retry later with the same `Idempotency-Key`. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   'playLinks.get': {
     parameters: {
       query?: never;
@@ -7172,6 +7304,21 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event": "recording.completed",
+         *       "timestamp": "2026-01-15T12:00:00.000Z",
+         *       "data": {
+         *         "collection_id": "6f1c1c1e-2b2a-4c1e-9d57-0c1b8f0e2a11",
+         *         "user_id": "0b7e5d8a-1f3c-4e59-8a0d-5c6e7f8a9b01",
+         *         "email": "ada@example.com",
+         *         "first_name": "Ada",
+         *         "last_name": "Lovelace",
+         *         "play_link": "https://voicename.example/p/Xq3vT9kLm2Pz",
+         *         "recorded_at": "2026-01-15T11:59:58.000Z"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['RecordingCompletedEvent'];
       };
     };
@@ -7203,6 +7350,21 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event": "recording.deleted",
+         *       "timestamp": "2026-01-15T12:00:00.000Z",
+         *       "data": {
+         *         "collection_id": "6f1c1c1e-2b2a-4c1e-9d57-0c1b8f0e2a11",
+         *         "user_id": "0b7e5d8a-1f3c-4e59-8a0d-5c6e7f8a9b01",
+         *         "email": "ada@example.com",
+         *         "first_name": "Ada",
+         *         "last_name": "Lovelace",
+         *         "play_link": "https://voicename.example/p/Xq3vT9kLm2Pz",
+         *         "recorded_at": "2026-01-15T11:59:58.000Z"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['RecordingDeletedEvent'];
       };
     };
@@ -7234,6 +7396,23 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event": "user.updated",
+         *       "timestamp": "2026-01-15T12:00:00.000Z",
+         *       "data": {
+         *         "collection_id": "6f1c1c1e-2b2a-4c1e-9d57-0c1b8f0e2a11",
+         *         "user_id": "0b7e5d8a-1f3c-4e59-8a0d-5c6e7f8a9b01",
+         *         "external_id": "S1042",
+         *         "changed_fields": [
+         *           "preferred_name",
+         *           "phonetic_spelling"
+         *         ],
+         *         "updated_by": "person",
+         *         "updated_at": "2026-01-15T12:00:00.000Z"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['UserUpdatedEvent'];
       };
     };
@@ -7265,6 +7444,29 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event": "pronunciation.updated",
+         *       "timestamp": "2026-01-15T12:00:00.000Z",
+         *       "data": {
+         *         "collection_id": "6f1c1c1e-2b2a-4c1e-9d57-0c1b8f0e2a11",
+         *         "user_id": "0b7e5d8a-1f3c-4e59-8a0d-5c6e7f8a9b01",
+         *         "external_id": null,
+         *         "pronunciation": {
+         *           "coverage": "guide",
+         *           "language": "ga",
+         *           "language_suggested": false,
+         *           "ipa": "ʃɪˈvɔːn",
+         *           "respelling": "shiv-AWN",
+         *           "not_like": "SEE-oh-ban",
+         *           "source": "generated",
+         *           "approved_at": null,
+         *           "audio_url": null,
+         *           "updated_at": "2026-01-15T12:00:00.000Z"
+         *         }
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['PronunciationUpdatedEvent'];
       };
     };
@@ -7296,6 +7498,17 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event": "user.deleted",
+         *       "timestamp": "2026-01-15T12:00:00.000Z",
+         *       "data": {
+         *         "collection_id": "6f1c1c1e-2b2a-4c1e-9d57-0c1b8f0e2a11",
+         *         "user_id": "0b7e5d8a-1f3c-4e59-8a0d-5c6e7f8a9b01",
+         *         "deleted_at": "2026-01-15T12:00:00.000Z"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['UserDeletedEvent'];
       };
     };
@@ -7327,6 +7540,25 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event": "collection.erased",
+         *       "timestamp": "2026-01-15T12:00:00.000Z",
+         *       "data": {
+         *         "collection_id": "6f1c1c1e-2b2a-4c1e-9d57-0c1b8f0e2a11",
+         *         "erasure_id": "era_3f9c2a7d1b6e4f08a5c2d9e7b1f04a6c",
+         *         "erased_at": "2026-01-15T12:00:00.000Z",
+         *         "counts": {
+         *           "users": 12,
+         *           "recordings": 10,
+         *           "play_links": 10,
+         *           "deliveries": 24,
+         *           "events": 22,
+         *           "stored_responses": 1
+         *         }
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['CollectionErasedEvent'];
       };
     };
@@ -7358,6 +7590,20 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event": "invitation.sent",
+         *       "timestamp": "2026-01-15T12:00:00.000Z",
+         *       "data": {
+         *         "collection_id": "6f1c1c1e-2b2a-4c1e-9d57-0c1b8f0e2a11",
+         *         "user_id": "0b7e5d8a-1f3c-4e59-8a0d-5c6e7f8a9b01",
+         *         "email": "ada@example.com",
+         *         "kind": "invitation",
+         *         "mail_id": "5e0c2f4e-3f0a-4c55-9a57-7f7d1f0b9c11",
+         *         "sent_at": "2026-01-15T12:00:00.000Z"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['InvitationSentEvent'];
       };
     };
@@ -7389,6 +7635,21 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event": "invitation.failed",
+         *       "timestamp": "2026-01-15T12:00:00.000Z",
+         *       "data": {
+         *         "collection_id": "6f1c1c1e-2b2a-4c1e-9d57-0c1b8f0e2a11",
+         *         "user_id": "0b7e5d8a-1f3c-4e59-8a0d-5c6e7f8a9b01",
+         *         "email": "ada@example.com",
+         *         "kind": "invitation",
+         *         "mail_id": "5e0c2f4e-3f0a-4c55-9a57-7f7d1f0b9c11",
+         *         "error": "550 5.1.1 No such mailbox",
+         *         "failed_at": "2026-01-15T12:00:00.000Z"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['InvitationFailedEvent'];
       };
     };
@@ -7420,6 +7681,15 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event": "webhook.test",
+         *       "timestamp": "2026-01-15T12:00:00.000Z",
+         *       "data": {
+         *         "webhook_id": "wh_8c1d0f6a2b3e4d5f9a7b6c5d4e3f2a1b"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['WebhookTestEvent'];
       };
     };

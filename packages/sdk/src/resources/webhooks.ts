@@ -2,6 +2,7 @@ import { Paginator } from '../pagination.js';
 import { type ApiClient, callOptions, type RequestOptions, unwrap } from '../request.js';
 import type {
   DeletedWebhook,
+  EventType,
   Webhook,
   WebhookCreateParams,
   WebhookDelivery,
@@ -77,5 +78,10 @@ export class Webhooks {
         ...callOptions(options),
       }),
     );
+  }
+
+  /** Every event type webhooks receive, with the JSON Schema of its body and an example (`GET /v1/event-types`). */
+  async eventTypes(options?: RequestOptions): Promise<EventType[]> {
+    return (await unwrap(this.api.GET('/v1/event-types', callOptions(options)))).data;
   }
 }
