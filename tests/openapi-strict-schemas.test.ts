@@ -14,6 +14,7 @@ import { registerSchema, unregisterSchema, validate as hyperjumpValidate } from 
 import addFormats from 'ajv-formats';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SAFE_TEXT_RULE } from '../src/lib/text.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 
 type Json = unknown;
@@ -185,32 +186,70 @@ describe('the /v1 OpenAPI document under strict JSON Schema 2020-12 validators',
     });
     afterAll(() => unregisterSchema(uri));
 
+    /** The three verdicts, and the server's error for a refusal. */
     const verdicts = async (user: JsonObject) => {
       const res = await t.request({ method: 'POST', url: `/v1/collections/${collectionId}/users`, key, json: user });
       expect([201, 400], res.body).toContain(res.statusCode);
       return {
-        ajv: ajvValidate(structuredClone(user)),
-        hyperjump: (await hyperjumpValidate(uri, user as never)).valid,
-        server: res.statusCode === 201,
+        verdicts: {
+          ajv: ajvValidate(structuredClone(user)),
+          hyperjump: (await hyperjumpValidate(uri, user as never)).valid,
+          server: res.statusCode === 201,
+        },
+        error: res.statusCode === 400 ? (res.json().error as JsonObject) : undefined,
       };
     };
 
     let sent = 0;
     const person = (fields: JsonObject): JsonObject => ({ email: `person${sent++}@example.com`, ...fields });
-    const cases: [string, JsonObject, boolean][] = [
-      ['a plain name', { first_name: 'Ada', last_name: 'Lovelace' }, true],
-      ['a name with an emoji and a line of accents', { first_name: 'Ada 🤖', last_name: 'Lövelace' }, true],
-      ['a bidi override in the first name', { first_name: 'abc\u202Egnp', last_name: 'Lovelace' }, false],
-      ['NUL in the last name', { first_name: 'Ada', last_name: 'Love\u0000lace' }, false],
-      ['a lone surrogate in the display name', { first_name: 'Ada', display_name: 'A\uD800' }, false],
-      ['a C1 control in the pronouns', { first_name: 'Ada', pronouns: 'she\u0085her' }, false],
-      ['a tab in a one-line field', { first_name: 'Ada\tB' }, false],
-      ['a bidi isolate in a custom field value', { first_name: 'Ada', custom_fields: { team: 'a\u2066b' } }, false],
+    const accepted: [string, JsonObject][] = [
+      ['a plain name', { first_name: 'Ada', last_name: 'Lovelace' }],
+      ['a name with an emoji and accents', { first_name: 'Ada 🤖', last_name: 'Lövelace' }],
+      ['a line break in a custom field value', { first_name: 'Ada', custom_fields: { team: 'one\ntwo' } }],
     ];
-    for (const [label, user, valid] of cases) {
-      it(`${valid ? 'all accept' : 'all refuse'}: ${label}`, async () => {
-        expect(await verdicts(person(user))).toEqual({ ajv: valid, hyperjump: valid, server: valid });
+    // Refused by the server as before the rule was a pattern: 400 parameter_invalid naming the field.
+    const refused: [string, JsonObject, string][] = [
+      ['a bidi override in the first name', { first_name: 'abc\u202Egnp', last_name: 'Lovelace' }, 'first_name'],
+      ['NUL in the last name', { first_name: 'Ada', last_name: 'Love\u0000lace' }, 'last_name'],
+      ['a lone surrogate in the display name', { first_name: 'Ada', display_name: 'A\uD800' }, 'display_name'],
+      ['a C1 control in the pronouns', { first_name: 'Ada', pronouns: 'she\u0085her' }, 'pronouns'],
+      ['a tab in a one-line field', { first_name: 'Ada\tB' }, 'first_name'],
+      [
+        'a bidi isolate in a custom field value',
+        { first_name: 'Ada', custom_fields: { team: 'a\u2066b' } },
+        'custom_fields.team',
+      ],
+    ];
+    for (const [label, user] of accepted) {
+      it(`all accept: ${label}`, async () => {
+        expect((await verdicts(person(user))).verdicts).toEqual({ ajv: true, hyperjump: true, server: true });
       });
     }
+    for (const [label, user, field] of refused) {
+      it(`all refuse: ${label}`, async () => {
+        const { verdicts: all, error } = await verdicts(person(user));
+        expect(all).toEqual({ ajv: false, hyperjump: false, server: false });
+        expect(error).toMatchObject({
+          type: 'invalid_request_error',
+          code: 'parameter_invalid',
+          param: field,
+          message: `Invalid field "${field}": ${SAFE_TEXT_RULE}.`,
+        });
+      });
+    }
+
+    it('a query parameter with a bidi override: 400 naming the parameter, as the document says', async () => {
+      const res = await t.request({
+        method: 'GET',
+        url: `/v1/collections/${collectionId}/users?email=${encodeURIComponent('a\u202Eb@example.com')}`,
+        key,
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toMatchObject({
+        code: 'parameter_invalid',
+        param: 'email',
+        message: `Invalid query parameter "email": ${SAFE_TEXT_RULE}.`,
+      });
+    });
   });
 });
