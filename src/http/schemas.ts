@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { NFC_KEYWORD, SAFE_MULTILINE_TEXT_FORMAT, SAFE_TEXT_FORMAT } from '../lib/text.js';
+import { NFC_KEYWORD, SAFE_MULTILINE_TEXT_PATTERN, SAFE_TEXT_PATTERN } from '../lib/text.js';
 
 /** The /v1 error envelope. */
 export const ErrorResponse = Type.Object(
@@ -42,17 +42,18 @@ export interface SafeTextOptions {
   multiline?: boolean;
   /** A name: stored in Unicode NFC, so "é" typed decomposed and composed is the same name. */
   name?: boolean;
-  pattern?: string;
   description?: string;
 }
 
 /**
- * Every free-text string the API accepts: the shared text format (no control characters,
- * unpaired surrogates or bidi overrides; src/lib/text.ts), checked by every validator.
+ * Every free-text string the API accepts: the shared text rule (no control characters, unpaired
+ * surrogates or bidi overrides; src/lib/text.ts) as a standard `pattern`, so a client validating
+ * with the OpenAPI document refuses what the server refuses. A name's NFC is the server's own
+ * keyword: the document drops it and says it in the field's description.
  */
 export const SafeText = ({ multiline = false, name = false, ...options }: SafeTextOptions = {}) =>
   Type.String({
     ...options,
-    format: multiline ? SAFE_MULTILINE_TEXT_FORMAT : SAFE_TEXT_FORMAT,
+    pattern: multiline ? SAFE_MULTILINE_TEXT_PATTERN : SAFE_TEXT_PATTERN,
     ...(name ? { [NFC_KEYWORD]: true } : {}),
   });

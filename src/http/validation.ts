@@ -7,14 +7,14 @@ import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { AppError } from '../errors.js';
-import { addTextRules, SAFE_MULTILINE_TEXT_FORMAT, SAFE_TEXT_FORMAT, SAFE_TEXT_RULE } from '../lib/text.js';
+import { addNfcKeyword, SAFE_MULTILINE_TEXT_PATTERN, SAFE_TEXT_PATTERN, SAFE_TEXT_RULE } from '../lib/text.js';
 
 const base: Options = { allErrors: false, removeAdditional: false, useDefaults: true, strict: false };
 
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ ...base, ...options });
   addFormats.default(ajv);
-  addTextRules(ajv);
+  addNfcKeyword(ajv);
   return ajv;
 }
 
@@ -66,6 +66,8 @@ export function validationError(errors: ErrorObject[], context: string): AppErro
   return new AppError('parameter_invalid', `Invalid ${where} "${param}": ${describe(error)}.`, { param });
 }
 
+const TEXT_PATTERNS = new Set<string>([SAFE_TEXT_PATTERN, SAFE_MULTILINE_TEXT_PATTERN]);
+
 function describe(error: ErrorObject): string {
   const params = error.params;
   switch (error.keyword) {
@@ -90,11 +92,9 @@ function describe(error: ErrorObject): string {
       return `must be ${names.join(' or ')}`;
     }
     case 'format':
-      return params.format === SAFE_TEXT_FORMAT || params.format === SAFE_MULTILINE_TEXT_FORMAT
-        ? SAFE_TEXT_RULE
-        : `must be a valid ${params.format}`;
+      return `must be a valid ${params.format}`;
     case 'pattern':
-      return 'has characters or a shape that is not allowed';
+      return TEXT_PATTERNS.has(String(params.pattern)) ? SAFE_TEXT_RULE : 'has characters or a shape that is not allowed';
     default:
       return error.message ?? 'is invalid';
   }

@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { addTextRules, SAFE_MULTILINE_TEXT_PATTERN, SAFE_TEXT_PATTERN, unsafeTextReason } from './text.js';
+import { addNfcKeyword, SAFE_MULTILINE_TEXT_PATTERN, SAFE_TEXT_PATTERN, unsafeTextReason } from './text.js';
 
 describe('unsafeTextReason', () => {
   it('accepts ordinary text in any script, emoji (surrogate pairs) included', () => {
@@ -36,16 +36,16 @@ describe('unsafeTextReason', () => {
   });
 });
 
-describe('addTextRules', () => {
-  it('adds the formats and NFC-normalises fields marked x-nfc in place', () => {
+describe('addNfcKeyword', () => {
+  it('NFC-normalises fields marked x-nfc in place, beside the text patterns', () => {
     const ajv = new Ajv();
-    addTextRules(ajv);
+    addNfcKeyword(ajv);
     const validate = ajv.compile({
       type: 'object',
       properties: {
-        name: { type: 'string', format: 'safe-text', 'x-nfc': true },
+        name: { type: 'string', pattern: SAFE_TEXT_PATTERN, 'x-nfc': true },
         items: { type: 'array', items: { type: 'string', 'x-nfc': true } },
-        note: { type: 'string', format: 'safe-text-multiline' },
+        note: { type: 'string', pattern: SAFE_MULTILINE_TEXT_PATTERN },
       },
     });
     const data = { name: 'Cafe\u0301', items: ['e\u0301'], note: 'line\nline' };

@@ -10,22 +10,22 @@ import type { DataValidationCxt } from 'ajv/dist/types/index.js';
  * differently from what it is (bidi overrides in names shown to others).
  */
 
-/** Ajv format names: one line of text, or text that may hold tabs and line breaks. */
-export const SAFE_TEXT_FORMAT = 'safe-text';
-export const SAFE_MULTILINE_TEXT_FORMAT = 'safe-text-multiline';
-
-/** The schema keyword (an annotation elsewhere) that marks a name to be stored in NFC. */
+/**
+ * The server's schema keyword that marks a name to be stored in NFC. Not JSON Schema: the /v1
+ * document drops it (src/http/openapi/document.ts) and says it in the field's description.
+ */
 export const NFC_KEYWORD = 'x-nfc';
+export const NFC_DESCRIPTION = 'Stored in Unicode NFC, so a name typed composed or decomposed is one name.';
 
 export const SAFE_TEXT_RULE = 'must not contain control characters, unpaired surrogates or bidirectional overrides';
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
- * The same rule as a JSON Schema `pattern` (ECMA-262 source), for schemas that other validators
- * must enforce without our custom formats. A surrogate pair is also spelled out as a second
- * alternative so that a validator compiling without the `u` flag (code units, not code points)
- * still accepts astral characters and refuses only lone surrogates.
+ * The same rule as a JSON Schema `pattern` (ECMA-262 source): every schema states it this way, so
+ * any validator enforces it as the server does, with no custom format. A surrogate pair is also
+ * spelled out as a second alternative so that a validator compiling without the `u` flag (code
+ * units, not code points) still accepts astral characters and refuses only lone surrogates.
  */
 const textPattern = (refused: string) =>
   `^(?:[^${refused}\\u007F-\\u009F\\uD800-\\uDFFF\\u202A-\\u202E\\u2066-\\u2069]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$`;
@@ -59,19 +59,13 @@ export function unsafeTextReason(value: string, options: { multiline?: boolean }
   return null;
 }
 
-export const isSafeText = (value: string): boolean => unsafeTextReason(value) === null;
-export const isSafeMultilineText = (value: string): boolean => unsafeTextReason(value, { multiline: true }) === null;
-
 const hex = (code: number) => code.toString(16).toUpperCase().padStart(4, '0');
 
 /**
- * Registers the text formats and the NFC keyword on an Ajv instance, so every validator of the
- * service (the /v1 ones and the agent API's) applies the same rule. The NFC keyword rewrites the
- * validated string in place (Ajv's `modifying` keywords), so the handler sees composed text.
+ * Registers the NFC keyword on an Ajv instance. It rewrites the validated string in place (Ajv's
+ * `modifying` keywords), so the handler sees composed text.
  */
-export function addTextRules(ajv: Ajv): void {
-  ajv.addFormat(SAFE_TEXT_FORMAT, { type: 'string', validate: isSafeText });
-  ajv.addFormat(SAFE_MULTILINE_TEXT_FORMAT, { type: 'string', validate: isSafeMultilineText });
+export function addNfcKeyword(ajv: Ajv): void {
   ajv.addKeyword({
     keyword: NFC_KEYWORD,
     type: 'string',

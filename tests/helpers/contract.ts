@@ -9,7 +9,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { addTextRules } from '../../src/lib/text.js';
 
 type Json = Record<string, unknown>;
 interface Operation {
@@ -40,7 +39,6 @@ class Checker {
 
   constructor(private readonly document: Json) {
     addFormats.default(this.ajv);
-    addTextRules(this.ajv);
     this.ajv.addSchema({ $id: 'api', components: document.components }, 'api');
   }
 

@@ -3,6 +3,7 @@
  * the routes that live outside /v1 (each feature describes its own), path-level servers, the
  * webhooks, tags, and named schemas in `components.schemas`.
  */
+import { NFC_DESCRIPTION, NFC_KEYWORD } from '../../lib/text.js';
 import { hoistNamedSchemas } from './components.js';
 import { addRequestIdHeader, applyV1Conventions, SHARED_HEADERS } from './conventions.js';
 
@@ -46,10 +47,29 @@ export function completeDocument(document: Document, urls: DocumentUrls, extra: 
   return {
     ...document,
     tags: extra.tags,
-    paths: named.paths,
-    webhooks: named.webhooks,
-    components: { ...document.components, schemas: sortKeys(schemas), headers: SHARED_HEADERS },
+    paths: withoutServerKeywords(named.paths) as Document['paths'],
+    webhooks: withoutServerKeywords(named.webhooks),
+    components: {
+      ...document.components,
+      schemas: sortKeys(withoutServerKeywords(schemas) as Record<string, unknown>),
+      headers: SHARED_HEADERS,
+    },
   };
+}
+
+/**
+ * A copy without the keyword only the server's validator knows (NFC, which composes names as they
+ * are validated), told in the field's description instead, so every schema of the document is
+ * plain JSON Schema 2020-12 that strict validators compile. Copied, never changed in place: the
+ * route schemas the server validates with may be the same objects.
+ */
+function withoutServerKeywords(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutServerKeywords);
+  if (typeof value !== 'object' || value === null) return value;
+  const { [NFC_KEYWORD]: nfc, ...rest } = value as Record<string, unknown>;
+  const copy = Object.fromEntries(Object.entries(rest).map(([key, item]) => [key, withoutServerKeywords(item)]));
+  if (nfc !== true) return nfc === undefined ? copy : { ...copy, [NFC_KEYWORD]: nfc };
+  return { ...copy, description: [copy.description, NFC_DESCRIPTION].filter(Boolean).join(' ') };
 }
 
 const sortKeys = <T>(record: Record<string, T>) =>

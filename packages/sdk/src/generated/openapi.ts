@@ -1055,12 +1055,8 @@ export interface components {
     };
     /** CreateCollection */
     CreateCollection: {
-      /**
-       * Format: safe-text
-       * @description At most 255 characters.
-       */
+      /** @description At most 255 characters. Stored in Unicode NFC, so a name typed composed or decomposed is one name. */
       name: string;
-      /** Format: safe-text-multiline */
       description?: string | null;
       custom_fields?: components['schemas']['CustomField'][];
       /** @description When true, a recording counts as recorded (`recorded_count`) only once an organiser approved it. Default false. */
@@ -1079,20 +1075,11 @@ export interface components {
       self_edit?: boolean;
       /** @description Fields to change; null clears one. */
       branding?: {
-        /**
-         * Format: safe-text
-         * @description Shown on the record page, the player page and in mail.
-         */
+        /** @description Shown on the record page, the player page and in mail. Stored in Unicode NFC, so a name typed composed or decomposed is one name. */
         organisation_name?: string | null;
-        /**
-         * Format: safe-text-multiline
-         * @description A few words to the people invited: why you ask, who will hear it.
-         */
+        /** @description A few words to the people invited: why you ask, who will hear it. */
         intro?: string | null;
-        /**
-         * Format: safe-text-multiline
-         * @description Who can hear the recording. Without one, the record page says anyone with the play link can.
-         */
+        /** @description Who can hear the recording. Without one, the record page says anyone with the play link can. */
         privacy_note?: string | null;
         /** @description Colour of the buttons and accents of the record page and the player page, as `#rrggbb` (stored in lower case). Buttons carry white text, so white on it must reach the WCAG AA contrast of 4.5:1; a lighter colour is refused (400 `parameter_invalid`), and the message gives its ratio and the lightest darker shade that passes. Null: the service’s own colours. */
         brand_color?: string | null;
@@ -1101,25 +1088,16 @@ export interface components {
       invitation_settings?: {
         /** @description Whole days before the deadline on which people who have not recorded get a reminder, e.g. [7, 2]. Needs a deadline. */
         reminders?: number[];
-        /**
-         * Format: safe-text
-         * @description The name the mail comes from (the address is the service’s).
-         */
+        /** @description The name the mail comes from (the address is the service’s). Stored in Unicode NFC, so a name typed composed or decomposed is one name. */
         sender_name?: string | null;
         /**
          * Format: email
          * @description Where replies to the mail go.
          */
         reply_to?: string | null;
-        /**
-         * Format: safe-text-multiline
-         * @description The invitation text, with placeholders `{{first_name}}`, `{{display_name}}`, `{{collection}}`, `{{deadline}}` and `{{record_url}}` (escaped in the HTML part). Null: the default text in the collection’s language.
-         */
+        /** @description The invitation text, with placeholders `{{first_name}}`, `{{display_name}}`, `{{collection}}`, `{{deadline}}` and `{{record_url}}` (escaped in the HTML part). Null: the default text in the collection’s language. */
         message?: string | null;
-        /**
-         * Format: safe-text-multiline
-         * @description The reminder text (scheduled reminders, and invitations to people invited before), with the placeholders of `message`. Null: the default reminder in the person’s language.
-         */
+        /** @description The reminder text (scheduled reminders, and invitations to people invited before), with the placeholders of `message`. Null: the default reminder in the person’s language. */
         reminder_message?: string | null;
       };
     };
@@ -1152,40 +1130,19 @@ export interface components {
        * @description Unique within the collection (case-insensitive).
        */
       email: string;
-      /**
-       * Format: safe-text
-       * @description 1 to 100 characters, not blank.
-       */
+      /** @description 1 to 100 characters, not blank. Stored in Unicode NFC, so a name typed composed or decomposed is one name. */
       first_name: string;
-      /**
-       * Format: safe-text
-       * @description At most 100 characters. Optional: people with one name leave it out (or send null or ""); it reads back as "".
-       */
+      /** @description At most 100 characters. Optional: people with one name leave it out (or send null or ""); it reads back as "". Stored in Unicode NFC, so a name typed composed or decomposed is one name. */
       last_name?: string | null;
-      /**
-       * Format: safe-text
-       * @description How the name is shown. Defaults to first_name + " " + last_name (last_name first with `name_order` `family_first`), or first_name alone when there is no last name.
-       */
+      /** @description How the name is shown. Defaults to first_name + " " + last_name (last_name first with `name_order` `family_first`), or first_name alone when there is no last name. Stored in Unicode NFC, so a name typed composed or decomposed is one name. */
       display_name?: string;
-      /**
-       * Format: safe-text
-       * @description The name the person goes by, when it differs (e.g. "Bob" for Robert). At most 100 characters.
-       */
+      /** @description The name the person goes by, when it differs (e.g. "Bob" for Robert). At most 100 characters. Stored in Unicode NFC, so a name typed composed or decomposed is one name. */
       preferred_name?: string | null;
-      /**
-       * Format: safe-text
-       * @description e.g. "she/her", "they/them". At most 40 characters.
-       */
+      /** @description e.g. "she/her", "they/them". At most 40 characters. */
       pronouns?: string | null;
-      /**
-       * Format: safe-text
-       * @description Your own id for this person; unique within the collection.
-       */
+      /** @description Your own id for this person; unique within the collection. */
       external_id?: string | null;
-      /**
-       * Format: safe-text
-       * @description How to say the name in letters, e.g. "shiv-AWN nee VREE-in". At most 100 characters.
-       */
+      /** @description How to say the name in letters, e.g. "shiv-AWN nee VREE-in". At most 100 characters. */
       phonetic_spelling?: string | null;
       /** @description BCP 47 language tag, e.g. "en", "ga", "es-MX", "zh-Hans". null or "" removes it. */
       name_language?: string | null;
@@ -1212,24 +1169,17 @@ export interface components {
     };
     /** CreateWebhook */
     CreateWebhook: {
-      /**
-       * Format: safe-text
-       * @description HTTPS URL that accepts POST; its host must resolve to public addresses only.
-       */
+      /** @description HTTPS URL that accepts POST; its host must resolve to public addresses only. */
       url: string;
       /** @description Event kinds to receive: `recording.completed`, `recording.deleted`, `user.updated`, `pronunciation.updated`, `user.deleted`, `collection.erased`, `invitation.sent`, `invitation.failed`, `*` (`*` = all). */
       events: string[];
-      /** Format: safe-text-multiline */
       description?: string | null;
     };
     /** CustomField */
     CustomField: {
       /** @description Identifier of the field in user records: lower-case letters, digits and underscores, starting with a letter, at most 63 characters. Unique within the collection. */
       key: string;
-      /**
-       * Format: safe-text
-       * @description Human-readable label shown in forms.
-       */
+      /** @description Human-readable label shown in forms. */
       label: string;
       /**
        * @description Kind of value the field holds.
@@ -1758,20 +1708,11 @@ export interface components {
     };
     /** PronunciationInput */
     PronunciationInput: {
-      /**
-       * Format: safe-text
-       * @description The guide in the respelling key, e.g. "shiv-AWN"; its IPA is derived from it (docs/pronunciation.md).
-       */
+      /** @description The guide in the respelling key, e.g. "shiv-AWN"; its IPA is derived from it (docs/pronunciation.md). */
       respelling?: string;
-      /**
-       * Format: safe-text
-       * @description The guide in IPA; its respelling is derived from it.
-       */
+      /** @description The guide in IPA; its respelling is derived from it. */
       ipa?: string;
-      /**
-       * Format: safe-text
-       * @description A common wrong way to say it; null or "" removes it.
-       */
+      /** @description A common wrong way to say it; null or "" removes it. */
       not_like?: string | null;
       /** @description Organisers only: replace a guide the person wrote or approved (their approval is withdrawn). Without it such a change is refused with 409 `person_edited`. */
       overwrite_person_edits?: boolean;
@@ -1855,20 +1796,13 @@ export interface components {
        * @enum {unknown}
        */
       decision: 'approve' | 'request_rerecord';
-      /**
-       * Format: safe-text-multiline
-       * @description Required with `request_rerecord`: what to change, shown to the person on their recorder page (1 to 500 characters). Not allowed with `approve`.
-       */
+      /** @description Required with `request_rerecord`: what to change, shown to the person on their recorder page (1 to 500 characters). Not allowed with `approve`. */
       note?: string | null;
     };
     /** UpdateCollection */
     UpdateCollection: {
-      /**
-       * Format: safe-text
-       * @description At most 255 characters.
-       */
+      /** @description At most 255 characters. Stored in Unicode NFC, so a name typed composed or decomposed is one name. */
       name?: string;
-      /** Format: safe-text-multiline */
       description?: string | null;
       /** @description When true, a recording counts as recorded (`recorded_count`) only once an organiser approved it. Default false. */
       review_required?: boolean;
@@ -1886,20 +1820,11 @@ export interface components {
       self_edit?: boolean;
       /** @description Fields to change; null clears one. */
       branding?: {
-        /**
-         * Format: safe-text
-         * @description Shown on the record page, the player page and in mail.
-         */
+        /** @description Shown on the record page, the player page and in mail. Stored in Unicode NFC, so a name typed composed or decomposed is one name. */
         organisation_name?: string | null;
-        /**
-         * Format: safe-text-multiline
-         * @description A few words to the people invited: why you ask, who will hear it.
-         */
+        /** @description A few words to the people invited: why you ask, who will hear it. */
         intro?: string | null;
-        /**
-         * Format: safe-text-multiline
-         * @description Who can hear the recording. Without one, the record page says anyone with the play link can.
-         */
+        /** @description Who can hear the recording. Without one, the record page says anyone with the play link can. */
         privacy_note?: string | null;
         /** @description Colour of the buttons and accents of the record page and the player page, as `#rrggbb` (stored in lower case). Buttons carry white text, so white on it must reach the WCAG AA contrast of 4.5:1; a lighter colour is refused (400 `parameter_invalid`), and the message gives its ratio and the lightest darker shade that passes. Null: the service’s own colours. */
         brand_color?: string | null;
@@ -1908,25 +1833,16 @@ export interface components {
       invitation_settings?: {
         /** @description Whole days before the deadline on which people who have not recorded get a reminder, e.g. [7, 2]. Needs a deadline. */
         reminders?: number[];
-        /**
-         * Format: safe-text
-         * @description The name the mail comes from (the address is the service’s).
-         */
+        /** @description The name the mail comes from (the address is the service’s). Stored in Unicode NFC, so a name typed composed or decomposed is one name. */
         sender_name?: string | null;
         /**
          * Format: email
          * @description Where replies to the mail go.
          */
         reply_to?: string | null;
-        /**
-         * Format: safe-text-multiline
-         * @description The invitation text, with placeholders `{{first_name}}`, `{{display_name}}`, `{{collection}}`, `{{deadline}}` and `{{record_url}}` (escaped in the HTML part). Null: the default text in the collection’s language.
-         */
+        /** @description The invitation text, with placeholders `{{first_name}}`, `{{display_name}}`, `{{collection}}`, `{{deadline}}` and `{{record_url}}` (escaped in the HTML part). Null: the default text in the collection’s language. */
         message?: string | null;
-        /**
-         * Format: safe-text-multiline
-         * @description The reminder text (scheduled reminders, and invitations to people invited before), with the placeholders of `message`. Null: the default reminder in the person’s language.
-         */
+        /** @description The reminder text (scheduled reminders, and invitations to people invited before), with the placeholders of `message`. Null: the default reminder in the person’s language. */
         reminder_message?: string | null;
       };
       /** @description The full new list of definitions: add fields, change labels, `required` and select `options`, remove fields. A field keeps its `key` and `type`; the values people have for remaining fields are kept, and the values of a removed field are deleted. */
@@ -1939,40 +1855,19 @@ export interface components {
        * @description Unique within the collection (case-insensitive).
        */
       email?: string;
-      /**
-       * Format: safe-text
-       * @description 1 to 100 characters, not blank.
-       */
+      /** @description 1 to 100 characters, not blank. Stored in Unicode NFC, so a name typed composed or decomposed is one name. */
       first_name?: string;
-      /**
-       * Format: safe-text
-       * @description null or "" removes it (the person has one name).
-       */
+      /** @description null or "" removes it (the person has one name). Stored in Unicode NFC, so a name typed composed or decomposed is one name. */
       last_name?: string | null;
-      /**
-       * Format: safe-text
-       * @description null resets it to the default (first + last name).
-       */
+      /** @description null resets it to the default (first + last name). Stored in Unicode NFC, so a name typed composed or decomposed is one name. */
       display_name?: string | null;
-      /**
-       * Format: safe-text
-       * @description null or "" removes it.
-       */
+      /** @description null or "" removes it. Stored in Unicode NFC, so a name typed composed or decomposed is one name. */
       preferred_name?: string | null;
-      /**
-       * Format: safe-text
-       * @description null or "" removes them.
-       */
+      /** @description null or "" removes them. */
       pronouns?: string | null;
-      /**
-       * Format: safe-text
-       * @description Your own id for this person; unique within the collection.
-       */
+      /** @description Your own id for this person; unique within the collection. */
       external_id?: string | null;
-      /**
-       * Format: safe-text
-       * @description How to say the name in letters, e.g. "shiv-AWN nee VREE-in". At most 100 characters.
-       */
+      /** @description How to say the name in letters, e.g. "shiv-AWN nee VREE-in". At most 100 characters. */
       phonetic_spelling?: string | null;
       /** @description BCP 47 language tag, e.g. "en", "ga", "es-MX", "zh-Hans". null or "" removes it. */
       name_language?: string | null;
@@ -1990,14 +1885,10 @@ export interface components {
     };
     /** UpdateWebhook */
     UpdateWebhook: {
-      /**
-       * Format: safe-text
-       * @description HTTPS URL that accepts POST; its host must resolve to public addresses only.
-       */
+      /** @description HTTPS URL that accepts POST; its host must resolve to public addresses only. */
       url?: string;
       /** @description Event kinds to receive: `recording.completed`, `recording.deleted`, `user.updated`, `pronunciation.updated`, `user.deleted`, `collection.erased`, `invitation.sent`, `invitation.failed`, `*` (`*` = all). */
       events?: string[];
-      /** Format: safe-text-multiline */
       description?: string | null;
     };
     /** User */
