@@ -2,7 +2,8 @@
  * What the API documents say the static documents and the play link's audio URL answer is what
  * they answer, so Redocly's `recommended` rules pass with no ignore file (`npm run lint:openapi`):
  * the discovery document and the request schema are refused only by the HTTP server (431, headers
- * over 16 KiB), and the audio URL answers its 302, a 404 for an unknown token and else a 500.
+ * over 16 KiB), and the audio URL answers its 302, a 404 for an unknown token and else a 500 (its
+ * 200 is the MP3 at the end of the redirect, which clients that follow redirects receive).
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,9 +35,10 @@ describe('documented answers Redocly asks for', () => {
     }
   });
 
-  it('the audio URL declares its 302, 404, 410 and the failure envelope; an unknown token is a 404', async () => {
+  it('the audio URL declares its 302 (and the MP3 it leads to), 404, 410 and the failure envelope; an unknown token is a 404', async () => {
     const responses = v1.paths['/p/{token}.mp3']!.get!.responses;
-    expect(Object.keys(responses).sort()).toEqual(['302', '404', '410', 'default']);
+    expect(Object.keys(responses).sort()).toEqual(['200', '302', '404', '410', 'default']);
+    expect(Object.keys(responses['200']!.content ?? {})).toEqual(['audio/mpeg']);
     expect(Object.keys(responses.default!.content ?? {})).toEqual(['application/json']);
     const unknown = await fetch(`${t.url}/p/AAAAAAAAAAAAAAAA.mp3`, { redirect: 'manual' });
     expect(unknown.status).toBe(404);
