@@ -12,6 +12,7 @@ import {
   type AttemptRow,
   claimDelivery,
   dueDeliveryDepth,
+  type DeliveryFilters,
   type DeliveryRow,
   deleteDeliveriesBefore,
   deleteEventsBefore,
@@ -158,10 +159,11 @@ async function deliveryRowsPage(
   accountId: string,
   webhookId: string,
   query: { limit?: number; cursor?: string },
+  filters: DeliveryFilters,
 ) {
   const webhook = await requireWebhook(deps, accountId, webhookId);
   const limit = query.limit ?? 50;
-  const rows = await listDeliveries(deps.db.kysely, webhook.id, decodeCursor(query.cursor), limit + 1);
+  const rows = await listDeliveries(deps.db.kysely, webhook.id, decodeCursor(query.cursor), limit + 1, filters);
   const attempts = await listAttempts(
     deps.db.kysely,
     rows.slice(0, limit).map((r) => r.id),
@@ -171,14 +173,15 @@ async function deliveryRowsPage(
   return toPage(rows, limit, (row) => ({ row, attempts: byDelivery.get(row.id) ?? [] }));
 }
 
-/** A page of the webhook's deliveries, newest first, each with its attempts. */
+/** A page of the webhook's deliveries (messages), newest first, each with its attempts; `filters` narrow it. */
 export async function listWebhookDeliveries(
   deps: WebhookDeps,
   accountId: string,
   webhookId: string,
   query: { limit?: number; cursor?: string },
+  filters: DeliveryFilters = {},
 ) {
-  const page = await deliveryRowsPage(deps, accountId, webhookId, query);
+  const page = await deliveryRowsPage(deps, accountId, webhookId, query, filters);
   return { ...page, data: page.data.map(({ row, attempts }) => toDelivery(row, attempts)) };
 }
 
@@ -205,7 +208,7 @@ export async function listWebhookDeliveryLog(
   webhookId: string,
   query: { limit?: number; cursor?: string },
 ) {
-  const page = await deliveryRowsPage(deps, accountId, webhookId, query);
+  const page = await deliveryRowsPage(deps, accountId, webhookId, query, {});
   return {
     ...page,
     data: page.data.map(({ row, attempts }): DeliveryLogEntry => {
