@@ -1,11 +1,12 @@
+import { Voicename } from '@voicename/sdk';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { enableWebhook } from '../src/features/webhooks/service.js';
 import { ManualClock } from '../src/lib/clock.js';
-import { createTestApp, type TestApp } from './helpers/app.js';
+import { startTestServer, type TestApp } from './helpers/app.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 import { accountIdOf, deliverDue, dispatchDue, recordingData, recordTestEvent } from './helpers/webhooks.js';
 
-let t: TestApp;
+let t: TestApp & { url: string };
 let clock: ManualClock;
 let receiver: Receiver;
 let key: string;
@@ -13,7 +14,7 @@ let accountId: string;
 
 beforeAll(async () => {
   clock = new ManualClock(new Date());
-  t = await createTestApp({
+  t = await startTestServer({
     clock,
     // One send at a time per webhook, so the order the receiver sees is the order of sending.
     env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: '1' },
@@ -226,5 +227,22 @@ describe('listing messages', () => {
     expect((await t.request({ method: 'GET', url: `/v1/webhooks/${hook.id}/deliveries?status=failed`, key })).statusCode).toBe(
       400,
     );
+  });
+});
+
+describe('the SDK', () => {
+  it('recovers, replays and lists messages', async () => {
+    const hook = await createHook();
+    receiver.respond = () => ({ status: 500 });
+    const since = clock.now().toISOString();
+    await recordEvents(1);
+    await exhaustRetries(hook.id);
+    receiver.respond = () => ({ status: 200 });
+    const client = new Voicename({ apiKey: key, baseUrl: t.url });
+    expect(await client.webhooks.recover(hook.id, { since })).toEqual({ queued: 1 });
+    const [message] = await client.webhooks.messages(hook.id, { status: 'pending' }).toArray();
+    expect(message?.webhook_id).toBe(hook.id);
+    const replayed = await client.webhooks.replayMessage(hook.id, message!.id);
+    expect(replayed).toMatchObject({ id: message!.id, status: 'succeeded' });
   });
 });

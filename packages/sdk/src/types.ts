@@ -51,6 +51,9 @@ export type WebhookUpdateParams = BodyOf<'/v1/webhooks/{webhook_id}', 'patch'>;
 export type WebhookListParams = QueryOf<'/v1/webhooks', 'get'>;
 export type DeletedWebhook = ResponseOf<'/v1/webhooks/{webhook_id}', 'delete'>;
 export type WebhookDelivery = ResponseOf<'/v1/webhooks/{webhook_id}/test', 'post'>;
+export type WebhookMessageListParams = QueryOf<'/v1/webhooks/{webhook_id}/messages', 'get'>;
+export type WebhookRecoverParams = BodyOf<'/v1/webhooks/{webhook_id}/recover', 'post'>;
+export type WebhookRecoverResult = ResponseOf<'/v1/webhooks/{webhook_id}/recover', 'post'>;
 
 export type InvitationsParams = BodyOf<'/v1/collections/{collection_id}/invitations', 'post'>;
 export type InvitationsResult = ResponseOf<'/v1/collections/{collection_id}/invitations', 'post'>;
