@@ -25,8 +25,8 @@ beforeAll(async () => {
   accountId = await accountIdOf(t, account.email);
 });
 afterAll(async () => {
-  await receiver.close();
-  await t.close();
+  await receiver?.close();
+  await t?.close();
 });
 // Each test's webhooks go with it, so the next test's events reach only its own.
 const created: { id: string; key: string }[] = [];
