@@ -1,5 +1,6 @@
 import { Voicename } from '@voicename/sdk';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createDeliveryRunner, webhookTasks } from '../src/features/webhooks/jobs.js';
 import { enableWebhook } from '../src/features/webhooks/service.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { startTestServer, type TestApp } from './helpers/app.js';
@@ -244,5 +245,26 @@ describe('the SDK', () => {
     expect(message?.webhook_id).toBe(hook.id);
     const replayed = await client.webhooks.replayMessage(hook.id, message!.id);
     expect(replayed).toMatchObject({ id: message!.id, status: 'succeeded' });
+  });
+});
+
+describe('message history', () => {
+  it('is kept 30 days by default: the hourly job deletes older messages, and recovery cannot reach back past that', async () => {
+    expect(t.deps.config.webhooks.logRetentionDays).toBe(30);
+    const hook = await createHook();
+    receiver.respond = () => ({ status: 500 });
+    const since = clock.now().toISOString();
+    await recordEvents(1);
+    await exhaustRetries(hook.id);
+    expect(await deliveriesOf(hook.id)).toHaveLength(1);
+
+    const purge = webhookTasks(t.deps, createDeliveryRunner(t.deps)).find((task) => task.name === 'webhooks.purge-logs')!;
+    expect(purge.everyMs).toBe(3600e3);
+    clock.advance(30 * 86_400_000);
+    await purge.run();
+    expect(await deliveriesOf(hook.id)).toHaveLength(0);
+    const res = await recover(hook.id, { since });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'validation_failed', param: 'since' });
   });
 });
