@@ -188,6 +188,7 @@ describe('replaying one message', () => {
       key,
     });
     expect(missing.statusCode).toBe(404);
+    expect(missing.json().error).toMatchObject({ code: 'resource_missing', param: 'message_id' });
   });
 });
 

@@ -146,10 +146,17 @@ export async function sendTestEvent(deps: WebhookDeps, accountId: string, id: st
  * new attempt. Success marks it succeeded (stopping automatic retries); a failure leaves the
  * automatic schedule as it was. 409 while a worker is sending it.
  */
-export async function redeliverDelivery(deps: WebhookDeps, accountId: string, webhookId: string, deliveryId: string) {
+export async function redeliverDelivery(
+  deps: WebhookDeps,
+  accountId: string,
+  webhookId: string,
+  deliveryId: string,
+  /** The URL parameter a 404 names: `message_id` when called as replay. */
+  param: 'delivery_id' | 'message_id' = 'delivery_id',
+) {
   const webhook = await requireWebhook(deps, accountId, webhookId);
   const delivery = DELIVERY_ID.test(deliveryId) ? await findDelivery(deps.db.kysely, webhook.id, deliveryId) : undefined;
-  if (!delivery) throw notFound('delivery', 'delivery_id');
+  if (!delivery) throw notFound(param === 'message_id' ? 'message' : 'delivery', param);
   return sendNow(deps, webhook, delivery, 'manual');
 }
 

@@ -71,7 +71,7 @@ export async function recoverFailedMessages(
 
 /** Sends one message again now (any status): a new attempt, the same body and `webhook-id`. */
 export const replayMessage = (deps: WebhookDeps, accountId: string, webhookId: string, messageId: string) =>
-  redeliverDelivery(deps, accountId, webhookId, messageId);
+  redeliverDelivery(deps, accountId, webhookId, messageId, 'message_id');
 
 /** A page of the webhook's messages, newest first, narrowed by status, event kind and creation time. */
 export function listWebhookMessages(deps: WebhookDeps, accountId: string, webhookId: string, query: MessageListQuery) {
