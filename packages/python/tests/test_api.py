@@ -177,6 +177,13 @@ class ServerTest(unittest.TestCase):
             verify_webhook(body, standard_only, secret, now=time.time() + 600)
 
         self.assertIn(delivery["id"], [d["id"] for d in self.client.webhooks.deliveries(webhook["id"])])
+        replayed = self.client.webhooks.replay_message(webhook["id"], delivery["id"])
+        self.assertEqual((replayed["id"], replayed["attempt_count"]), (delivery["id"], 2))
+        self.assertEqual(receiver.wait_for(2)[1].headers["webhook-id"], delivery["id"])
+        self.assertEqual([m["id"] for m in self.client.webhooks.messages(webhook["id"], {"status": "succeeded"})], [delivery["id"]])
+        since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 3600))
+        # A test event is never retried, so never recovered: nothing failed to queue again.
+        self.assertEqual(self.client.webhooks.recover(webhook["id"], {"since": since}), {"queued": 0})
         updated = self.client.webhooks.update(webhook["id"], {"description": "Python receiver"})
         self.assertEqual(updated["description"], "Python receiver")
         rotated = self.client.webhooks.rotate_secret(webhook["id"])

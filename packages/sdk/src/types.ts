@@ -53,6 +53,9 @@ export type DeletedWebhook = ResponseOf<'/v1/webhooks/{webhook_id}', 'delete'>;
 export type WebhookDelivery = ResponseOf<'/v1/webhooks/{webhook_id}/test', 'post'>;
 /** An event type of the catalog: its name, description, JSON Schema (2020-12) and an example body. */
 export type EventType = Item<ResponseOf<'/v1/event-types', 'get'>>;
+export type WebhookMessageListParams = QueryOf<'/v1/webhooks/{webhook_id}/messages', 'get'>;
+export type WebhookRecoverParams = BodyOf<'/v1/webhooks/{webhook_id}/recover', 'post'>;
+export type WebhookRecoverResult = ResponseOf<'/v1/webhooks/{webhook_id}/recover', 'post'>;
 
 export type InvitationsParams = BodyOf<'/v1/collections/{collection_id}/invitations', 'post'>;
 export type InvitationsResult = ResponseOf<'/v1/collections/{collection_id}/invitations', 'post'>;

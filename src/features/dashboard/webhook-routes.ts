@@ -1,7 +1,7 @@
 /**
  * The dashboard's webhook pages, through the same webhooks service the /v1 API uses: list,
  * register (the secret shown once), edit, delete, test event, secret rotation (shown once),
- * the delivery log with redelivery, and re-enabling a webhook that was disabled automatically.
+ * the delivery log with redelivery (replay), recovery of failed messages by time range, and re-enabling a webhook that was disabled automatically.
  * Registered inside the dashboard plugin, so its session, form-token and error handling apply.
  */
 import { auditObject } from '../../http/audit.js';
@@ -20,6 +20,7 @@ import {
 import { webhookDetailPage, webhooksPage } from '../../web/views/dashboard/webhooks.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH, SUBSCRIBABLE } from '../webhooks/schemas.js';
 import { listWebhookDeliveryLog, redeliverDelivery, sendTestEvent } from '../webhooks/deliveries-service.js';
+import { recoverFailedMessages } from '../webhooks/messages-service.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -39,6 +40,20 @@ const NOTICES: Record<string, string> = {
   'test-failed': 'The test event was not delivered. Its attempt is below.',
   redelivered: 'The delivery was sent again and the receiver accepted it.',
   'redelivery-failed': 'The delivery was sent again and failed. The attempt is below; automatic retries go on as scheduled.',
+  recovered: 'The failed messages of that range are queued again and are being sent in the order their events happened.',
+  'recovered-none': 'No failed messages in that range to queue (messages an earlier recovery queued are not queued twice).',
+  'recover-invalid':
+    'Choose a start before the end, both within the message history that is kept (see the log retention), as UTC times.',
+};
+
+/** A `datetime-local` field (`2026-11-20T08:00`, seconds optional) read as UTC, the time zone every dashboard time is shown in. */
+const DATETIME_LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/;
+const utcFromField = (value: string | undefined): string | undefined | null => {
+  if (value === undefined || value.trim() === '') return undefined;
+  const trimmed = value.trim();
+  if (!DATETIME_LOCAL.test(trimmed)) return null;
+  const at = new Date(`${trimmed.length === 16 ? `${trimmed}:00` : trimmed}Z`);
+  return Number.isNaN(at.getTime()) ? null : at.toISOString();
 };
 
 const RECENT_DELIVERIES = 20;
@@ -250,6 +265,28 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
           reply,
           `/dashboard/webhooks/${delivery.webhook_id}?notice=${succeeded ? 'redelivered' : 'redelivery-failed'}`,
         );
+      },
+    );
+
+    app.post<IdRoute>(
+      '/webhooks/:id/recover',
+      { preHandler: requireSession, config: { audit: 'webhook.messages_recovered' } },
+      async (request, reply) => {
+        const webhook = await getWebhookHealth(deps, accountOf(request), request.params.id);
+        const since = utcFromField(formField(request, 'since'));
+        const until = utcFromField(formField(request, 'until'));
+        const back = (notice: string) => redirect(reply, `/dashboard/webhooks/${webhook.id}?notice=${notice}`);
+        if (!since || until === null) return back('recover-invalid');
+        try {
+          const { queued } = await recoverFailedMessages(deps, accountOf(request), webhook.id, {
+            since,
+            ...(until ? { until } : {}),
+          });
+          return back(queued > 0 ? 'recovered' : 'recovered-none');
+        } catch (error) {
+          if (error instanceof AppError && error.status === 400) return back('recover-invalid');
+          throw error;
+        }
       },
     );
 

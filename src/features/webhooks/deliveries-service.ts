@@ -12,6 +12,7 @@ import {
   type AttemptRow,
   claimDelivery,
   dueDeliveryDepth,
+  type DeliveryFilters,
   type DeliveryRow,
   deleteDeliveriesBefore,
   deleteEventsBefore,
@@ -145,10 +146,17 @@ export async function sendTestEvent(deps: WebhookDeps, accountId: string, id: st
  * new attempt. Success marks it succeeded (stopping automatic retries); a failure leaves the
  * automatic schedule as it was. 409 while a worker is sending it.
  */
-export async function redeliverDelivery(deps: WebhookDeps, accountId: string, webhookId: string, deliveryId: string) {
+export async function redeliverDelivery(
+  deps: WebhookDeps,
+  accountId: string,
+  webhookId: string,
+  deliveryId: string,
+  /** The URL parameter a 404 names: `message_id` when called as replay. */
+  param: 'delivery_id' | 'message_id' = 'delivery_id',
+) {
   const webhook = await requireWebhook(deps, accountId, webhookId);
   const delivery = DELIVERY_ID.test(deliveryId) ? await findDelivery(deps.db.kysely, webhook.id, deliveryId) : undefined;
-  if (!delivery) throw notFound('delivery', 'delivery_id');
+  if (!delivery) throw notFound(param === 'message_id' ? 'message' : 'delivery', param);
   return sendNow(deps, webhook, delivery, 'manual');
 }
 
@@ -158,10 +166,11 @@ async function deliveryRowsPage(
   accountId: string,
   webhookId: string,
   query: { limit?: number; cursor?: string },
+  filters: DeliveryFilters,
 ) {
   const webhook = await requireWebhook(deps, accountId, webhookId);
   const limit = query.limit ?? 50;
-  const rows = await listDeliveries(deps.db.kysely, webhook.id, decodeCursor(query.cursor), limit + 1);
+  const rows = await listDeliveries(deps.db.kysely, webhook.id, decodeCursor(query.cursor), limit + 1, filters);
   const attempts = await listAttempts(
     deps.db.kysely,
     rows.slice(0, limit).map((r) => r.id),
@@ -171,14 +180,15 @@ async function deliveryRowsPage(
   return toPage(rows, limit, (row) => ({ row, attempts: byDelivery.get(row.id) ?? [] }));
 }
 
-/** A page of the webhook's deliveries, newest first, each with its attempts. */
+/** A page of the webhook's deliveries (messages), newest first, each with its attempts; `filters` narrow it. */
 export async function listWebhookDeliveries(
   deps: WebhookDeps,
   accountId: string,
   webhookId: string,
   query: { limit?: number; cursor?: string },
+  filters: DeliveryFilters = {},
 ) {
-  const page = await deliveryRowsPage(deps, accountId, webhookId, query);
+  const page = await deliveryRowsPage(deps, accountId, webhookId, query, filters);
   return { ...page, data: page.data.map(({ row, attempts }) => toDelivery(row, attempts)) };
 }
 
@@ -205,7 +215,7 @@ export async function listWebhookDeliveryLog(
   webhookId: string,
   query: { limit?: number; cursor?: string },
 ) {
-  const page = await deliveryRowsPage(deps, accountId, webhookId, query);
+  const page = await deliveryRowsPage(deps, accountId, webhookId, query, {});
   return {
     ...page,
     data: page.data.map(({ row, attempts }): DeliveryLogEntry => {

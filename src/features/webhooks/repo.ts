@@ -161,12 +161,78 @@ export const finishDelivery = async (db: Db, id: string, workerId: string, chang
 export const findDelivery = (db: Db, webhookId: string, id: string) =>
   db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).where('webhook_id', '=', webhookId).executeTakeFirst();
 
-export const listDeliveries = (db: Db, webhookId: string, cursor: PageCursor | null, limit: number) =>
-  afterCursor(db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId), cursor)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+/** Narrows the messages listing; every field optional (the deliveries listing passes none). */
+export interface DeliveryFilters {
+  status?: DeliveryRow['status'];
+  eventType?: string;
+  /** Created at or after, ISO UTC. */
+  since?: string;
+  /** Created before, ISO UTC. */
+  until?: string;
+}
+
+export const listDeliveries = (
+  db: Db,
+  webhookId: string,
+  cursor: PageCursor | null,
+  limit: number,
+  filters: DeliveryFilters = {},
+) => {
+  let query = db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.eventType) query = query.where('event_type', '=', filters.eventType);
+  if (filters.since) query = query.where('created_at', '>=', filters.since);
+  if (filters.until) query = query.where('created_at', '<', filters.until);
+  return afterCursor(query, cursor).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+};
+
+/**
+ * One batch of a recovery: the next `limit` failed event deliveries of the webhook created in
+ * [since, until), oldest first, after the (created_at, id) position `after`, queued again (pending, due
+ * `now`, a fresh automatic schedule). Only rows still `failed` change, so two recoveries at once
+ * queue each message once. Returns the last row seen (the next batch starts after it) and how many changed.
+ */
+export async function requeueFailedBatch(
+  db: Db,
+  input: {
+    webhookId: string;
+    since: string;
+    until: string;
+    after: { created_at: string; id: string } | null;
+    now: string;
+    limit: number;
+  },
+): Promise<{ last: { created_at: string; id: string } | null; queued: number }> {
+  const { webhookId, since, until, after, now, limit } = input;
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'created_at'])
+    .where('webhook_id', '=', webhookId)
+    .where('status', '=', 'failed')
+    .where('trigger', '=', 'event')
+    .where('created_at', '>=', since)
+    .where('created_at', '<', until);
+  if (after)
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '>', after.created_at),
+        eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)]),
+      ]),
+    );
+  const rows = await query.orderBy('created_at').orderBy('id').limit(limit).execute();
+  if (rows.length === 0) return { last: null, queued: 0 };
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', attempt_count: 0, next_attempt_at: now, updated_at: now })
+    .where(
+      'id',
+      'in',
+      rows.map((r) => r.id),
+    )
+    .where('status', '=', 'failed')
+    .executeTakeFirst();
+  return { last: rows[rows.length - 1]!, queued: Number(result.numUpdatedRows) };
+}
 
 /** Rows per insert: 10 columns each stays far below either database's limit on parameters. */
 const ATTEMPTS_PER_INSERT = 100;

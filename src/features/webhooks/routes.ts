@@ -10,6 +10,10 @@ import {
   DeliveryParams,
   EventTypeList,
   ListQuery,
+  MessageListQuery,
+  MessageParams,
+  RecoverBody,
+  RecoverResult,
   UpdateWebhookBody,
   WebhookList,
   WebhookParams,
@@ -18,6 +22,7 @@ import {
 } from './schemas.js';
 import { eventTypes } from './event-catalog.js';
 import { listWebhookDeliveries, redeliverDelivery, sendTestEvent } from './deliveries-service.js';
+import { listWebhookMessages, recoverFailedMessages, replayMessage } from './messages-service.js';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './service.js';
 
 export const webhooksRoutes =
@@ -186,5 +191,62 @@ export const webhooksRoutes =
         },
       },
       async () => ({ data: eventTypes() }),
+    );
+
+    app.get(
+      '/webhooks/:webhook_id/messages',
+      {
+        schema: {
+          tags,
+          operationId: 'webhooks.listMessages',
+          summary: 'List messages',
+          description:
+            'The webhook’s messages (the same objects as its deliveries), newest first, each with its attempts; ' +
+            'narrowed by `status`, `event_type` and creation time (`since` inclusive, `until` exclusive), paged with `limit` and `cursor`.',
+          params: WebhookParams,
+          querystring: MessageListQuery,
+          response: { 200: DeliveryList, ...errors },
+        },
+      },
+      async (request) => listWebhookMessages(deps, accountOf(request), request.params.webhook_id, request.query),
+    );
+
+    app.post(
+      '/webhooks/:webhook_id/recover',
+      {
+        config: { audit: 'webhook.messages_recovered' },
+        schema: {
+          tags,
+          operationId: 'webhooks.recover',
+          summary: 'Recover failed messages',
+          description:
+            'Queues every message that failed (all automatic attempts used) and was created in [`since`, `until`) again, ' +
+            'sent oldest first with its original `webhook-id` and a fresh retry schedule. A message already queued by an ' +
+            'earlier recovery is not queued twice. A disabled webhook’s recovered messages wait until it is re-enabled.',
+          params: WebhookParams,
+          body: RecoverBody,
+          response: { 202: RecoverResult, ...errors },
+        },
+      },
+      async (request, reply) =>
+        reply.code(202).send(await recoverFailedMessages(deps, accountOf(request), request.params.webhook_id, request.body)),
+    );
+
+    app.post(
+      '/webhooks/:webhook_id/messages/:message_id/replay',
+      {
+        config: { audit: 'webhook.message_replayed' },
+        schema: {
+          tags,
+          operationId: 'webhooks.replayMessage',
+          summary: 'Replay a message',
+          description:
+            'Sends one message again now, whatever its status (a new attempt, same body, same `webhook-id`), and returns it ' +
+            'with the new attempt. The same operation as redeliver, under the messages name.',
+          params: MessageParams,
+          response: { 200: Delivery, ...errors, 409: ErrorResponse },
+        },
+      },
+      async (request) => replayMessage(deps, accountOf(request), request.params.webhook_id, request.params.message_id),
     );
   };

@@ -169,3 +169,46 @@ export const EventTypeList = Type.Object(
   { data: Type.Array(EventType) },
   { title: 'EventTypeList', additionalProperties: false },
 );
+
+/** A message is a delivery (the same row, id and `webhook-id`); `messages` is the name the recovery operations use. */
+export const MessageParams = Type.Object({
+  webhook_id: Type.String({ maxLength: 64 }),
+  message_id: Type.String({ maxLength: 64 }),
+});
+
+export const MessageListQuery = Type.Object(
+  {
+    limit: Type.Optional(PageQuery.limit),
+    cursor: Type.Optional(PageQuery.cursor),
+    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')])),
+    event_type: Type.Optional(SafeText({ minLength: 1, maxLength: 100, description: 'Only messages of this event kind.' })),
+    since: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after (RFC 3339).' })),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'Created before (RFC 3339).' })),
+  },
+  { additionalProperties: false },
+);
+export type MessageListQuery = Static<typeof MessageListQuery>;
+
+export const RecoverBody = Type.Object(
+  {
+    since: Type.String({
+      format: 'date-time',
+      description: 'RFC 3339. Messages created at or after this time; no earlier than the log retention allows.',
+    }),
+    until: Type.Optional(
+      Type.String({ format: 'date-time', description: 'RFC 3339. Messages created before this time; default now.' }),
+    ),
+  },
+  { title: 'RecoverWebhookMessages', additionalProperties: false },
+);
+export type RecoverBody = Static<typeof RecoverBody>;
+
+export const RecoverResult = Type.Object(
+  {
+    queued: Type.Integer({
+      minimum: 0,
+      description: 'Failed messages queued again by this call (0 when a previous recovery already queued them).',
+    }),
+  },
+  { title: 'RecoverWebhookMessagesResult', additionalProperties: false },
+);

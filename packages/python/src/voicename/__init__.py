@@ -36,6 +36,8 @@ from ._types import (
     Webhook,
     WebhookCreateParams,
     WebhookDelivery,
+    WebhookRecoverParams,
+    WebhookRecoverResult,
     WebhookUpdateParams,
     WebhookWithSecret,
 )
@@ -83,6 +85,8 @@ __all__ = [
     "Webhook",
     "WebhookCreateParams",
     "WebhookDelivery",
+    "WebhookRecoverParams",
+    "WebhookRecoverResult",
     "WebhookUpdateParams",
     "WebhookVerificationError",
     "WebhookWithSecret",

@@ -15,6 +15,8 @@ from ._types import (
     Webhook,
     WebhookCreateParams,
     WebhookDelivery,
+    WebhookRecoverParams,
+    WebhookRecoverResult,
     WebhookUpdateParams,
     WebhookWithSecret,
 )
@@ -62,6 +64,24 @@ class Webhooks:
     def redeliver(self, webhook_id: str, delivery_id: str, *, options: RequestOptions | None = None) -> WebhookDelivery:
         """Sends a delivery again now (same body, same `webhook-id`)."""
         path = f"/v1/webhooks/{segment(webhook_id)}/deliveries/{segment(delivery_id)}/redeliver"
+        return cast(WebhookDelivery, self._t.request("POST", path, options=options).json())
+
+    def messages(
+        self, webhook_id: str, params: dict[str, QueryValue] | None = None, *, options: RequestOptions | None = None
+    ) -> Paginator[WebhookDelivery]:
+        """Messages (the same objects as deliveries), newest first, narrowed by `status`, `event_type`, `since`, `until`."""
+        return list_of(self._t, f"/v1/webhooks/{segment(webhook_id)}/messages", dict(params or {}), options)
+
+    def recover(
+        self, webhook_id: str, params: WebhookRecoverParams, *, options: RequestOptions | None = None
+    ) -> WebhookRecoverResult:
+        """Queues every message that failed in [`since`, `until`) again, oldest first, each with its original `webhook-id`."""
+        path = f"/v1/webhooks/{segment(webhook_id)}/recover"
+        return cast(WebhookRecoverResult, self._t.request("POST", path, json_body=params, options=options).json())
+
+    def replay_message(self, webhook_id: str, message_id: str, *, options: RequestOptions | None = None) -> WebhookDelivery:
+        """Sends one message again now, whatever its status (a new attempt, the same `webhook-id`)."""
+        path = f"/v1/webhooks/{segment(webhook_id)}/messages/{segment(message_id)}/replay"
         return cast(WebhookDelivery, self._t.request("POST", path, options=options).json())
 
 

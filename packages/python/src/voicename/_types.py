@@ -180,6 +180,15 @@ class WebhookCreateParams(TypedDict, total=False):
     description: str | None
 
 
+class WebhookRecoverParams(TypedDict, total=False):
+    since: str  # required: RFC 3339
+    until: str
+
+
+class WebhookRecoverResult(TypedDict):
+    queued: int
+
+
 class WebhookUpdateParams(TypedDict, total=False):
     url: str
     events: list[str]

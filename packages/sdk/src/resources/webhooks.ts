@@ -7,6 +7,9 @@ import type {
   WebhookCreateParams,
   WebhookDelivery,
   WebhookListParams,
+  WebhookMessageListParams,
+  WebhookRecoverParams,
+  WebhookRecoverResult,
   WebhookUpdateParams,
   WebhookWithSecret,
 } from '../types.js';
@@ -83,5 +86,36 @@ export class Webhooks {
   /** Every event type webhooks receive, with the JSON Schema of its body and an example (`GET /v1/event-types`). */
   async eventTypes(options?: RequestOptions): Promise<EventType[]> {
     return (await unwrap(this.api.GET('/v1/event-types', callOptions(options)))).data;
+  }
+
+  /** Messages (the same objects as deliveries), newest first, narrowed by `status`, `event_type`, `since` and `until`. */
+  messages(webhookId: string, params: WebhookMessageListParams = {}, options?: RequestOptions): Paginator<WebhookDelivery> {
+    const path = { webhook_id: webhookId };
+    return new Paginator(
+      (cursor) =>
+        unwrap(
+          this.api.GET('/v1/webhooks/{webhook_id}/messages', {
+            params: { path, query: { ...params, cursor } },
+            ...callOptions(options),
+          }),
+        ),
+      params.cursor,
+    );
+  }
+
+  /** Queues every message that failed in [`since`, `until`) again, oldest first, each with its original `webhook-id`. */
+  recover(webhookId: string, params: WebhookRecoverParams, options?: RequestOptions): Promise<WebhookRecoverResult> {
+    const path = { webhook_id: webhookId };
+    return unwrap(
+      this.api.POST('/v1/webhooks/{webhook_id}/recover', { params: { path }, body: params, ...callOptions(options) }),
+    );
+  }
+
+  /** Sends one message again now, whatever its status (a new attempt, the same `webhook-id`). */
+  replayMessage(webhookId: string, messageId: string, options?: RequestOptions): Promise<WebhookDelivery> {
+    const path = { webhook_id: webhookId, message_id: messageId };
+    return unwrap(
+      this.api.POST('/v1/webhooks/{webhook_id}/messages/{message_id}/replay', { params: { path }, ...callOptions(options) }),
+    );
   }
 }

@@ -4,7 +4,7 @@
  * result and stored response body, and a "Redeliver" button.
  */
 import { html, type SafeHtml } from '../../html.js';
-import { actionButton, layout, type Viewer, when } from './layout.js';
+import { actionButton, csrfField, layout, type Viewer, when } from './layout.js';
 
 export interface WebhookItem {
   id: string;
@@ -126,6 +126,28 @@ ${actionButton(`/dashboard/webhooks/${webhookId}/deliveries/${delivery.id}/redel
 </article>`;
 }
 
+/**
+ * Queues the failed messages of a time range again (POST …/recover). The fields are read as UTC,
+ * the time zone every time on these pages is shown in, and the form says so.
+ */
+function recoverForm(webhook: WebhookItem, viewer: Viewer): SafeHtml {
+  return html`<section class="card recover" aria-labelledby="recover-title">
+<h2 id="recover-title">Recover failed messages</h2>
+<p class="muted" id="recover-help">After your endpoint was down: every message that failed (all its automatic attempts used) and was created in this range is sent again, in the order its events happened, with its original <code>webhook-id</code>. Times are UTC, like every time on these pages.${
+    webhook.status === 'disabled' ? ' This webhook is disabled: the messages wait until it is re-enabled.' : ''
+  }</p>
+<form method="post" action="/dashboard/webhooks/${webhook.id}/recover" class="recover-form">${csrfField(viewer.csrfToken)}
+<div class="row">
+<label for="recover-since">From (UTC)</label>
+<input type="datetime-local" id="recover-since" name="since" required step="1" aria-describedby="recover-help">
+<label for="recover-until">Until (UTC, optional: now)</label>
+<input type="datetime-local" id="recover-until" name="until" step="1" aria-describedby="recover-help">
+</div>
+<button type="submit">Recover failed messages</button>
+</form>
+</section>`;
+}
+
 export function webhookDetailPage(data: {
   styleUrl: string;
   viewer: Viewer;
@@ -160,6 +182,7 @@ ${webhook.status === 'disabled' ? html`${disabledNote(webhook)}${reEnableButton(
   <a class="button danger-link" href="/dashboard/webhooks/${webhook.id}/delete">Delete…</a>
 </div>
 </article>
+${recoverForm(webhook, data.viewer)}
 <h2>Recent deliveries</h2>
 ${
   data.deliveries.length === 0
