@@ -38,13 +38,16 @@ export function objectUrl(baseUrl: string, event: EventForBody): string | null {
   return null;
 }
 
+/** The ids this service issued; `external_id` is the customer's own and may be an e-mail address or a name. */
+const isServiceId = (key: string) => key.endsWith('_id') && key !== 'external_id';
+
 /**
- * A thin body: the event kind and time, only the `*_id` fields of its data (no e-mail, names,
+ * A thin body: the event kind and time, only the `*_id` fields (but `external_id`) of its data (no e-mail, names,
  * play link or free text) and the URL of the object to fetch with the API key.
  */
 export function thinBody(baseUrl: string, event: EventForBody): string {
   const ids = Object.fromEntries(
-    Object.entries(event.data).filter(([key, value]) => key.endsWith('_id') && typeof value === 'string'),
+    Object.entries(event.data).filter(([key, value]) => isServiceId(key) && typeof value === 'string'),
   );
   return JSON.stringify({ event: event.type, timestamp: event.timestamp, data: ids, url: objectUrl(baseUrl, event) });
 }
