@@ -4,7 +4,7 @@
  * outbound rules (public addresses only) still apply on top, at registration and on every send.
  */
 import { AppError } from '../../errors.js';
-import { CHAT_EVENT_KINDS, type PayloadFormat, type WebhookKind } from './schemas.js';
+import { CHAT_EVENT_KINDS, PAYLOAD_FORMATS, type PayloadFormat, WEBHOOK_KINDS, type WebhookKind } from './schemas.js';
 
 /** Hosts of the platforms' webhook URLs: Slack incoming webhooks; Teams Workflows (Logic Apps, then Power Platform). */
 const SLACK_HOST = 'hooks.slack.com';
@@ -60,4 +60,18 @@ export function checkDestination(destination: Destination, options: { allowPriva
   }
   const problem = urlProblem(kind, url);
   if (problem !== null) throw invalid('url', `The URL of a ${kind} webhook ${problem}.`);
+}
+
+/** A form's `kind` (the dashboard; the API's schema checks its own): absent means `standard`. */
+export function parseKind(value: string | undefined): WebhookKind {
+  const kind = WEBHOOK_KINDS.find((k) => k === (value || 'standard'));
+  if (!kind) throw invalid('kind', `Unknown kind "${value}". Allowed: ${WEBHOOK_KINDS.join(', ')}.`);
+  return kind;
+}
+
+/** A form's `payload`: absent means `full`. */
+export function parsePayloadFormat(value: string | undefined): PayloadFormat {
+  const payload = PAYLOAD_FORMATS.find((p) => p === (value || 'full'));
+  if (!payload) throw invalid('payload', `Unknown payload "${value}". Allowed: ${PAYLOAD_FORMATS.join(', ')}.`);
+  return payload;
 }
