@@ -53,8 +53,6 @@ const toDelivery = (row: DeliveryRow, attempts: AttemptRow[]): Delivery => ({
   attempts: attempts.map(toAttempt),
 });
 
-export { eventBody } from './payloads.js';
-
 /** The collection's language for chat messages; English when it is gone or archived meanwhile. */
 async function collectionLocale(deps: WebhookDeps, accountId: string, collectionId: unknown): Promise<Locale> {
   if (typeof collectionId !== 'string') return DEFAULT_LOCALE;
