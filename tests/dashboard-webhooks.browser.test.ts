@@ -8,6 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { launchBrowser } from './helpers/browser.js';
+import { expectNoSeriousAxeViolations } from './helpers/axe.js';
 import { lastSignInLink } from './helpers/dashboard.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 
@@ -147,3 +148,36 @@ describe('webhook pages at 390 px', () => {
     await context.close();
   });
 });
+
+for (const [label, viewport] of [
+  ['desktop', { width: 1280, height: 900 }],
+  ['390 px phone', { width: 390, height: 844 }],
+] as const) {
+  describe(`the webhook form's destination and payload on a ${label}`, () => {
+    it('registers a Slack destination, and a refused thin Slack webhook says why next to the payload, accessibly', async () => {
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      await signIn(page, `chat-${viewport.width}@example.com`);
+      await page.goto(`${t.url}/dashboard/webhooks/new`);
+      await expectNoSeriousAxeViolations(page);
+      await expectNoSidewaysScroll(page);
+
+      await page.getByLabel(/^Receiver URL/).fill(`${receiver.url}/slack-${viewport.width}`);
+      await page.getByLabel('Destination').selectOption('slack');
+      await page.getByLabel(/^Payload/).selectOption('thin');
+      await page.getByRole('button', { name: 'Add webhook' }).click();
+      await page.locator('#payload-error').waitFor();
+      await expectNoSeriousAxeViolations(page);
+      await expectNoSidewaysScroll(page);
+
+      await page.getByLabel(/^Payload/).selectOption('full');
+      await page.getByRole('button', { name: 'Add webhook' }).click();
+      await page.getByRole('heading', { name: /^Webhook added/ }).waitFor();
+      await page.getByRole('link', { name: 'I have copied it' }).click();
+      await page.getByRole('link', { name: 'Edit' }).click();
+      expect(await page.getByLabel('Destination').inputValue()).toBe('slack');
+      await expectNoSeriousAxeViolations(page);
+      await context.close();
+    });
+  });
+}

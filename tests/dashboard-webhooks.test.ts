@@ -38,11 +38,15 @@ const idOf = (page: string) => /href="\/dashboard\/webhooks\/(wh_[0-9a-f]{32})"/
 const hmacHex = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('hex');
 const row = (id: string) => t.deps.db.kysely.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
 
-async function addWebhook(fields: Partial<Record<'url' | 'description', string>> & { events?: string[] } = {}) {
+async function addWebhook(
+  fields: Partial<Record<'url' | 'description' | 'kind' | 'payload', string>> & { events?: string[] } = {},
+) {
   const form = new URLSearchParams({
     csrf: alice.csrf,
     url: fields.url ?? `${receiver.url}/hook`,
     description: fields.description ?? '',
+    ...(fields.kind === undefined ? {} : { kind: fields.kind }),
+    ...(fields.payload === undefined ? {} : { payload: fields.payload }),
   });
   for (const kind of fields.events ?? ['recording.completed']) form.append('events', kind);
   return t.app.inject({
@@ -96,6 +100,29 @@ describe('registering a webhook', () => {
       expect(page.body).not.toContain(secret);
       expect(page.headers['content-security-policy']).not.toContain('script-src');
     }
+  });
+
+  it('registers a Slack destination and a thin webhook from the selects, and refuses thin for Slack next to its select', async () => {
+    const form = await get(t, alice, '/dashboard/webhooks/new');
+    expect(form.body).toMatch(/<select id="webhook-kind" name="kind"><option value="standard" selected>/);
+    expect(form.body).toMatch(/<select id="webhook-payload" name="payload"><option value="full" selected>/);
+
+    const slack = await newWebhook({ kind: 'slack', url: `${receiver.url}/slack` });
+    expect(await row(slack.id)).toMatchObject({ kind: 'slack', payload_format: 'full' });
+    const edit = await get(t, alice, `/dashboard/webhooks/${slack.id}/edit`);
+    expect(edit.body).toContain('<option value="slack" selected>');
+    const thin = await newWebhook({ payload: 'thin' });
+    expect(await row(thin.id)).toMatchObject({ kind: 'standard', payload_format: 'thin' });
+
+    const refused = await addWebhook({ kind: 'slack', payload: 'thin', url: `${receiver.url}/slack` });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toMatch(
+      /<select id="webhook-payload" name="payload" aria-invalid="true" aria-describedby="payload-error">/,
+    );
+    expect(refused.body).toContain('<option value="slack" selected>');
+    const unknown = await addWebhook({ kind: 'discord' });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.body).toContain('id="kind-error">Unknown kind &quot;discord&quot;');
   });
 
   it('refuses a webhook without events, keeping what was typed', async () => {

@@ -40,6 +40,8 @@ describe('POST /v1/webhooks', () => {
         'disabled_reason',
         'events',
         'id',
+        'kind',
+        'payload',
         'secret',
         'status',
         'updated_at',
@@ -52,6 +54,8 @@ describe('POST /v1/webhooks', () => {
       description: 'CRM sync',
       status: 'enabled',
       consecutive_failures: 0,
+      kind: 'standard',
+      payload: 'full',
       disabled_at: null,
       disabled_reason: null,
     });

@@ -36,6 +36,7 @@ import * as m0034 from './migrations/0034_lti_dynamic_registration.js';
 import * as m0035 from './migrations/0035_lti_launch_tickets.js';
 import * as m0036 from './migrations/0036_lti_frame_origins.js';
 import * as m0037 from './migrations/0037_webhook_message_status.js';
+import * as m0038 from './migrations/0038_webhook_destinations.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   '0035_lti_launch_tickets': m0035,
   '0036_lti_frame_origins': m0036,
   '0037_webhook_message_status': m0037,
+  '0038_webhook_destinations': m0038,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

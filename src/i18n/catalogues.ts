@@ -3,6 +3,7 @@
  * one line here; `src/i18n/catalogues.test.ts` checks every language has every English key.
  */
 import type { Locale } from './locales.js';
+import { chat } from './messages/chat/index.js';
 import { common } from './messages/common/index.js';
 import { mail } from './messages/mail/index.js';
 import { player } from './messages/player/index.js';
@@ -13,6 +14,7 @@ import { recorder } from './messages/recorder/index.js';
 export type Catalogue = Readonly<Record<string, string>>;
 
 export const CATALOGUES = {
+  chat,
   common,
   mail,
   player,

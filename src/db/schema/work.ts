@@ -60,6 +60,10 @@ export interface WebhooksTable {
   /** The secret before the last rotation; still signs until `previous_secret_expires_at`. */
   previous_secret: string | null;
   previous_secret_expires_at: string | null;
+  /** The destination's format: `standard`, `slack` or `teams` (migration 0038). */
+  kind: 'standard' | 'slack' | 'teams';
+  /** `full` (the spec's body) or `thin` (ids and the object's API URL; standard only). */
+  payload_format: 'full' | 'thin';
   created_at: string;
   updated_at: string;
 }

@@ -19,6 +19,7 @@ import {
 } from '../../web/views/dashboard/webhook-forms.js';
 import { webhookDetailPage, webhooksPage } from '../../web/views/dashboard/webhooks.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH, SUBSCRIBABLE } from '../webhooks/schemas.js';
+import { parseKind, parsePayloadFormat } from '../webhooks/destinations.js';
 import { listWebhookDeliveryLog, redeliverDelivery, sendTestEvent } from '../webhooks/deliveries-service.js';
 import { recoverFailedMessages } from '../webhooks/messages-service.js';
 import {
@@ -57,7 +58,7 @@ const utcFromField = (value: string | undefined): string | undefined | null => {
 };
 
 const RECENT_DELIVERIES = 20;
-const FORM_FIELDS = new Set(['url', 'events', 'description']);
+const FORM_FIELDS = new Set(['url', 'events', 'description', 'kind', 'payload']);
 
 type IdRoute = { Params: { id: string } };
 
@@ -71,6 +72,8 @@ const inputOf = (request: FastifyRequest): WebhookInput => ({
   url: (formField(request, 'url') ?? '').trim(),
   events: formValues(request, 'events'),
   description: (formField(request, 'description') ?? '').trim(),
+  kind: formField(request, 'kind') ?? 'standard',
+  payload: formField(request, 'payload') ?? 'full',
 });
 
 /** A service refusal placed next to the field it names (`events[2]` → the events), or above the form. */
@@ -114,7 +117,13 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
     /** The form's fields as the service takes them (an empty description clears it). */
     const fieldsOf = (request: FastifyRequest) => {
       const input = inputOf(request);
-      return { url: input.url, events: input.events, description: input.description === '' ? null : input.description };
+      return {
+        url: input.url,
+        events: input.events,
+        description: input.description === '' ? null : input.description,
+        kind: parseKind(input.kind),
+        payload: parsePayloadFormat(input.payload),
+      };
     };
 
     app.get('/webhooks', { preHandler: requireSession }, async (request, reply) =>
@@ -130,7 +139,10 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
     );
 
     app.get('/webhooks/new', { preHandler: requireSession }, async (request, reply) =>
-      sendForm(request, reply, { webhook: null, input: { url: '', events: ['recording.completed'], description: '' } }),
+      sendForm(request, reply, {
+        webhook: null,
+        input: { url: '', events: ['recording.completed'], description: '', kind: 'standard', payload: 'full' },
+      }),
     );
 
     app.post('/webhooks', { preHandler: requireSession, config: { audit: 'webhook.created' } }, async (request, reply) => {
@@ -177,7 +189,13 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
       const webhook = await getWebhookHealth(deps, accountOf(request), request.params.id);
       return sendForm(request, reply, {
         webhook,
-        input: { url: webhook.url, events: webhook.events, description: webhook.description ?? '' },
+        input: {
+          url: webhook.url,
+          events: webhook.events,
+          description: webhook.description ?? '',
+          kind: webhook.kind,
+          payload: webhook.payload,
+        },
       });
     });
 

@@ -25,6 +25,9 @@ import {
   type WebhookRow,
 } from './repo.js';
 import { type Attempt, type Delivery, TEST_EVENT } from './schemas.js';
+import { eventBody, type EventForBody, webhookBody } from './payloads.js';
+import { DEFAULT_LOCALE, isLocale, type Locale } from '../../i18n/index.js';
+import { requireLiveCollection } from '../collections/service.js';
 import { hexId, requireWebhook } from './service.js';
 
 const DELIVERY_ID = /^whd_[0-9a-f]{32}$/;
@@ -51,9 +54,17 @@ const toDelivery = (row: DeliveryRow, attempts: AttemptRow[]): Delivery => ({
   attempts: attempts.map(toAttempt),
 });
 
-/** The exact body of every delivery: spec §6 `{event, timestamp, data}`. */
-export const eventBody = (type: string, timestamp: string, data: unknown): string =>
-  JSON.stringify({ event: type, timestamp, data });
+/** The collection's language for chat messages; English when it is gone or archived meanwhile. */
+async function collectionLocale(deps: WebhookDeps, accountId: string, collectionId: unknown): Promise<Locale> {
+  if (typeof collectionId !== 'string') return DEFAULT_LOCALE;
+  try {
+    const { language } = await requireLiveCollection(deps, accountId, collectionId);
+    return isLocale(language) ? language : DEFAULT_LOCALE;
+  } catch (error) {
+    if (error instanceof AppError) return DEFAULT_LOCALE;
+    throw error;
+  }
+}
 
 const subscribes = (webhook: WebhookRow, type: string) => {
   const events = JSON.parse(webhook.events) as string[];
@@ -76,10 +87,18 @@ export async function dispatchEvent(deps: WebhookDeps, eventId: string): Promise
     (w) => subscribes(w, event.type) && w.created_at <= event.created_at,
   );
   const now = deps.clock.now().toISOString();
-  const body = eventBody(event.type, event.created_at, JSON.parse(event.data));
+  const content: EventForBody = { type: event.type, timestamp: event.created_at, data: JSON.parse(event.data) };
+  // Each webhook's body is made once, here, and the same bytes go out on every attempt.
+  const locale = matching.some((w) => w.kind !== 'standard')
+    ? await collectionLocale(deps, event.account_id, content.data.collection_id)
+    : DEFAULT_LOCALE;
+  const bodies = matching.flatMap((webhook) => {
+    const body = webhookBody(webhook, content, { baseUrl: deps.config.baseUrl, locale });
+    return body === null ? [] : [{ webhook, body }];
+  });
   await insertDeliveries(
     db,
-    matching.map((webhook) => ({
+    bodies.map(({ webhook, body }) => ({
       id: hexId('whd'),
       webhook_id: webhook.id,
       event_id: event.id,
@@ -95,7 +114,7 @@ export async function dispatchEvent(deps: WebhookDeps, eventId: string): Promise
       updated_at: now,
     })),
   );
-  return matching.length;
+  return bodies.length;
 }
 
 async function deliveryWithAttempts(deps: WebhookDeps, row: DeliveryRow): Promise<Delivery> {
@@ -127,7 +146,13 @@ export async function sendTestEvent(deps: WebhookDeps, accountId: string, id: st
     webhook_id: webhook.id,
     event_id: eventId,
     event_type: TEST_EVENT,
-    payload: eventBody(TEST_EVENT, now, { webhook_id: webhook.id }),
+    // Chat destinations get the test message in English: a webhook belongs to no one collection.
+    payload:
+      webhookBody(
+        webhook,
+        { type: TEST_EVENT, timestamp: now, data: { webhook_id: webhook.id } },
+        { baseUrl: deps.config.baseUrl, locale: DEFAULT_LOCALE },
+      ) ?? eventBody(TEST_EVENT, now, { webhook_id: webhook.id }),
     trigger: 'test',
     status: 'pending',
     attempt_count: 0,

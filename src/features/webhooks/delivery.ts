@@ -27,7 +27,8 @@ export interface WebhookDeps {
   db: Db;
   clock: Clock;
   logger: Logger;
-  config: { webhooks: WebhookConfig };
+  /** `baseUrl`: the API's own URL, for the object URLs of thin events. */
+  config: { webhooks: WebhookConfig; baseUrl: string };
   /** This process's worker, woken after a commit that makes deliveries due (re-enabling). */
   jobsWakeup: { notify(): void };
   /** Resolver override for the outbound client (tests). */

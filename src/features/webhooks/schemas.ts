@@ -17,6 +17,14 @@ export const SUBSCRIBABLE = [...EVENT_KINDS, '*'] as const;
 export const TEST_EVENT = 'webhook.test';
 export const MAX_URL_LENGTH = 2048;
 export const MAX_DESCRIPTION_LENGTH = 1000;
+/** What a webhook's body is made for: the spec's signed JSON, or a chat channel's message. */
+export const WEBHOOK_KINDS = ['standard', 'slack', 'teams'] as const;
+export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
+/** `thin`: ids and the object's API URL instead of the event's data (standard webhooks only). */
+export const PAYLOAD_FORMATS = ['full', 'thin'] as const;
+export type PayloadFormat = (typeof PAYLOAD_FORMATS)[number];
+/** The kinds a chat destination (slack, teams) can subscribe to: they read as a message to people. */
+export const CHAT_EVENT_KINDS = ['recording.completed', 'recording.deleted'] as const;
 
 const Url = SafeText({
   minLength: 1,
@@ -29,6 +37,14 @@ const Events = Type.Array(SafeText({ minLength: 1, maxLength: 100 }), {
   description: `Event kinds to receive: ${SUBSCRIBABLE.map((k) => `\`${k}\``).join(', ')} (\`*\` = all).`,
 });
 const Description = Nullable(SafeText({ multiline: true, maxLength: MAX_DESCRIPTION_LENGTH }));
+const Kind = Type.Union([Type.Literal('standard'), Type.Literal('slack'), Type.Literal('teams')], {
+  description:
+    '`standard` (default): the signed JSON event. `slack`: a Slack incoming-webhook message (`hooks.slack.com`). `teams`: an Adaptive Card for a Microsoft Teams Workflows URL. Chat kinds receive `recording.completed` and `recording.deleted` only.',
+});
+const Payload = Type.Union([Type.Literal('full'), Type.Literal('thin')], {
+  description:
+    '`full` (default): the event with its data. `thin`: ids, the event kind and a `url` to fetch the object with your API key, no personal data. Standard webhooks only.',
+});
 
 export const Webhook = Type.Object(
   {
@@ -48,6 +64,8 @@ export const Webhook = Type.Object(
     disabled_reason: Nullable(Type.String(), {
       description: 'Why it was disabled: `consecutive_failures` (10 failed attempts in a row); null while enabled.',
     }),
+    kind: Kind,
+    payload: Payload,
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -65,13 +83,25 @@ export const WebhookWithSecret = Type.Object(
 export type WebhookWithSecret = Static<typeof WebhookWithSecret>;
 
 export const CreateWebhookBody = Type.Object(
-  { url: Url, events: Events, description: Type.Optional(Description) },
+  {
+    url: Url,
+    events: Events,
+    description: Type.Optional(Description),
+    kind: Type.Optional(Kind),
+    payload: Type.Optional(Payload),
+  },
   { title: 'CreateWebhook', additionalProperties: false },
 );
 export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
 
 export const UpdateWebhookBody = Type.Object(
-  { url: Type.Optional(Url), events: Type.Optional(Events), description: Type.Optional(Description) },
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(Events),
+    description: Type.Optional(Description),
+    kind: Type.Optional(Kind),
+    payload: Type.Optional(Payload),
+  },
   { title: 'UpdateWebhook', additionalProperties: false },
 );
 export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;

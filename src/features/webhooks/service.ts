@@ -32,6 +32,7 @@ import {
   type WebhookWithSecret,
 } from './schemas.js';
 import { newWebhookSecret } from './signing.js';
+import { checkDestination } from './destinations.js';
 
 export type { WebhookDeps } from './delivery.js';
 
@@ -61,6 +62,8 @@ export function toWebhook(row: WebhookRow): Webhook {
     consecutive_failures: row.consecutive_failures,
     disabled_at: row.disabled_at,
     disabled_reason: row.disabled_reason,
+    kind: row.kind,
+    payload: row.payload_format,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -127,6 +130,9 @@ const laterThan = (deps: WebhookDeps, previous: string) =>
  */
 export async function createWebhook(deps: WebhookDeps, accountId: string, input: CreateWebhookBody): Promise<WebhookWithSecret> {
   const events = checkEvents(input.events);
+  const kind = input.kind ?? 'standard';
+  const payload = input.payload ?? 'full';
+  checkDestination({ kind, payload, url: input.url, events }, { allowPrivateUrls: deps.config.webhooks.allowPrivateUrls });
   const url = await checkUrl(deps, input.url);
   const description = checkDescription(input.description) ?? null;
   // Each webhook may hold WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK send slots, so the cap bounds one account's share.
@@ -148,6 +154,8 @@ export async function createWebhook(deps: WebhookDeps, accountId: string, input:
     secret: newWebhookSecret(),
     previous_secret: null,
     previous_secret_expires_at: null,
+    kind,
+    payload_format: payload,
     created_at: now,
     updated_at: now,
   };
@@ -180,7 +188,7 @@ export async function getWebhook(deps: WebhookDeps, accountId: string, id: strin
   return toWebhook(await requireWebhook(deps, accountId, id));
 }
 
-/** Changes url (checked like at registration), events and/or description. Status is not changed here. */
+/** Changes url (checked like at registration), events, description, kind and/or payload format. Status is not changed here. */
 export async function updateWebhook(
   deps: WebhookDeps,
   accountId: string,
@@ -192,6 +200,18 @@ export async function updateWebhook(
   if (input.events !== undefined) changes.events = JSON.stringify(checkEvents(input.events));
   if (input.url !== undefined) changes.url = await checkUrl(deps, input.url);
   if (input.description !== undefined) changes.description = checkDescription(input.description) ?? null;
+  if (input.kind !== undefined) changes.kind = input.kind;
+  if (input.payload !== undefined) changes.payload_format = input.payload;
+  // The webhook as it would be after the change must still fit its kind.
+  checkDestination(
+    {
+      kind: changes.kind ?? current.kind,
+      payload: changes.payload_format ?? current.payload_format,
+      url: changes.url ?? current.url,
+      events: JSON.parse(changes.events ?? current.events) as string[],
+    },
+    { allowPrivateUrls: deps.config.webhooks.allowPrivateUrls },
+  );
   const row = await updateWebhookRow(deps.db.kysely, current.id, changes);
   if (!row) throw notFound('webhook', 'webhook_id');
   return toWebhook(row);

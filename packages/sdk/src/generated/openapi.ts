@@ -1234,6 +1234,10 @@ export interface components {
       /** @description Event kinds to receive: `recording.completed`, `recording.deleted`, `user.updated`, `pronunciation.updated`, `user.deleted`, `collection.erased`, `invitation.sent`, `invitation.failed`, `*` (`*` = all). */
       events: string[];
       description?: string | null;
+      /** @description `standard` (default): the signed JSON event. `slack`: a Slack incoming-webhook message (`hooks.slack.com`). `teams`: an Adaptive Card for a Microsoft Teams Workflows URL. Chat kinds receive `recording.completed` and `recording.deleted` only. */
+      kind?: 'standard' | 'slack' | 'teams';
+      /** @description `full` (default): the event with its data. `thin`: ids, the event kind and a `url` to fetch the object with your API key, no personal data. Standard webhooks only. */
+      payload?: 'full' | 'thin';
     };
     /** CustomField */
     CustomField: {
@@ -1968,6 +1972,10 @@ export interface components {
       /** @description Event kinds to receive: `recording.completed`, `recording.deleted`, `user.updated`, `pronunciation.updated`, `user.deleted`, `collection.erased`, `invitation.sent`, `invitation.failed`, `*` (`*` = all). */
       events?: string[];
       description?: string | null;
+      /** @description `standard` (default): the signed JSON event. `slack`: a Slack incoming-webhook message (`hooks.slack.com`). `teams`: an Adaptive Card for a Microsoft Teams Workflows URL. Chat kinds receive `recording.completed` and `recording.deleted` only. */
+      kind?: 'standard' | 'slack' | 'teams';
+      /** @description `full` (default): the event with its data. `thin`: ids, the event kind and a `url` to fetch the object with your API key, no personal data. Standard webhooks only. */
+      payload?: 'full' | 'thin';
     };
     /** User */
     User: {
@@ -2117,6 +2125,10 @@ export interface components {
       disabled_at: string | null;
       /** @description Why it was disabled: `consecutive_failures` (10 failed attempts in a row); null while enabled. */
       disabled_reason: string | null;
+      /** @description `standard` (default): the signed JSON event. `slack`: a Slack incoming-webhook message (`hooks.slack.com`). `teams`: an Adaptive Card for a Microsoft Teams Workflows URL. Chat kinds receive `recording.completed` and `recording.deleted` only. */
+      kind: 'standard' | 'slack' | 'teams';
+      /** @description `full` (default): the event with its data. `thin`: ids, the event kind and a `url` to fetch the object with your API key, no personal data. Standard webhooks only. */
+      payload: 'full' | 'thin';
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -2201,6 +2213,10 @@ export interface components {
       disabled_at: string | null;
       /** @description Why it was disabled: `consecutive_failures` (10 failed attempts in a row); null while enabled. */
       disabled_reason: string | null;
+      /** @description `standard` (default): the signed JSON event. `slack`: a Slack incoming-webhook message (`hooks.slack.com`). `teams`: an Adaptive Card for a Microsoft Teams Workflows URL. Chat kinds receive `recording.completed` and `recording.deleted` only. */
+      kind: 'standard' | 'slack' | 'teams';
+      /** @description `full` (default): the event with its data. `thin`: ids, the event kind and a `url` to fetch the object with your API key, no personal data. Standard webhooks only. */
+      payload: 'full' | 'thin';
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */

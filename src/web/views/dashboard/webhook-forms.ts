@@ -1,5 +1,5 @@
 /**
- * Webhook forms: register and edit (URL, events, description), the one-time secret page (after
+ * Webhook forms: register and edit (URL, destination kind, payload, events, description), the one-time secret page (after
  * registering and after a rotation, with a copy button), and the delete and rotate confirmations.
  */
 import { html, type SafeHtml } from '../../html.js';
@@ -9,11 +9,13 @@ export interface WebhookInput {
   url: string;
   events: string[];
   description: string;
+  kind: string;
+  payload: string;
 }
 
 /** A refusal to show on the form; `field` places it next to that input, null above the form. */
 export interface FormError {
-  field: 'url' | 'events' | 'description' | null;
+  field: 'url' | 'events' | 'description' | 'kind' | 'payload' | null;
   message: string;
 }
 
@@ -28,6 +30,19 @@ const EVENT_HELP: Record<string, string> = {
   'invitation.failed': 'an e-mail to a person could not be sent',
   '*': 'every event, including kinds added later',
 };
+
+const KIND_LABELS: [string, string][] = [
+  ['standard', 'Standard (signed JSON)'],
+  ['slack', 'Slack'],
+  ['teams', 'Microsoft Teams'],
+];
+const PAYLOAD_LABELS: [string, string][] = [
+  ['full', 'Full'],
+  ['thin', 'Thin (ids only)'],
+];
+
+const options = (choices: [string, string][], selected: string): SafeHtml[] =>
+  choices.map(([value, label]) => html`<option value="${value}"${value === selected ? ' selected' : ''}>${label}</option>`);
 
 const errorFor = (error: FormError | null | undefined, field: FormError['field']): SafeHtml =>
   error && error.field === field ? html`<p class="error" id="${field ?? 'form'}-error">${error.message}</p>` : html``;
@@ -63,6 +78,14 @@ ${error && error.field === null ? html`<p class="error" id="form-error" role="al
   <input id="webhook-url" name="url" type="url" required maxlength="${data.limits.url}" autocomplete="off" spellcheck="false"
     placeholder="https://example.com/voicename/webhook" value="${input.url}"${invalidAttrs(error, 'url')}>
   ${errorFor(error, 'url')}
+  <label for="webhook-kind">Destination</label>
+  <select id="webhook-kind" name="kind"${invalidAttrs(error, 'kind')}>${options(KIND_LABELS, input.kind)}</select>
+  ${errorFor(error, 'kind')}
+  <p class="muted">Slack takes an incoming-webhook URL, Teams a Workflows URL; both receive a message in the collection’s language for <code>recording.completed</code> and <code>recording.deleted</code> only.</p>
+  <label for="webhook-payload">Payload <span class="muted">(standard webhooks)</span></label>
+  <select id="webhook-payload" name="payload"${invalidAttrs(error, 'payload')}>${options(PAYLOAD_LABELS, input.payload)}</select>
+  ${errorFor(error, 'payload')}
+  <p class="muted">Thin: ids, the event and a URL to fetch the object with your API key, no personal data.</p>
   <fieldset class="choices"${error?.field === 'events' ? html` aria-describedby="events-error"` : ''}>
     <legend>Events to send</legend>
     ${data.eventKinds.map(
