@@ -35,6 +35,7 @@ import * as m0033 from './migrations/0033_sso_saml.js';
 import * as m0034 from './migrations/0034_lti_dynamic_registration.js';
 import * as m0035 from './migrations/0035_lti_launch_tickets.js';
 import * as m0036 from './migrations/0036_lti_frame_origins.js';
+import * as m0039 from './migrations/0039_x402_settlements.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   '0034_lti_dynamic_registration': m0034,
   '0035_lti_launch_tickets': m0035,
   '0036_lti_frame_origins': m0036,
+  '0039_x402_settlements': m0039,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
