@@ -5,11 +5,17 @@
  * docs/entities.md on this path: request binding (P2), a forged offer (P3), single settlement and
  * identical replay (P6, P7), facilitator down (nothing charged or published), failed publication.
  */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import { promisify } from 'node:util';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from './helpers/app.js';
+import { loadConfig } from '../src/config.js';
+import type { SpeechEngine, SpeechRequest } from '../src/speech/synthesizer.js';
+import { startTestServer, type TestApp } from './helpers/app.js';
+import { FakeSpeech } from './helpers/fake-speech.js';
 import { entityApps, generate, validBody } from './helpers/entities.js';
 import { type LocalFacilitator, startFacilitator } from './helpers/x402-facilitator.js';
 
@@ -21,18 +27,31 @@ const RATE = '650000'; // 0.65 USDC (6 decimals) per 1.00 AUD
 const apps = entityApps();
 let facilitator: LocalFacilitator;
 let t: TestApp;
+const x402Env = () => ({
+  X402_NETWORK: NETWORK,
+  X402_ASSET: ASSET,
+  X402_PAY_TO: PAY_TO,
+  X402_FACILITATOR_URL: facilitator.url,
+  X402_AUD_RATE: RATE,
+});
 beforeAll(async () => {
   facilitator = await startFacilitator();
-  t = await apps.app({
-    env: {
-      X402_NETWORK: NETWORK,
-      X402_ASSET: ASSET,
-      X402_PAY_TO: PAY_TO,
-      X402_FACILITATOR_URL: facilitator.url,
-      X402_AUD_RATE: RATE,
-    },
-  });
+  t = await apps.app({ env: x402Env() });
 });
+
+/** Fails every speech call while `failing` is true. */
+class FailingSpeech implements SpeechEngine {
+  failing = true;
+  private readonly real = new FakeSpeech();
+  async synthesize(request: SpeechRequest) {
+    if (this.failing) throw new Error('speech engine crashed');
+    return this.real.synthesize(request);
+  }
+  phonemize(request: { text: string }) {
+    return this.real.phonemize(request);
+  }
+  async close() {}
+}
 afterAll(async () => {
   await apps.closeAll();
   await facilitator.close();
@@ -66,8 +85,8 @@ function payingFetch(app: TestApp, sent: string[] = []) {
   return wrapFetchWithPayment(appFetch(app, sent), client);
 }
 
-const post = (f: typeof fetch, body: unknown) =>
-  f(`${t.config.siteUrl}/api/entities/generate`, {
+const post = (f: typeof fetch, body: unknown, app: TestApp = t) =>
+  f(`${app.config.siteUrl}/api/entities/generate`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -209,4 +228,83 @@ describe('without x402 settings', () => {
     });
     expect(signed.statusCode).toBe(402);
   });
+});
+
+describe('x402 when publishing fails', () => {
+  it('settles nothing while publishing fails; the same signature publishes (and settles once) when it works again', async () => {
+    const speech = new FailingSpeech();
+    const failing = await apps.app({ env: x402Env(), overrides: { speech } });
+    const sent: string[] = [];
+    const body = validBody();
+    const settled = facilitator.settlements.length;
+    const res = await post(payingFetch(failing, sent), body, failing);
+    expect(res.status).toBe(503);
+    expect(await entities(failing)).toBe(0);
+    expect(facilitator.settlements.length).toBe(settled);
+
+    speech.failing = false;
+    const retried = await generate(failing, body, { 'payment-signature': sent[0] as string });
+    expect(retried.statusCode).toBe(200);
+    expect(facilitator.settlements.length).toBe(settled + 1);
+  });
+});
+
+describe('x402 settings', () => {
+  const base = { NODE_ENV: 'test', DATA_DIR: '/nonexistent', BASE_URL: 'http://localhost:3000' };
+  const full = {
+    X402_NETWORK: NETWORK,
+    X402_ASSET: ASSET,
+    X402_PAY_TO: PAY_TO,
+    X402_FACILITATOR_URL: 'https://x402.example',
+    X402_AUD_RATE: RATE,
+  };
+
+  it('are all or nothing, with an explicit rate', () => {
+    expect(loadConfig(base).x402).toBeNull();
+    expect(loadConfig({ ...base, ...full }).x402).toMatchObject({ network: NETWORK, audRate: 650000n });
+    expect(() => loadConfig({ ...base, X402_NETWORK: NETWORK })).toThrow(/x402 needs all of .*missing X402_ASSET/);
+    expect(() => loadConfig({ ...base, ...full, X402_AUD_RATE: '0.65' })).toThrow(/X402_AUD_RATE must be a whole number/);
+  });
+
+  it('refuse a test network in production unless X402_ALLOW_TEST_NETWORK=true', () => {
+    const production = {
+      ...base,
+      ...full,
+      NODE_ENV: 'production',
+      BASE_URL: 'https://voicename.example',
+      PAYMENTS_SANDBOX: 'true',
+      MAIL_TRANSPORT: 'log',
+    };
+    expect(() => loadConfig(production)).toThrow(/X402_NETWORK=eip155:84532 is a test network/);
+    expect(loadConfig({ ...production, X402_ALLOW_TEST_NETWORK: 'true' }).x402?.network).toBe(NETWORK);
+    expect(loadConfig({ ...production, X402_NETWORK: 'eip155:8453' }).x402?.network).toBe('eip155:8453');
+  });
+});
+
+describe('docs/entities.md, x402', () => {
+  const entitiesGuide = fs.readFileSync('docs/entities.md', 'utf8');
+
+  it("pins the x402 client packages and viem this checkout's lock installs", () => {
+    const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { version: string }> };
+    const pinned = /^npm install @x402\/fetch@(\S+) @x402\/evm@(\S+) viem@(\S+)$/m.exec(entitiesGuide);
+    expect(pinned?.slice(1)).toEqual(
+      ['@x402/fetch', '@x402/evm', 'viem'].map((name) => lock.packages[`node_modules/${name}`]?.version),
+    );
+  });
+
+  it('the documented example (examples/x402-pay.ts) publishes as written', async () => {
+    const server = await startTestServer({
+      env: { ...x402Env(), ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '100000' },
+      overrides: { speech: new FakeSpeech() },
+    });
+    apps.track(server);
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'examples/x402-pay.ts', server.url, `Orbit Courier ${Date.now()}`],
+      { timeout: 60_000, env: { ...process.env, X402_PRIVATE_KEY: generatePrivateKey() } },
+    );
+    expect(stdout).toMatch(/^200 \{/);
+    expect(stdout).toContain('"status": "published"');
+    expect(stdout).toMatch(/settlement \{\n {2}success: true/);
+  }, 90_000);
 });
