@@ -13,6 +13,7 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
 import type { SpeechEngine, SpeechRequest } from '../src/speech/synthesizer.js';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { FakeSpeech } from './helpers/fake-speech.js';
@@ -208,6 +209,18 @@ describe('x402 v2 beside MPP', () => {
     expect(JSON.stringify(discovery)).toContain('"challenge_header":"PAYMENT-REQUIRED"');
     const card = (await t.app.inject({ url: '/.well-known/mcp/server-card.json' })).json();
     expect(card.payment_methods.map((method: { protocol: string }) => method.protocol)).toEqual(['mpp', 'x402']);
+  });
+});
+
+describe('x402 secrets', () => {
+  it('PAYMENT-SIGNATURE never reaches the logs (P12)', () => {
+    const lines: string[] = [];
+    const logger = createLogger('info', { write: (line: string) => void lines.push(line) });
+    logger.info(
+      { req: { headers: { 'payment-signature': 'eyJzZWNyZXQi' } }, headers: { 'payment-signature': 'eyJzZWNyZXQi' } },
+      'x',
+    );
+    expect(lines.join('')).not.toContain('eyJzZWNyZXQi');
   });
 });
 
