@@ -18,7 +18,7 @@ import { PAYMENT_DESCRIPTION, PRICE } from './price.js';
 import { agentApiUrls } from './urls.js';
 
 export const X402_PROVIDER = 'x402';
-export const X402_VERSION = 2;
+const X402_VERSION = 2;
 const SCHEME = 'exact';
 /** How long the payer's authorization must stay valid for us to verify, publish and settle it. */
 const MAX_TIMEOUT_SECONDS = 300;
@@ -26,7 +26,7 @@ const FACILITATOR_TIMEOUT_MS = 15_000;
 /** A signed EIP-3009 payload is about 1 KB in base64; anything far larger is not one. */
 export const MAX_PAYMENT_SIGNATURE_LENGTH = 16_384;
 
-export interface X402Requirements {
+interface X402Requirements {
   scheme: string;
   network: string;
   asset: string;
@@ -44,7 +44,7 @@ export interface X402Payload {
   extensions?: Record<string, unknown>;
 }
 
-export interface X402Settlement {
+interface X402Settlement {
   success: boolean;
   transaction: string;
   network: string;
@@ -53,7 +53,7 @@ export interface X402Settlement {
 }
 
 /** The token amount of one generation: the AUD price times the configured rate (never a guessed one). */
-export const x402Amount = (x402: X402Config): string => ((BigInt(PRICE.amountMinor) * x402.audRate) / 100n).toString();
+const x402Amount = (x402: X402Config): string => ((BigInt(PRICE.amountMinor) * x402.audRate) / 100n).toString();
 
 const bindingOf = (deps: Deps, x402: X402Config, requestId: string): string =>
   createHmac('sha256', deps.agentApi.keys.challengeKey)
@@ -61,7 +61,7 @@ const bindingOf = (deps: Deps, x402: X402Config, requestId: string): string =>
     .digest('base64url');
 
 /** The one offer (`accepts[0]`) for payment request `requestId`. */
-export function x402Requirements(deps: Deps, x402: X402Config, requestId: string): X402Requirements {
+function x402Requirements(deps: Deps, x402: X402Config, requestId: string): X402Requirements {
   return {
     scheme: SCHEME,
     network: x402.network,
