@@ -158,10 +158,9 @@ export const agentApiRoutes = (deps: Deps) => async (app: FastifyInstance) => {
                   description: 'mpp; reference="<payment_intent_id>", or Payment <base64url credential>',
                 },
                 authorization: { type: 'string', description: 'Payment <base64url credential> (MPP)' },
-                'payment-signature': {
-                  type: 'string',
-                  description: 'x402 v2 payment payload, base64 JSON (when x402 is offered)',
-                },
+                ...(deps.config.x402
+                  ? { 'payment-signature': { type: 'string', description: 'x402 v2 payment payload, base64 JSON' } }
+                  : {}),
               },
             },
             body: GenerateBody,
