@@ -10,8 +10,16 @@
  *    another checkout's built server with this script (the "before" figure).
  * 2. Speech synthesis per name (eSpeak NG WASM in a worker thread + MP3 encoding): cold (first call
  *    of a new worker), second call, and warm (median of 5 after 5 warm-up calls).
+ * 3. The paid POST by way of paying, on one warm server with x402 configured: the reference flow
+ *    (`mpp; reference=`, sandbox) against x402 (the official client signing the offer, a local
+ *    facilitator on loopback verifying and settling: tests/helpers/x402-facilitator.ts), PAID_ROUNDS
+ *    interleaved flows each; the medians of the paid POST and its server CPU time.
  */
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { EspeakSynthesizer } from '../src/speech/espeak.js';
+import { startFacilitator } from '../tests/helpers/x402-facilitator.js';
 import { benchApp, cpuMsOf, loadAverage, median } from './lib.js';
 
 const RESTARTS = Number(process.env.BENCH_RESTARTS ?? 5);
@@ -144,5 +152,80 @@ async function speech(paidMedian: number) {
   }
 }
 
+/** One x402-paid flow: the client pays the 402 itself; the POST carrying PAYMENT-SIGNATURE is timed. */
+async function x402Flow(url: string, serverPid: number, n: number): Promise<Flow> {
+  const timings: { unpaidMs: number; paidMs: number; paidCpuMs: number } = { unpaidMs: 0, paidMs: 0, paidCpuMs: 0 };
+  const timedFetch: typeof fetch = async (input, init) => {
+    const paying =
+      new Headers(init?.headers).has('payment-signature') || (input instanceof Request && input.headers.has('payment-signature'));
+    const cpuBefore = cpuMsOf(serverPid);
+    const [response, took] = await timed(async () => {
+      const r = await fetch(input, init);
+      return new Response(await r.arrayBuffer(), { status: r.status, headers: r.headers });
+    });
+    if (paying) Object.assign(timings, { paidMs: took, paidCpuMs: cpuMsOf(serverPid) - cpuBefore });
+    else timings.unpaidMs = took;
+    return response;
+  };
+  const client = new x402Client().register('eip155:84532', new ExactEvmScheme(privateKeyToAccount(generatePrivateKey())));
+  const response = await wrapFetchWithPayment(timedFetch, client)(`${url}/api/entities/generate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: `Bench Courier ${String.fromCharCode(65 + (n % 26))}${n} ${Date.now()}`,
+      entity_type: 'ai_agent',
+      description: 'A benchmark agent that exists to be timed.',
+      operator: 'Bench Co',
+      visibility: 'unlisted',
+    }),
+  });
+  if (response.status !== 200) throw new Error(`x402 paid retry answered ${response.status}: ${await response.text()}`);
+  return timings;
+}
+
+const PAID_ROUNDS = Number(process.env.PAID_ROUNDS ?? 10);
+
+async function paidPathByMethod() {
+  const facilitator = await startFacilitator();
+  const app = await benchApp(async () => undefined, {
+    ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '100000',
+    WARM_UP: 'true',
+    X402_NETWORK: 'eip155:84532',
+    X402_ALLOW_TEST_NETWORK: 'true',
+    X402_ASSET: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    X402_PAY_TO: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+    X402_FACILITATOR_URL: facilitator.url,
+    X402_AUD_RATE: '650000',
+  });
+  try {
+    await untilWarm(app.url);
+    // One of each first: the lazy imports of either path are not what is compared.
+    await paidFlow(app.url, app.serverPid, 900);
+    await x402Flow(app.url, app.serverPid, 901);
+    const reference: Flow[] = [];
+    const x402: Flow[] = [];
+    for (let n = 0; n < PAID_ROUNDS; n++) {
+      reference.push(await paidFlow(app.url, app.serverPid, 1000 + n));
+      x402.push(await x402Flow(app.url, app.serverPid, 2000 + n));
+    }
+    console.log(
+      `\nThe paid POST by way of paying: medians of ${PAID_ROUNDS} interleaved flows each on one warm built server (SQLite, ` +
+        `sandbox; x402 against a local facilitator on loopback); node ${process.version}; load average ${loadAverage().toFixed(2)}`,
+    );
+    console.log('| method | unpaid POST → 402 ms | paid POST → 200 ms | server CPU of the paid POST ms |\n|---|---|---|---|');
+    for (const [label, flows] of [
+      ['reference (mpp; reference=, sandbox)', reference],
+      ['x402 (PAYMENT-SIGNATURE: /verify, speech, /settle)', x402],
+    ] as const) {
+      const med = (pick: (flow: Flow) => number) => median(flows.map(pick)).toFixed(1);
+      console.log(`| ${label} | ${med((f) => f.unpaidMs)} | ${med((f) => f.paidMs)} | ${med((f) => f.paidCpuMs)} |`);
+    }
+  } finally {
+    await app.close();
+    await facilitator.close();
+  }
+}
+
 await firstAfterRestart();
 await speech(warmPaid);
+await paidPathByMethod();

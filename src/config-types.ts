@@ -80,6 +80,8 @@ export interface Config {
    * agent's wallet can grant a shared payment token to it.
    */
   stripeNetworkId: string;
+  /** x402 v2 settlement of paid generation beside MPP (all X402_* settings set), or null: no x402 offer. */
+  x402: X402Config | null;
   /** Where the Stripe SDK sends requests (tests point it at a local fake); null = Stripe's own API. */
   stripeApi: { host: string; port: number; protocol: 'http' | 'https' } | null;
   /** Seconds a payment instruction (402) stays payable before it is cancelled. */
@@ -157,3 +159,17 @@ export type BlobConfig =
       secretAccessKey: string | null;
       forcePathStyle: boolean;
     };
+
+export interface X402Config {
+  /** CAIP-2 network id, e.g. eip155:8453 (Base) or eip155:84532 (Base Sepolia). */
+  network: string;
+  /** The token contract the `exact` scheme transfers (an EIP-3009 token such as USDC). */
+  asset: string;
+  /** The token's EIP-712 domain name and version, which the payer signs over (USDC: "USDC", "2"). */
+  assetName: string;
+  assetVersion: string;
+  payTo: string;
+  facilitatorUrl: string;
+  /** Token units (atomic) per 1.00 AUD: the x402 amount is the AUD price times this, never a guessed rate. */
+  audRate: bigint;
+}

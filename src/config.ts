@@ -5,7 +5,15 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import type { DatabaseConfig, Config, PlayLinkConfig, DashboardConfig, WebhookConfig, BlobConfig } from './config-types.js';
+import type {
+  DatabaseConfig,
+  Config,
+  PlayLinkConfig,
+  DashboardConfig,
+  WebhookConfig,
+  BlobConfig,
+  X402Config,
+} from './config-types.js';
 import { bool, ConfigError, duration, type Env, int, optional, str, url } from './config-values.js';
 import { SPEECH_ENGINES } from './speech/index.js';
 
@@ -53,6 +61,49 @@ export function riskySettings(config: Config): string[] {
     risky.push(`network: NODE_ENV=${config.env} but HOST=${config.host}; development settings are reachable from other machines`);
   }
   return risky;
+}
+
+const X402_SETTINGS = ['X402_NETWORK', 'X402_ASSET', 'X402_PAY_TO', 'X402_FACILITATOR_URL', 'X402_AUD_RATE'] as const;
+/** Test chains (Base Sepolia, Ethereum Sepolia, Avalanche Fuji, Polygon Amoy): their tokens are worth nothing. */
+const X402_TEST_NETWORKS = ['eip155:84532', 'eip155:11155111', 'eip155:43113', 'eip155:80002'];
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * x402 is all-or-nothing: a partial set would offer a payment nobody can settle. The rate is
+ * explicit (token units per 1.00 AUD) because a token's AUD value is a business decision, and
+ * production refuses a test network, where the tokens cost nothing, unless X402_ALLOW_TEST_NETWORK=true.
+ */
+function x402Settlement(env: Env, nodeEnv: Config['env']): X402Config | null {
+  const missing = X402_SETTINGS.filter((name) => optional(env, name) === null);
+  if (missing.length === X402_SETTINGS.length) return null;
+  if (missing.length > 0) throw new ConfigError(`x402 needs all of ${X402_SETTINGS.join(', ')}; missing ${missing.join(', ')}`);
+  const network = str(env, 'X402_NETWORK', '');
+  if (!/^eip155:[1-9][0-9]{0,18}$/.test(network)) {
+    throw new ConfigError(`X402_NETWORK must be a CAIP-2 EVM network id such as eip155:8453, got "${network}"`);
+  }
+  if (nodeEnv === 'production' && X402_TEST_NETWORKS.includes(network) && !bool(env, 'X402_ALLOW_TEST_NETWORK', false)) {
+    throw new ConfigError(
+      `X402_NETWORK=${network} is a test network (tokens without value); set X402_ALLOW_TEST_NETWORK=true to use it in production`,
+    );
+  }
+  const asset = str(env, 'X402_ASSET', '');
+  const payTo = str(env, 'X402_PAY_TO', '');
+  if (!EVM_ADDRESS.test(asset))
+    throw new ConfigError(`X402_ASSET must be a token contract address (0x + 40 hex), got "${asset}"`);
+  if (!EVM_ADDRESS.test(payTo)) throw new ConfigError(`X402_PAY_TO must be an address (0x + 40 hex), got "${payTo}"`);
+  const rate = str(env, 'X402_AUD_RATE', '');
+  if (!/^[1-9][0-9]{0,30}$/.test(rate)) {
+    throw new ConfigError(`X402_AUD_RATE must be a whole number of token units per 1.00 AUD (e.g. 650000), got "${rate}"`);
+  }
+  return {
+    network,
+    asset,
+    assetName: str(env, 'X402_ASSET_NAME', 'USDC'),
+    assetVersion: str(env, 'X402_ASSET_VERSION', '2'),
+    payTo,
+    facilitatorUrl: url('X402_FACILITATOR_URL', str(env, 'X402_FACILITATOR_URL', '')),
+    audRate: BigInt(rate),
+  };
 }
 
 function stripeApi(env: Env): Config['stripeApi'] {
@@ -195,6 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
     stripePublishableKey: optional(env, 'STRIPE_PUBLISHABLE_KEY'),
     stripeNetworkId: optional(env, 'STRIPE_NETWORK_ID') ?? 'internal',
     stripeApi: read(() => stripeApi(env)),
+    x402: read(() => x402Settlement(env, nodeEnv), null),
     entityInstructionTtlSeconds: read(() => int(env, 'ENTITY_INSTRUCTION_TTL_SECONDS', 1800, 60, 7 * 86400)),
     entityRefundGraceSeconds: read(() => int(env, 'ENTITY_REFUND_GRACE_SECONDS', 3600, 0, 30 * 86400)),
     entityUnpaidRateLimitPerMinute: read(() => int(env, 'ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000)),

@@ -11,11 +11,14 @@ const loadPretty = () => createRequire(import.meta.url)('pino-pretty') as typeof
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers["payment-authorization"]',
+  'req.headers["payment-signature"]',
   'req.headers["deletion-token"]',
   'req.headers.cookie',
   'res.headers["set-cookie"]',
   'headers.authorization',
   'headers["payment-authorization"]',
+  // x402: a signed authorization of one transfer, usable by whoever holds it until settled.
+  'headers["payment-signature"]',
   'headers["deletion-token"]',
   '*.key',
   '*.secret',

@@ -37,6 +37,7 @@ import * as m0035 from './migrations/0035_lti_launch_tickets.js';
 import * as m0036 from './migrations/0036_lti_frame_origins.js';
 import * as m0037 from './migrations/0037_webhook_message_status.js';
 import * as m0038 from './migrations/0038_webhook_destinations.js';
+import * as m0039 from './migrations/0039_x402_settlements.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   '0036_lti_frame_origins': m0036,
   '0037_webhook_message_status': m0037,
   '0038_webhook_destinations': m0038,
+  '0039_x402_settlements': m0039,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -14,7 +14,12 @@ import type {
   DashboardSignInTokensTable,
 } from './schema/accounts.js';
 import type { ScimGroupMembersTable, ScimGroupsTable, ScimTokensTable, ScimUsersTable } from './schema/scim.js';
-import type { EntitiesTable, EntityPaymentRequestsTable, SandboxPaymentIntentsTable } from './schema/entities.js';
+import type {
+  EntitiesTable,
+  EntityPaymentRequestsTable,
+  SandboxPaymentIntentsTable,
+  X402SettlementsTable,
+} from './schema/entities.js';
 import type {
   LtiContextsTable,
   LtiLaunchNoncesTable,
@@ -90,6 +95,7 @@ export interface Database {
   entity_payment_requests: EntityPaymentRequestsTable;
   entities: EntitiesTable;
   sandbox_payment_intents: SandboxPaymentIntentsTable;
+  x402_settlements: X402SettlementsTable;
   dashboard_sign_in_tokens: DashboardSignInTokensTable;
   dashboard_sessions: DashboardSessionsTable;
   scim_tokens: ScimTokensTable;

@@ -72,6 +72,17 @@ export interface EntityPaymentRequestsTable {
   updated_at: string;
 }
 
+/** The facilitator's settlement of an x402 payment request (migration 0039). */
+export interface X402SettlementsTable {
+  payment_request_id: string;
+  network: string;
+  payer: string;
+  /** Atomic token units. */
+  amount: string;
+  transaction: string;
+  settled_at: string;
+}
+
 /** Payment intents of the built-in sandbox processor. */
 export interface SandboxPaymentIntentsTable {
   id: string;

@@ -51,12 +51,14 @@ export const invalidRequest = (problems: ValidationProblems, message: string) =>
 export const paymentRequired = (
   instruction: PaymentInstruction,
   message: string,
-  options: { retryAfter?: number; challenges?: Challenge.Challenge[]; wwwAuthenticate?: string } = {},
+  options: { retryAfter?: number; challenges?: Challenge.Challenge[]; wwwAuthenticate?: string; x402Offer?: string | null } = {},
 ) => {
   const challenges = options.challenges ?? [];
   const headers = {
     ...retryAfter(options.retryAfter).headers,
     ...(options.wwwAuthenticate ? { 'www-authenticate': options.wwwAuthenticate } : {}),
+    // x402 v2 clients read the offer from this header (base64 JSON), when x402 is configured.
+    ...(options.x402Offer ? { 'payment-required': options.x402Offer } : {}),
   };
   return new AppError('payment_required', message, { headers, details: { mpp_instruction: instruction, challenges } });
 };

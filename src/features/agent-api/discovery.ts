@@ -8,6 +8,8 @@ import type { Deps } from '../../deps.js';
 import { agentApiUrls } from './urls.js';
 import { ENTITY_TYPES, METADATA_LIMITS, VISIBILITIES } from './request-schema.js';
 import { offeredMethods } from './mpp.js';
+import { x402Offer } from './x402.js';
+import type { X402Config } from '../../config-types.js';
 import { PRICE } from './price.js';
 
 export function buildDiscoveryDocument(deps: Deps) {
@@ -92,6 +94,8 @@ export function buildDiscoveryDocument(deps: Deps) {
                 : { network_id: config.stripeNetworkId, payment_method_types: ['card'] }),
             })),
           },
+          // The same request paid with x402 v2 (x402 Foundation), when this deployment settles it.
+          ...(config.x402 ? { x402: x402Discovery(config.x402) } : {}),
         },
         responses: {
           '200': {
@@ -200,3 +204,16 @@ Callbacks: with \`callback_url\`, an \`entity.published\` POST signed with Ed255
 - MCP server: ${urls.site}/mcp (Streamable HTTP; tools generate_entity, get_entity, hear_play_link)
 `;
 }
+
+const x402Discovery = (x402: X402Config) => ({
+  version: 2,
+  challenge_header: 'PAYMENT-REQUIRED',
+  credential_header: 'PAYMENT-SIGNATURE',
+  receipt_header: 'PAYMENT-RESPONSE',
+  facilitator: x402.facilitatorUrl,
+  accepts: [x402Offer(x402)],
+  steps: [
+    'The 402 carries PAYMENT-REQUIRED (base64 JSON, x402Version 2) with one "exact" offer bound to this request body.',
+    'Repeat the exact same request with PAYMENT-SIGNATURE (an x402 client such as @x402/fetch does this). The 200 carries PAYMENT-RESPONSE.',
+  ],
+});

@@ -13,6 +13,7 @@ import type { Challenge, Credential } from 'mppx';
 import { PAYMENT_INTENT_ID, type PaymentIntentView } from '../../integrations/payments/provider.js';
 import type { Deps } from '../../deps.js';
 import { agentApiUrls } from './urls.js';
+import { x402Offer } from './x402.js';
 import { PAYMENT_DESCRIPTION, PRICE } from './price.js';
 
 export type MppMethod = 'sandbox' | 'stripe';
@@ -39,15 +40,18 @@ export function offeredMethods(deps: Deps): MppMethod[] {
   return deps.payments.chargeSharedToken ? ['stripe'] : [];
 }
 
-/** `x-payment-info` of the paid operation (the draft's multi-offer form), in both OpenAPI documents. */
+/** `x-payment-info` of the paid operation (the draft's multi-offer form), in both OpenAPI documents; x402's offer last when configured. */
 export const paymentInfo = (deps: Deps) => ({
-  offers: offeredMethods(deps).map((method) => ({
-    method,
-    intent: INTENT,
-    amount: String(PRICE.amountMinor),
-    currency: PRICE.currency,
-    description: `${PRICE.amount} ${PRICE.displayCurrency} per successful generation (${PAYMENT_DESCRIPTION})`,
-  })),
+  offers: [
+    ...offeredMethods(deps).map((method) => ({
+      method,
+      intent: INTENT,
+      amount: String(PRICE.amountMinor),
+      currency: PRICE.currency,
+      description: `${PRICE.amount} ${PRICE.displayCurrency} per successful generation (${PAYMENT_DESCRIPTION})`,
+    })),
+    ...(deps.config.x402 ? [x402Offer(deps.config.x402)] : []),
+  ],
 });
 
 /** The `request` of each method's challenge, as `x-payment-info` and the discovery document describe it too. */

@@ -8,6 +8,8 @@
  *   `Authorization: Payment <base64url JSON>`, or the same value in `Payment-Authorization` (the
  *   draft's `header` parameter), at most 8 KB.
  *
+ * - an x402 v2 payment: `PAYMENT-SIGNATURE: <base64 JSON>` (x402.ts), at most 16 KB, alone.
+ *
  * `Payment-Authorization` is routed by its scheme token. A malformed reference, two credentials,
  * or an unknown scheme is a 400; a standard credential that cannot be decoded answers like an
  * unpaid request (a fresh 402 with new challenges), as the draft asks.
@@ -15,6 +17,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Credential } from 'mppx';
 import { PAYMENT_INTENT_ID } from '../../integrations/payments/provider.js';
+import { MAX_PAYMENT_SIGNATURE_LENGTH } from './x402.js';
 
 export type PaymentCredential =
   | { kind: 'absent' }
@@ -23,6 +26,8 @@ export type PaymentCredential =
   | { kind: 'standard'; credential: Credential.Credential }
   /** A `Payment …` value not decoded yet (the service decodes it: mpp.ts loads the codec lazily). */
   | { kind: 'encoded'; value: string }
+  /** An x402 v2 `PAYMENT-SIGNATURE` (base64 JSON), decoded by the service (x402.ts). */
+  | { kind: 'x402-encoded'; value: string }
   | { kind: 'unreadable' };
 
 const REFERENCE_GRAMMAR = /^mpp(?:[ \t]*;[ \t]*|[ \t]+)reference[ \t]*=[ \t]*(?:"([^"\\]*)"|([^\s";,]+))[ \t]*;?[ \t]*$/i;
@@ -54,6 +59,15 @@ function readReference(value: string, received: string): PaymentCredential {
 
 export function parsePaymentAuthorization(raw: IncomingMessage): PaymentCredential {
   const paymentHeaders = headerValues(raw, 'payment-authorization');
+  const x402Signatures = headerValues(raw, 'payment-signature');
+  if (x402Signatures.length > 0) {
+    // One payment per request: an x402 signature beside another credential (or a second one) is ambiguous.
+    const standard = headerValues(raw, 'authorization').filter((value) => STANDARD_SCHEME.test(value.trim()));
+    const all = [...x402Signatures, ...paymentHeaders, ...standard];
+    if (all.length > 1) return { kind: 'invalid', received: all.join(', ') };
+    const value = (x402Signatures[0] as string).trim();
+    return value.length > MAX_PAYMENT_SIGNATURE_LENGTH ? { kind: 'unreadable' } : { kind: 'x402-encoded', value };
+  }
   // `Authorization` counts only when it carries the Payment scheme; the agent API has no other use for it.
   const authorization = headerValues(raw, 'authorization').filter((value) => STANDARD_SCHEME.test(value.trim()));
   if (paymentHeaders.length === 0 && authorization.length === 0) return { kind: 'absent' };

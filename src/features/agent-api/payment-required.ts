@@ -13,6 +13,7 @@ import { PAYMENT_DESCRIPTION, PRICE, PURPOSE } from './price.js';
 import { insertPaymentRequest, type PaymentRequestRow } from './repo.js';
 import { pendingRequestRow } from './standard-credential.js';
 import { agentApiUrls } from './urls.js';
+import { paymentRequiredHeader } from './x402.js';
 
 export interface PaymentInstruction {
   amount: string;
@@ -67,7 +68,10 @@ export async function createInstruction(
   throw await paymentRequiredFor(deps, row, intent, message);
 }
 
-/** The 402: the spec's instruction in the body, the same intent as MPP challenges in `WWW-Authenticate`. */
+/**
+ * The 402: the spec's instruction in the body, the same intent as MPP challenges in
+ * `WWW-Authenticate`, and (when configured) an x402 offer for the same request in `PAYMENT-REQUIRED`.
+ */
 export async function paymentRequiredFor(
   deps: Deps,
   row: PaymentRequestRow,
@@ -80,6 +84,7 @@ export async function paymentRequiredFor(
     ...options,
     challenges,
     wwwAuthenticate: await wwwAuthenticate(challenges),
+    x402Offer: paymentRequiredHeader(deps, row.id, message),
   });
 }
 

@@ -8,7 +8,6 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { withTransaction } from '../../db/transaction.js';
 import type { Deps } from '../../deps.js';
 import type { AppError } from '../../errors.js';
-import type { PaymentIntentView } from '../../integrations/payments/provider.js';
 import { enqueue } from '../../jobs/queue.js';
 import { isoNow } from '../../lib/clock.js';
 import { confusableSkeleton } from '../../lib/confusables.js';
@@ -30,6 +29,8 @@ import { PRICE } from './price.js';
 import { findPaymentRequestByIntent, moveRequestState, type PaymentRequestRow } from './repo.js';
 import { refundPaymentRequest } from './refund.js';
 import type { GenerationRequest } from './request-checks.js';
+import { FacilitatorUnavailable } from './x402.js';
+import { facilitatorDown, storedPaymentResponse, X402SettlementRefused } from './x402-settlement.js';
 
 /** Failed generations after payment before the payment is refunded (P9). */
 export const MAX_GENERATION_ATTEMPTS = 3;
@@ -57,6 +58,8 @@ export interface Published {
   replayed: boolean;
   /** The `Payment-Receipt` header (base64url JSON), the same on every replay. */
   receipt: string;
+  /** x402's `PAYMENT-RESPONSE` header (base64 JSON of the settlement), the same on every replay. */
+  paymentResponse?: string;
 }
 
 export async function publish(
@@ -65,11 +68,13 @@ export async function publish(
     row: PaymentRequestRow;
     body: GenerationRequest;
     slug: string;
-    intent: PaymentIntentView;
+    paymentMethod: string;
+    /** Takes the payment now (x402 settles only for a profile about to be written); answers `PAYMENT-RESPONSE`. */
+    settle?: () => Promise<string>;
     taken: (addendum?: string) => Promise<AppError>;
   },
 ): Promise<Published> {
-  const { row, body, slug, intent } = input;
+  const { row, body, slug } = input;
   const reference = row.payment_intent_id;
   const entityId = newId();
   const attempt = row.attempts + 1;
@@ -85,6 +90,7 @@ export async function publish(
       makeNameGuide(deps, { name: body.name, nameLanguage: body.name_language }),
     ]);
     blobKey = audio.blobKey;
+    const paymentResponse = input.settle ? await input.settle() : undefined;
     const now = isoNow(deps.clock);
     const deletionToken = deps.agentApi.keys.deletionToken(reference);
     const entity: EntityRow = {
@@ -107,7 +113,7 @@ export async function publish(
       claim_state: 'unclaimed',
       verification_state: 'unverified',
       payment_intent_id: reference,
-      payment_method: intent.paymentMethodType ?? 'card',
+      payment_method: input.paymentMethod,
       deletion_token_hash: sha256Hex(deletionToken), // P12: only the hash is stored
       audio_blob_key: blobKey,
       audio_byte_size: audio.byteSize,
@@ -141,11 +147,19 @@ export async function publish(
     return {
       body: publishedBody(deps, entity, deletionToken),
       replayed: false,
-      receipt: await paymentReceipt(deps.payments.name, reference, now),
+      receipt: await paymentReceipt(row.provider, reference, now),
+      ...(paymentResponse ? { paymentResponse } : {}),
     };
   } catch (err) {
     if (blobKey) await deps.blobs.delete(blobKey).catch(() => undefined);
     const now = isoNow(deps.clock);
+    if (err instanceof FacilitatorUnavailable || err instanceof X402SettlementRefused) {
+      // Nothing was taken: the payment stays usable (facilitator down) or is void (refused).
+      const to = err instanceof FacilitatorUnavailable ? 'pending' : 'canceled';
+      await moveRequestState(deps.db.kysely, { paymentIntentId: reference, from: ['claimed'], to, now, lastError: err.message });
+      deps.logger.error({ err: err.message, payment_request: reference }, 'x402 settlement did not happen');
+      throw err instanceof FacilitatorUnavailable ? facilitatorDown() : err;
+    }
     if (isUniqueViolation(err)) {
       const latest = await findPaymentRequestByIntent(deps.db.kysely, reference);
       if (latest?.state === 'published') return replayPublished(deps, latest);
@@ -212,6 +226,7 @@ export async function replayPublished(deps: Deps, row: PaymentRequestRow): Promi
   return {
     body: publishedBody(deps, entity, deps.agentApi.keys.deletionToken(row.payment_intent_id)),
     replayed: true,
-    receipt: await paymentReceipt(deps.payments.name, row.payment_intent_id, entity.created_at),
+    receipt: await paymentReceipt(row.provider, row.payment_intent_id, entity.created_at),
+    paymentResponse: await storedPaymentResponse(deps, row),
   };
 }

@@ -1,7 +1,9 @@
 /** Giving an agent's payment back, from the publish (a failure or a name taken meanwhile) and from the sweep. */
 import { isoNow } from '../../lib/clock.js';
 import type { Deps } from '../../deps.js';
-import { moveRequestState } from './repo.js';
+import { findPaymentRequestByIntent, moveRequestState } from './repo.js';
+import { refundX402Request } from './x402-settlement.js';
+import { X402_PROVIDER } from './x402.js';
 
 /**
  * Refunds the payment of one request exactly once (P9): the state move to `refunding` admits a
@@ -16,6 +18,8 @@ export async function refundPaymentRequest(
 ): Promise<boolean> {
   const now = isoNow(deps.clock);
   const db = deps.db.kysely;
+  const row = await findPaymentRequestByIntent(db, paymentIntentId);
+  if (row?.provider === X402_PROVIDER) return refundX402Request(deps, row, reason, options);
   const moved = await moveRequestState(db, {
     paymentIntentId,
     // Only the sweeper resumes an unfinished refund; everyone else must win the move.

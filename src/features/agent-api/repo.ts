@@ -1,5 +1,5 @@
 /** Every query of the agent API: its payment requests (the profiles it publishes are written through src/features/profiles). */
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Database, EntityPaymentRequestsTable } from '../../db/schema.js';
 import { assertPaymentTransition, type INITIAL_PAYMENT_STATE, type PaymentState } from './payment-states.js';
 
@@ -114,3 +114,10 @@ export async function deleteCanceledRequestsBefore(db: Q, before: string): Promi
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** The facilitator's settlement of an x402 payment request, if it was settled. */
+export const findX402Settlement = (db: Q, paymentRequestId: string) =>
+  db.selectFrom('x402_settlements').selectAll().where('payment_request_id', '=', paymentRequestId).executeTakeFirst();
+
+export const insertX402Settlement = (db: Q, row: Insertable<Database['x402_settlements']>) =>
+  db.insertInto('x402_settlements').values(row).execute();

@@ -49,6 +49,7 @@ function sendCacheableJson(request: FastifyRequest, reply: FastifyReply, text: s
 
 function sendPublished(reply: FastifyReply, published: Published) {
   reply.header('cache-control', 'no-store').header('payment-receipt', published.receipt);
+  if (published.paymentResponse) reply.header('payment-response', published.paymentResponse);
   if (published.replayed) reply.header('idempotent-replayed', 'true');
   return reply.code(200).send(published.body);
 }
@@ -157,6 +158,9 @@ export const agentApiRoutes = (deps: Deps) => async (app: FastifyInstance) => {
                   description: 'mpp; reference="<payment_intent_id>", or Payment <base64url credential>',
                 },
                 authorization: { type: 'string', description: 'Payment <base64url credential> (MPP)' },
+                ...(deps.config.x402
+                  ? { 'payment-signature': { type: 'string', description: 'x402 v2 payment payload, base64 JSON' } }
+                  : {}),
               },
             },
             body: GenerateBody,

@@ -23,6 +23,8 @@ import { claimPaymentRequest, findPaymentRequestByIntent, moveRequestState, type
 import { type GenerationRequest, invalidName, refuseUnusableUrls, takenName } from './request-checks.js';
 import { decodeCredential } from './mpp.js';
 import { type LocatedRequest, requestMismatch, rowForStandardCredential } from './standard-credential.js';
+import { rowForX402Payment, x402Settler, X402SettlementRefused } from './x402-settlement.js';
+import { decodePaymentSignature, X402_PROVIDER, type X402Payload } from './x402.js';
 import { describeProblems, summarizeReceived, type ValidationProblems } from './validation.js';
 
 export type { Published } from './publish.js';
@@ -73,7 +75,11 @@ export async function generateEntity(
         {
           field: HEADER_NAME,
           received: summarizeReceived(input.credential.received),
-          allowed: ['one header: mpp; reference="<payment_intent_id>"', 'one header: Payment <base64url credential>'],
+          allowed: [
+            'one header: mpp; reference="<payment_intent_id>"',
+            'one header: Payment <base64url credential>',
+            ...(deps.config.x402 ? ['one header: PAYMENT-SIGNATURE <base64 x402 payload>'] : []),
+          ],
         },
       ],
     };
@@ -100,7 +106,9 @@ export async function generateEntity(
   const located =
     credential.kind === 'reference'
       ? await rowForReference(deps, credential.id)
-      : await rowForStandardCredential(deps, credential.credential, fingerprint);
+      : credential.kind === 'x402'
+        ? await rowForX402Payment(deps, credential.payload, fingerprint)
+        : await rowForStandardCredential(deps, credential.credential, fingerprint);
   // Unknown or another processor's reference, or a credential we did not issue: the same answer as
   // an unpaid request (P3, P14).
   if ('refusal' in located) {
@@ -118,14 +126,34 @@ export async function generateEntity(
     const why = row.state === 'canceled' ? 'That payment instruction expired.' : 'That payment was refunded.';
     return createInstruction(deps, fingerprint, input.admitUnpaid, `${why} Pay this new intent, then repeat the request.`);
   }
-  return settlePending(deps, { row, body, slug, fingerprint, admitUnpaid: input.admitUnpaid, taken });
+  const pending = { row, body, slug, fingerprint, admitUnpaid: input.admitUnpaid, taken };
+  if (credential.kind !== 'x402') return settlePending(deps, pending);
+  try {
+    return await claimAndPublish(deps, pending, { method: X402_PROVIDER, settle: x402Settler(deps, row, credential.payload) });
+  } catch (err) {
+    if (!(err instanceof X402SettlementRefused)) throw err;
+    if (await findNameHolder(deps, slug)) throw await taken();
+    return createInstruction(
+      deps,
+      fingerprint,
+      input.admitUnpaid,
+      `The x402 payment could not be settled (${err.message}). Sign the new offer, then repeat this request.`,
+    );
+  }
 }
 
 /** The credential with a standard one decoded (a valid request never carries an invalid header this far). */
 async function decoded(
   credential: PaymentCredential,
-): Promise<Exclude<PaymentCredential, { kind: 'encoded' } | { kind: 'invalid' }>> {
+): Promise<
+  | Exclude<PaymentCredential, { kind: 'encoded' } | { kind: 'invalid' } | { kind: 'x402-encoded' }>
+  | { kind: 'x402'; payload: X402Payload }
+> {
   if (credential.kind === 'invalid') throw new Error('an invalid payment header is refused before this');
+  if (credential.kind === 'x402-encoded') {
+    const payload = decodePaymentSignature(credential.value);
+    return payload ? { kind: 'x402', payload } : { kind: 'unreadable' };
+  }
   if (credential.kind !== 'encoded') return credential;
   const standard = await decodeCredential(credential.value);
   return standard ? { kind: 'standard', credential: standard } : { kind: 'unreadable' };
@@ -157,7 +185,7 @@ async function settlePending(
     taken: (addendum?: string) => Promise<AppError>;
   },
 ): Promise<Published> {
-  const { row, body, slug, fingerprint } = input;
+  const { row, fingerprint } = input;
   const reference = row.payment_intent_id;
   const now = deps.clock.now();
   const intent = await deps.payments.retrieveIntent(reference);
@@ -214,6 +242,20 @@ async function settlePending(
     );
   }
 
+  return claimAndPublish(deps, input, { method: intent.paymentMethodType ?? 'card' });
+}
+
+type PendingRequest = Parameters<typeof settlePending>[1];
+
+/** A paid request's name check, atomic claim (P1, P6) and publication; `settle` takes an x402 payment on the way. */
+async function claimAndPublish(
+  deps: Deps,
+  input: PendingRequest,
+  payment: { method: string; settle?: () => Promise<string> },
+): Promise<Published> {
+  const { row, body, slug } = input;
+  const reference = row.payment_intent_id;
+  const now = deps.clock.now();
   if (await findNameHolder(deps, slug)) {
     // The name may have gone to this very payment: an identical retry running at the same time
     // published while this one was asking the processor. That is a success to replay (P6, P7).
@@ -235,7 +277,14 @@ async function settlePending(
   }
   const heartbeat = keepClaimAlive(deps, reference, now.toISOString());
   try {
-    return await publish(deps, { row, body, slug, intent, taken: input.taken });
+    return await publish(deps, {
+      row,
+      body,
+      slug,
+      paymentMethod: payment.method,
+      ...(payment.settle ? { settle: payment.settle } : {}),
+      taken: input.taken,
+    });
   } finally {
     heartbeat.stop();
   }

@@ -6,6 +6,8 @@
 import type { Deps } from '../../deps.js';
 import { deleteCanceledRequestsBefore, listRequestsToSweep, moveRequestState, type PaymentRequestRow } from './repo.js';
 import { refundPaymentRequest } from './refund.js';
+import { sweepX402Request } from './x402-settlement.js';
+import { X402_PROVIDER } from './x402.js';
 
 /** Canceled (never paid) payment requests are kept this long, then deleted by the sweep. */
 export const CANCELED_RETENTION_DAYS = 30;
@@ -45,6 +47,10 @@ export async function sweepPaymentRequests(deps: SweepDeps, limit = 100): Promis
 
 async function sweepOne(deps: SweepDeps, row: PaymentRequestRow, now: Date, graceMs: number, report: SweepReport) {
   const reference = row.payment_intent_id;
+  if (row.provider === X402_PROVIDER) {
+    report[await sweepX402Request(deps, row, now, graceMs)]++;
+    return;
+  }
   if (row.state === 'refunding') {
     if (await refundPaymentRequest(deps, reference, 'resuming an unfinished refund', { resume: true })) report.refunded++;
     return;

@@ -21,5 +21,10 @@ export function serverCard(deps: Deps): Record<string, unknown> {
     tools: ['get_entity', 'hear_play_link', 'generate_entity'],
     resources: [agentApiUrls(deps).schema],
     documentation: `${deps.config.siteUrl}/llms.txt`,
+    // How generation is paid: MPP in the tool itself and over HTTP; x402 (when configured) over HTTP only.
+    payment_methods: [
+      { protocol: 'mpp', transports: ['mcp', 'http'], url: agentApiUrls(deps).generate },
+      ...(deps.config.x402 ? [{ protocol: 'x402', version: 2, transports: ['http'], url: agentApiUrls(deps).generate }] : []),
+    ],
   };
 }
