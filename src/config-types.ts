@@ -128,6 +128,11 @@ export interface DashboardConfig {
 export interface WebhookConfig {
   /** Allow http:// and private/loopback targets (local development and tests only). */
   allowPrivateUrls: boolean;
+  /**
+   * The operator's egress proxy (OUTBOUND_PROXY_URL): every customer-bound request (webhooks,
+   * callbacks, domain proofs, SSO and LTI fetches) is tunnelled through it; null: direct.
+   */
+  outboundProxyUrl: string | null;
   /** Days delivery logs (payloads with names and e-mail addresses) are kept. */
   logRetentionDays: number;
   connectTimeoutMs: number;

@@ -324,6 +324,19 @@ function dashboardConfig(env: Env, baseUrl: string, nodeEnv: Config['env']): Das
   };
 }
 
+/** The egress proxy: a bare http(s) origin (credentials allowed), since requests are tunnelled to it with CONNECT. */
+function outboundProxyUrl(env: Env): string | null {
+  const raw = str(env, 'OUTBOUND_PROXY_URL', '');
+  if (raw === '') return null;
+  const parsed = new URL(url('OUTBOUND_PROXY_URL', raw));
+  if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') {
+    throw new ConfigError(
+      `OUTBOUND_PROXY_URL must be a proxy's address without a path, got "${parsed.origin}${parsed.pathname}"`,
+    );
+  }
+  return parsed.href;
+}
+
 function webhookConfig(env: Env): WebhookConfig {
   const timeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000);
   const claimLeaseMs = int(env, 'WEBHOOK_CLAIM_LEASE_MS', 60_000, 1_000, 3_600_000);
@@ -335,6 +348,7 @@ function webhookConfig(env: Env): WebhookConfig {
   }
   return {
     allowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    outboundProxyUrl: outboundProxyUrl(env),
     logRetentionDays: int(env, 'WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
     connectTimeoutMs: int(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
     timeoutMs,

@@ -148,7 +148,11 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   return {
     ...adapters,
     agentApi: createAgentApiSetup(adapters),
-    ltiKeySets: createPlatformKeySets({ clock, allowPrivate: config.webhooks.allowPrivateUrls }),
+    ltiKeySets: createPlatformKeySets({
+      clock,
+      allowPrivate: config.webhooks.allowPrivateUrls,
+      proxyUrl: config.webhooks.outboundProxyUrl,
+    }),
   };
 }
 

@@ -5,8 +5,10 @@
  * connection is pinned to the address we checked (undici `connect.lookup`), so DNS rebinding
  * cannot switch it between the check and the connect. IP-literal hosts are checked directly,
  * because Node never calls a custom `lookup` for them. Redirects are never followed (a 3xx is
- * returned as the status). No ambient proxy is used. `allowPrivate` lifts the address and
- * HTTPS rules for local development and tests only.
+ * returned as the status). No ambient proxy is used; an explicit `proxyUrl` (the operator's
+ * egress proxy) is tunnelled through with CONNECT to the checked address (`outbound-proxy.ts`),
+ * so the rules still hold for the final destination. `tls` adds a client certificate (mutual
+ * TLS). `allowPrivate` lifts the address and HTTPS rules for local development and tests only.
  *
  * Connections are kept alive and reused, but only per (origin, checked address): every request
  * still resolves and checks the host, and an answer with another address gets another pool, so
@@ -19,6 +21,8 @@
 import { promises as dns } from 'node:dns';
 import net from 'node:net';
 import type { Agent } from 'undici';
+import { createHash } from 'node:crypto';
+import { type DestinationTls, proxiedConnector } from './outbound-proxy.js';
 import { isForbiddenAddress } from './public-address.js';
 
 export interface OutboundRequest {
@@ -36,6 +40,10 @@ export interface OutboundRequest {
   lookup?: HostLookup;
   /** How much of the answer to read (default `SNIPPET_BYTES`): a key set or a roster page needs more than a webhook's answer. */
   maxBodyBytes?: number;
+  /** The operator's egress proxy (OUTBOUND_PROXY_URL): the request is tunnelled through it with CONNECT. */
+  proxyUrl?: string | null;
+  /** A client certificate and key (PEM) for mutual TLS, and (tests) a CA to trust for the destination. */
+  tls?: DestinationTls;
 }
 
 export interface OutboundResponse {
@@ -228,14 +236,19 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundRespon
         : await resolvePublicAddressOrAllow(target.host, lookup, connectTimeoutMs, req.allowPrivate);
     // undici loads with the first outbound call, not at boot: an idle process does not carry it.
     const { Agent, request } = await import('undici');
+    const proxy = req.proxyUrl ? new URL(req.proxyUrl) : null;
+    const destinationTls = req.tls ?? {};
     const agent = pools.get(
-      `${target.url.origin} ${pinned ?? '-'} ${connectTimeoutMs}`,
+      `${target.url.origin} ${pinned ?? '-'} ${connectTimeoutMs} ${req.proxyUrl ?? '-'} ${tlsIdentity(destinationTls)}`,
       () =>
         new Agent({
-          connect: {
-            timeout: connectTimeoutMs,
-            ...(pinned === undefined ? {} : { lookup: pinnedLookup(pinned) }),
-          },
+          connect: proxy
+            ? proxiedConnector(proxy, pinned ?? target.host, connectTimeoutMs, destinationTls)
+            : {
+                timeout: connectTimeoutMs,
+                ...destinationTls,
+                ...(pinned === undefined ? {} : { lookup: pinnedLookup(pinned) }),
+              },
           connections: CONNECTIONS_PER_POOL,
           keepAliveTimeout: 10_000,
           keepAliveMaxTimeout: 30_000,
@@ -268,6 +281,15 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundRespon
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Which client certificate a pool presents: pools are never shared between certificates. */
+function tlsIdentity(destinationTls: DestinationTls): string {
+  const { cert, key, ca } = destinationTls;
+  if (cert === undefined && key === undefined && ca === undefined) return '-';
+  return createHash('sha256')
+    .update(`${cert ?? ''}\0${key ?? ''}\0${ca ?? ''}`)
+    .digest('base64url');
 }
 
 /** Keep-alive pools by (origin, checked address), least recently used first; idle ones closed. */

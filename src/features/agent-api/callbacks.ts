@@ -62,6 +62,7 @@ export async function deliverEntityCallback(deps: Deps, entityId: string, attemp
       headers,
       body,
       allowPrivate: deps.config.webhooks.allowPrivateUrls,
+      proxyUrl: deps.config.webhooks.outboundProxyUrl,
       timeoutMs: 15_000,
     });
     if (response.status < 200 || response.status >= 300) {

@@ -150,6 +150,7 @@ export async function readPlatformConfiguration(
       method: 'GET',
       headers: { accept: 'application/json' },
       allowPrivate: deps.config.webhooks.allowPrivateUrls,
+      proxyUrl: deps.config.webhooks.outboundProxyUrl,
       maxBodyBytes: MAX_CONFIGURATION_BYTES,
       timeoutMs: 10_000,
     });
@@ -252,6 +253,7 @@ async function postRegistration(deps: RegistrationDeps, platform: PlatformConfig
       },
       body: JSON.stringify(toolRegistrationBody(deps.config.baseUrl)),
       allowPrivate: deps.config.webhooks.allowPrivateUrls,
+      proxyUrl: deps.config.webhooks.outboundProxyUrl,
       maxBodyBytes: MAX_CONFIGURATION_BYTES,
       timeoutMs: 15_000,
     });

@@ -23,7 +23,12 @@ export interface PlatformKeySets {
   get(url: string, kid: string | undefined): Promise<JWTVerifyGetKey>;
 }
 
-export function createPlatformKeySets(options: { clock: Clock; allowPrivate: boolean; lookup?: HostLookup }): PlatformKeySets {
+export function createPlatformKeySets(options: {
+  clock: Clock;
+  allowPrivate: boolean;
+  proxyUrl?: string | null;
+  lookup?: HostLookup;
+}): PlatformKeySets {
   const cache = new Map<string, Cached>();
 
   async function fetchKeySet(url: string): Promise<Cached> {
@@ -36,6 +41,7 @@ export function createPlatformKeySets(options: { clock: Clock; allowPrivate: boo
         method: 'GET',
         headers: { accept: 'application/json' },
         allowPrivate: options.allowPrivate,
+        proxyUrl: options.proxyUrl ?? null,
         maxBodyBytes: MAX_KEY_SET_BYTES,
         timeoutMs: 10_000,
         ...(options.lookup ? { lookup: options.lookup } : {}),

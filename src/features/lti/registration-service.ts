@@ -20,7 +20,9 @@ import {
   updateRegistration,
 } from './repo.js';
 
-export type RegistrationDeps = TransactionDeps & { config: { baseUrl: string; webhooks: { allowPrivateUrls: boolean } } };
+export type RegistrationDeps = TransactionDeps & {
+  config: { baseUrl: string; webhooks: { allowPrivateUrls: boolean; outboundProxyUrl: string | null } };
+};
 
 export interface Registration {
   id: string;

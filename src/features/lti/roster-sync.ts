@@ -79,6 +79,7 @@ async function accessToken(deps: Deps, registration: Registration): Promise<stri
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body,
       allowPrivate: deps.config.webhooks.allowPrivateUrls,
+      proxyUrl: deps.config.webhooks.outboundProxyUrl,
       maxBodyBytes: 64 * 1024,
     });
   } catch (error) {
@@ -119,6 +120,7 @@ async function readMembers(
         method: 'GET',
         headers: { accept: NRPS_MEDIA_TYPE, authorization: `Bearer ${token}` },
         allowPrivate: deps.config.webhooks.allowPrivateUrls,
+        proxyUrl: deps.config.webhooks.outboundProxyUrl,
         maxBodyBytes: MAX_PAGE_BYTES,
       });
     } catch (error) {

@@ -63,6 +63,7 @@ export async function verifyDomain(deps: DomainDeps, accountId: string, slug: st
       method: 'GET',
       headers: { accept: 'text/plain', 'user-agent': 'voicename-verification/1' },
       allowPrivate: deps.config.webhooks.allowPrivateUrls,
+      proxyUrl: deps.config.webhooks.outboundProxyUrl,
       timeoutMs: 10_000,
     });
     if (response.status !== 200) throw refuse(`${proof.url} answered HTTP ${response.status}.`);

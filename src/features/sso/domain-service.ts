@@ -86,6 +86,7 @@ async function fileHolds(deps: DomainDeps, url: string, token: string): Promise<
       method: 'GET',
       headers: { accept: 'text/plain', 'user-agent': 'voicename-verification/1' },
       allowPrivate: deps.config.webhooks.allowPrivateUrls,
+      proxyUrl: deps.config.webhooks.outboundProxyUrl,
       timeoutMs: 10_000,
     });
     if (response.status !== 200) return `${url} answered HTTP ${response.status}`;

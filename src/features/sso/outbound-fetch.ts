@@ -2,14 +2,14 @@
  * The fetch openid-client uses for every call to an identity provider (discovery, key set, token
  * endpoint): the SSRF-safe outbound client, so an organisation's issuer URL can never reach this
  * service's private network. WEBHOOK_ALLOW_PRIVATE_URLS (development and tests only) lifts the
- * address and HTTPS rules here exactly as it does for webhooks.
+ * address and HTTPS rules here exactly as it does for webhooks, and OUTBOUND_PROXY_URL applies too.
  */
 import { OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
 
 /** Metadata and key sets of large providers run to tens of kilobytes. */
 const MAX_IDP_RESPONSE_BYTES = 256 * 1024;
 
-export function outboundFetch(allowPrivate: boolean) {
+export function outboundFetch(allowPrivate: boolean, proxyUrl: string | null = null) {
   return async (url: string, options: { method: string; headers: HeadersInit; body?: unknown }) => {
     const method = options.method.toUpperCase();
     if (method !== 'GET' && method !== 'POST') throw new TypeError(`${method} is not used with identity providers`);
@@ -21,6 +21,7 @@ export function outboundFetch(allowPrivate: boolean) {
         headers: { ...Object.fromEntries(new Headers(options.headers)), 'user-agent': 'voicename-sso/1' },
         ...(body === undefined ? {} : { body }),
         allowPrivate,
+        proxyUrl,
         timeoutMs: 10_000,
         maxBodyBytes: MAX_IDP_RESPONSE_BYTES,
       });

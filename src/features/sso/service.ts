@@ -193,7 +193,7 @@ async function readIssuerMetadata(
       connection.clientId,
       undefined,
       oidc.ClientSecretBasic(connection.clientSecret),
-      { [oidc.customFetch]: outboundFetch(allowPrivate), execute },
+      { [oidc.customFetch]: outboundFetch(allowPrivate, deps.config.webhooks.outboundProxyUrl), execute },
     );
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

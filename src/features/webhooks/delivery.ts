@@ -33,6 +33,8 @@ export interface WebhookDeps {
   jobsWakeup: { notify(): void };
   /** Resolver override for the outbound client (tests). */
   lookup?: HostLookup;
+  /** The only CA (PEM) trusted for receivers' certificates, instead of the system's (tests). */
+  trustedCa?: string;
   metrics?: Pick<Metrics, 'webhookDeliveries' | 'webhookDeliveryLag'>;
 }
 
@@ -97,9 +99,11 @@ async function send(deps: WebhookDeps, webhook: WebhookRow, delivery: DeliveryRo
       headers,
       body: delivery.payload,
       allowPrivate: webhooks.allowPrivateUrls,
+      proxyUrl: webhooks.outboundProxyUrl,
       connectTimeoutMs: webhooks.connectTimeoutMs,
       timeoutMs: webhooks.timeoutMs,
       ...(deps.lookup ? { lookup: deps.lookup } : {}),
+      ...(deps.trustedCa ? { tls: { ca: deps.trustedCa } } : {}),
     });
     const status = response.status;
     if (status >= 200 && status < 300) return { response, errorCode: null, errorMessage: null, durationMs: response.durationMs };
