@@ -39,6 +39,7 @@ describe('POST /v1/webhooks', () => {
         'disabled_at',
         'disabled_reason',
         'events',
+        'has_tls_client_certificate',
         'id',
         'kind',
         'payload',
@@ -56,6 +57,7 @@ describe('POST /v1/webhooks', () => {
       consecutive_failures: 0,
       kind: 'standard',
       payload: 'full',
+      has_tls_client_certificate: false,
       disabled_at: null,
       disabled_reason: null,
     });

@@ -109,3 +109,120 @@ describe('through the egress proxy', () => {
     }
   });
 });
+
+describe('mutual TLS per webhook', () => {
+  let strict: TlsReceiver;
+  let local: TestApp;
+  let localKey: string;
+  const loopback: HostLookup = async () => ['127.0.0.1'];
+
+  beforeAll(async () => {
+    strict = await startTlsReceiver({ requireClientCert: true });
+    // Private URLs allowed so the direct path can reach loopback; the pinned path is the same as in production.
+    local = await createTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    Object.assign(local.deps, { lookup: loopback, trustedCa: tlsFixtures.ca });
+    localKey = (await local.newAccount()).key;
+  });
+  afterAll(async () => {
+    await local.close();
+    await strict.close();
+  });
+
+  const create = (app: TestApp, apiKey: string, json: Record<string, unknown>) =>
+    app.request({ method: 'POST', url: '/v1/webhooks', key: apiKey, json: { events: ['recording.completed'], ...json } });
+  const ping = async (app: TestApp, apiKey: string, id: string) =>
+    (await app.request({ method: 'POST', url: `/v1/webhooks/${id}/test`, key: apiKey })).json();
+
+  it('is refused by a receiver that requires a client certificate until the webhook has one, then accepted', async () => {
+    const url = `https://receiver.test:${strict.port}/hook`;
+    const created = await create(local, localKey, { url });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toMatchObject({ has_tls_client_certificate: false });
+    const id = created.json().id as string;
+    const refused = await ping(local, localKey, id);
+    expect(JSON.stringify(refused)).toMatch(/connect_failed|network_error/);
+    expect(strict.requests).toHaveLength(0);
+
+    const patched = await local.request({
+      method: 'PATCH',
+      url: `/v1/webhooks/${id}`,
+      key: localKey,
+      json: { tls_client_certificate: tlsFixtures.clientCert, tls_client_key: tlsFixtures.clientKey },
+    });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json()).toMatchObject({ has_tls_client_certificate: true });
+    await ping(local, localKey, id);
+    expect(strict.requests.at(-1)).toMatchObject({ path: '/hook', clientCn: 'voicename webhook client' });
+  });
+
+  it('keeps the key encrypted in the row and never returns the certificate or the key', async () => {
+    const created = await create(local, localKey, {
+      url: `https://receiver.test:${strict.port}/other`,
+      tls_client_certificate: tlsFixtures.clientCert,
+      tls_client_key: tlsFixtures.clientKey,
+    });
+    expect(created.statusCode).toBe(201);
+    const id = created.json().id as string;
+    const keyBody = tlsFixtures.clientKey.split('\n')[1]!;
+    const certBody = tlsFixtures.clientCert.split('\n')[1]!;
+    const shown = [
+      created.body,
+      (await local.request({ method: 'GET', url: `/v1/webhooks/${id}`, key: localKey })).body,
+      (await local.request({ method: 'GET', url: '/v1/webhooks', key: localKey })).body,
+    ].join('\n');
+    expect(shown).not.toContain(keyBody);
+    expect(shown).not.toContain(certBody);
+    expect(shown).not.toContain('PRIVATE KEY');
+    const row = await local.deps.db.kysely.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row.tls_client_key_sealed).toMatch(/^v1\./);
+    expect(JSON.stringify(row)).not.toContain(keyBody);
+    expect(JSON.stringify(row)).not.toContain('PRIVATE KEY');
+  });
+
+  it('refuses an expired certificate, a key of another certificate, one without the other and plain http', async () => {
+    const url = `https://receiver.test:${strict.port}/hook`;
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [
+        { url, tls_client_certificate: tlsFixtures.expiredClientCert, tls_client_key: tlsFixtures.clientKey },
+        'tls_client_certificate',
+      ],
+      [{ url, tls_client_certificate: tlsFixtures.clientCert, tls_client_key: tlsFixtures.serverKey }, 'tls_client_key'],
+      [{ url, tls_client_certificate: tlsFixtures.clientCert }, 'tls_client_key'],
+      [{ url, tls_client_certificate: 'not a certificate', tls_client_key: tlsFixtures.clientKey }, 'tls_client_certificate'],
+      [
+        { url: 'http://127.0.0.1:9/hook', tls_client_certificate: tlsFixtures.clientCert, tls_client_key: tlsFixtures.clientKey },
+        'tls_client_certificate',
+      ],
+    ];
+    for (const [body, param] of cases) {
+      const res = await create(local, localKey, body);
+      expect(res.statusCode, param).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param, type: 'invalid_request_error' });
+    }
+  });
+
+  it('presents the client certificate through the egress proxy too', async () => {
+    proxy.routeTo = strict.port;
+    try {
+      const hook = await createWebhook(t.deps, accountId, {
+        url: 'https://receiver.test/mtls',
+        events: ['recording.completed'],
+        tls_client_certificate: tlsFixtures.clientCert,
+        tls_client_key: tlsFixtures.clientKey,
+      });
+      proxy.connects.length = 0;
+      await recordTestEvent(t, accountId);
+      await dispatchDue(t);
+      expect(await deliverDue(t.deps)).toBe(1);
+      expect(proxy.connects).toEqual(['93.184.216.34:443']);
+      expect(strict.requests.at(-1)).toMatchObject({
+        path: '/mtls',
+        host: 'receiver.test',
+        clientCn: 'voicename webhook client',
+      });
+      await t.request({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, key });
+    } finally {
+      proxy.routeTo = receiver.port;
+    }
+  });
+});

@@ -38,6 +38,7 @@ import * as m0036 from './migrations/0036_lti_frame_origins.js';
 import * as m0037 from './migrations/0037_webhook_message_status.js';
 import * as m0038 from './migrations/0038_webhook_destinations.js';
 import * as m0039 from './migrations/0039_x402_settlements.js';
+import * as m0040 from './migrations/0040_webhook_client_certificates.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -79,6 +80,7 @@ const migrations: Record<string, Migration> = {
   '0037_webhook_message_status': m0037,
   '0038_webhook_destinations': m0038,
   '0039_x402_settlements': m0039,
+  '0040_webhook_client_certificates': m0040,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

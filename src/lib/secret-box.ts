@@ -1,6 +1,7 @@
 /**
- * Secrets the service must read back later (an identity provider's client secret), sealed with
- * AES-256-GCM before they reach the database, so a copy of the database alone reveals none of them.
+ * Secrets the service must read back later (an identity provider's client secret, a webhook's
+ * mutual-TLS client key), sealed with AES-256-GCM before they reach the database, so a copy of the
+ * database alone reveals none of them.
  * Source of the key: SSO_ENCRYPTION_KEY (base64, 32 bytes), else a key generated once in
  * DATA_DIR/keys/, as ENTITY_SIGNING_KEY is. Sealed text is `v1.<iv>.<tag>.<ciphertext>` (base64url),
  * and `purpose` is bound as additional data, so a value sealed for one row cannot be moved to another.

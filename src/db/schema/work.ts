@@ -64,6 +64,10 @@ export interface WebhooksTable {
   kind: 'standard' | 'slack' | 'teams';
   /** `full` (the spec's body) or `thin` (ids and the object's API URL; standard only). */
   payload_format: 'full' | 'thin';
+  /** Client certificate (PEM) presented for mutual TLS; null: none (migration 0040). */
+  tls_client_certificate: string | null;
+  /** Its private key, sealed with the secret box (`lib/secret-box.ts`); never in clear. */
+  tls_client_key_sealed: string | null;
   created_at: string;
   updated_at: string;
 }

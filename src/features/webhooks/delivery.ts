@@ -22,13 +22,15 @@ import {
 import { type FinishedAttempt, OutcomeBuffer, recordAttempts, warnDisabled } from './attempt-outcomes.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { signatureHeaders } from './signing.js';
+import { clientTlsOf } from './client-certificates.js';
 
 export interface WebhookDeps {
   db: Db;
   clock: Clock;
   logger: Logger;
   /** `baseUrl`: the API's own URL, for the object URLs of thin events. */
-  config: { webhooks: WebhookConfig; baseUrl: string };
+  /** `ssoEncryptionKey`, `dataDir`: the secret box that seals webhooks' client keys. */
+  config: { webhooks: WebhookConfig; baseUrl: string; ssoEncryptionKey: string | null; dataDir: string };
   /** This process's worker, woken after a commit that makes deliveries due (re-enabling). */
   jobsWakeup: { notify(): void };
   /** Resolver override for the outbound client (tests). */
@@ -103,7 +105,7 @@ async function send(deps: WebhookDeps, webhook: WebhookRow, delivery: DeliveryRo
       connectTimeoutMs: webhooks.connectTimeoutMs,
       timeoutMs: webhooks.timeoutMs,
       ...(deps.lookup ? { lookup: deps.lookup } : {}),
-      ...(deps.trustedCa ? { tls: { ca: deps.trustedCa } } : {}),
+      tls: { ...clientTlsOf(webhook, deps.config), ...(deps.trustedCa ? { ca: deps.trustedCa } : {}) },
     });
     const status = response.status;
     if (status >= 200 && status < 300) return { response, errorCode: null, errorMessage: null, durationMs: response.durationMs };

@@ -46,6 +46,20 @@ const Payload = Type.Union([Type.Literal('full'), Type.Literal('thin')], {
     '`full` (default): the event with its data. `thin`: ids, the event kind and a `url` to fetch the object with your API key, no personal data. Standard webhooks only.',
 });
 
+/** A chain of a few certificates, or a key, fits easily; more is not a certificate. */
+const MAX_PEM_LENGTH = 32 * 1024;
+const ClientCertificate = Type.String({
+  minLength: 1,
+  maxLength: MAX_PEM_LENGTH,
+  description:
+    'Mutual TLS: a client certificate (PEM, optionally followed by its chain) presented to the receiver; https URLs only. Give it with `tls_client_key`; write-only (never returned).',
+});
+const ClientKey = Type.String({
+  minLength: 1,
+  maxLength: MAX_PEM_LENGTH,
+  description: "The client certificate's private key (unencrypted PEM); stored encrypted, write-only (never returned).",
+});
+
 export const Webhook = Type.Object(
   {
     id: Type.String({ description: '`wh_` + 32 hex characters.' }),
@@ -66,6 +80,9 @@ export const Webhook = Type.Object(
     }),
     kind: Kind,
     payload: Payload,
+    has_tls_client_certificate: Type.Boolean({
+      description: 'Whether deliveries present a client certificate (mutual TLS); the certificate and key are never returned.',
+    }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -89,6 +106,8 @@ export const CreateWebhookBody = Type.Object(
     description: Type.Optional(Description),
     kind: Type.Optional(Kind),
     payload: Type.Optional(Payload),
+    tls_client_certificate: Type.Optional(ClientCertificate),
+    tls_client_key: Type.Optional(ClientKey),
   },
   { title: 'CreateWebhook', additionalProperties: false },
 );
@@ -101,6 +120,10 @@ export const UpdateWebhookBody = Type.Object(
     description: Type.Optional(Description),
     kind: Type.Optional(Kind),
     payload: Type.Optional(Payload),
+    tls_client_certificate: Type.Optional(
+      Nullable(ClientCertificate, { description: 'A new client certificate; null (with `tls_client_key: null`) removes it.' }),
+    ),
+    tls_client_key: Type.Optional(Nullable(ClientKey)),
   },
   { title: 'UpdateWebhook', additionalProperties: false },
 );

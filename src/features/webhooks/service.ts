@@ -33,6 +33,7 @@ import {
 } from './schemas.js';
 import { newWebhookSecret } from './signing.js';
 import { checkDestination } from './destinations.js';
+import { clientCertificateColumns } from './client-certificates.js';
 
 export type { WebhookDeps } from './delivery.js';
 
@@ -64,6 +65,7 @@ export function toWebhook(row: WebhookRow): Webhook {
     disabled_reason: row.disabled_reason,
     kind: row.kind,
     payload: row.payload_format,
+    has_tls_client_certificate: row.tls_client_certificate !== null,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -140,9 +142,11 @@ export async function createWebhook(deps: WebhookDeps, accountId: string, input:
   if ((await countAccountWebhooks(deps.db.kysely, accountId)) >= max) {
     throw new AppError('webhook_limit_reached', `This account already has the maximum of ${max} webhooks; delete one first.`);
   }
+  const id = hexId('wh');
+  const certificate = clientCertificateColumns(input, { webhookId: id, url, now: deps.clock.now(), config: deps.config });
   const now = deps.clock.now().toISOString();
   const row: WebhookRow = {
-    id: hexId('wh'),
+    id,
     account_id: accountId,
     url,
     events: JSON.stringify(events),
@@ -156,6 +160,8 @@ export async function createWebhook(deps: WebhookDeps, accountId: string, input:
     previous_secret_expires_at: null,
     kind,
     payload_format: payload,
+    tls_client_certificate: certificate?.tls_client_certificate ?? null,
+    tls_client_key_sealed: certificate?.tls_client_key_sealed ?? null,
     created_at: now,
     updated_at: now,
   };
@@ -188,7 +194,7 @@ export async function getWebhook(deps: WebhookDeps, accountId: string, id: strin
   return toWebhook(await requireWebhook(deps, accountId, id));
 }
 
-/** Changes url (checked like at registration), events, description, kind and/or payload format. Status is not changed here. */
+/** Changes url (checked like at registration), events, description, kind, payload format and/or client certificate. Status is not changed here. */
 export async function updateWebhook(
   deps: WebhookDeps,
   accountId: string,
@@ -202,6 +208,15 @@ export async function updateWebhook(
   if (input.description !== undefined) changes.description = checkDescription(input.description) ?? null;
   if (input.kind !== undefined) changes.kind = input.kind;
   if (input.payload !== undefined) changes.payload_format = input.payload;
+  Object.assign(
+    changes,
+    clientCertificateColumns(input, {
+      webhookId: current.id,
+      url: changes.url ?? current.url,
+      now: deps.clock.now(),
+      config: deps.config,
+    }),
+  );
   // The webhook as it would be after the change must still fit its kind.
   checkDestination(
     {

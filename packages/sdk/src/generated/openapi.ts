@@ -1238,6 +1238,10 @@ export interface components {
       kind?: 'standard' | 'slack' | 'teams';
       /** @description `full` (default): the event with its data. `thin`: ids, the event kind and a `url` to fetch the object with your API key, no personal data. Standard webhooks only. */
       payload?: 'full' | 'thin';
+      /** @description Mutual TLS: a client certificate (PEM, optionally followed by its chain) presented to the receiver; https URLs only. Give it with `tls_client_key`; write-only (never returned). */
+      tls_client_certificate?: string;
+      /** @description The client certificate's private key (unencrypted PEM); stored encrypted, write-only (never returned). */
+      tls_client_key?: string;
     };
     /** CustomField */
     CustomField: {
@@ -1976,6 +1980,10 @@ export interface components {
       kind?: 'standard' | 'slack' | 'teams';
       /** @description `full` (default): the event with its data. `thin`: ids, the event kind and a `url` to fetch the object with your API key, no personal data. Standard webhooks only. */
       payload?: 'full' | 'thin';
+      /** @description A new client certificate; null (with `tls_client_key: null`) removes it. */
+      tls_client_certificate?: string | null;
+      /** @description The client certificate's private key (unencrypted PEM); stored encrypted, write-only (never returned). */
+      tls_client_key?: string | null;
     };
     /** User */
     User: {
@@ -2129,6 +2137,8 @@ export interface components {
       kind: 'standard' | 'slack' | 'teams';
       /** @description `full` (default): the event with its data. `thin`: ids, the event kind and a `url` to fetch the object with your API key, no personal data. Standard webhooks only. */
       payload: 'full' | 'thin';
+      /** @description Whether deliveries present a client certificate (mutual TLS); the certificate and key are never returned. */
+      has_tls_client_certificate: boolean;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -2217,6 +2227,8 @@ export interface components {
       kind: 'standard' | 'slack' | 'teams';
       /** @description `full` (default): the event with its data. `thin`: ids, the event kind and a `url` to fetch the object with your API key, no personal data. Standard webhooks only. */
       payload: 'full' | 'thin';
+      /** @description Whether deliveries present a client certificate (mutual TLS); the certificate and key are never returned. */
+      has_tls_client_certificate: boolean;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
