@@ -84,6 +84,25 @@ describe('through the egress proxy', () => {
     await t.request({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, key });
   });
 
+  it('records a tunnel the proxy refuses as connect_failed', async () => {
+    // Another port: another origin, so no kept-alive tunnel from an earlier test is reused.
+    const hook = await createWebhook(t.deps, accountId, {
+      url: 'https://receiver.test:8443/hook',
+      events: ['recording.completed'],
+    });
+    proxy.refuseWith = 403;
+    try {
+      await recordTestEvent(t, accountId);
+      await dispatchDue(t);
+      expect(await deliverDue(t.deps)).toBe(1);
+      expect(proxy.connects.at(-1)).toBe('93.184.216.34:8443');
+      expect((await lastAttempt(hook.id)).error).toMatchObject({ code: 'connect_failed' });
+    } finally {
+      proxy.refuseWith = null;
+      await t.request({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, key });
+    }
+  });
+
   it('sends an agent callback through the proxy too', async () => {
     const callbackReceiver = await startReceiver();
     const callbackProxy = await startConnectProxy(callbackReceiver.port);

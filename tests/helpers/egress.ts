@@ -28,17 +28,23 @@ export interface ConnectProxy {
   connects: string[];
   /** Where tunnels go: the local receiver's port. */
   routeTo: number;
+  /** When set, every tunnel is refused with this status (as a proxy's allow-list would). */
+  refuseWith: number | null;
   close(): Promise<void>;
 }
 
 export async function startConnectProxy(routeTo = 0): Promise<ConnectProxy> {
   const connects: string[] = [];
   const server = http.createServer((_req, res) => res.writeHead(405).end('CONNECT only'));
-  const proxy = { connects, routeTo } as ConnectProxy;
+  const proxy = { connects, routeTo, refuseWith: null } as ConnectProxy;
   const sockets = new Set<net.Socket>();
   server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
     connects.push(req.url ?? '');
     sockets.add(client);
+    if (proxy.refuseWith !== null) {
+      client.end(`HTTP/1.1 ${proxy.refuseWith} Refused\r\ncontent-length: 0\r\n\r\n`);
+      return;
+    }
     const upstream = net.connect(proxy.routeTo, '127.0.0.1', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
