@@ -27,6 +27,19 @@ describe('safe defaults', () => {
     expect(loadConfig({}).paymentProvider).toBe('sandbox'); // development needs nothing
   });
 
+  it('takes OUTBOUND_PROXY_URL as an http(s) proxy address without a path, empty meaning direct', () => {
+    expect(loadConfig({}).webhooks.outboundProxyUrl).toBeNull();
+    expect(loadConfig({ OUTBOUND_PROXY_URL: 'http://egress.internal:3128' }).webhooks.outboundProxyUrl).toBe(
+      'http://egress.internal:3128/',
+    );
+    expect(loadConfig({ OUTBOUND_PROXY_URL: 'https://u:p@10.0.0.2:8443' }).webhooks.outboundProxyUrl).toBe(
+      'https://u:p@10.0.0.2:8443/',
+    );
+    for (const bad of ['socks5://10.0.0.2:1080', 'egress.internal:3128', 'http://egress.internal:3128/forward']) {
+      expect(() => loadConfig({ OUTBOUND_PROXY_URL: bad }), bad).toThrow(/OUTBOUND_PROXY_URL/);
+    }
+  });
+
   it('takes SSO_ENCRYPTION_KEY as 32 bytes in base64, empty meaning a key generated under DATA_DIR (production too)', () => {
     expect(loadConfig({}).ssoEncryptionKey).toBeNull();
     expect(loadConfig(PRODUCTION).ssoEncryptionKey).toBeNull();
