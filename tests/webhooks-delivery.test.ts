@@ -9,7 +9,7 @@ import { enableWebhook } from '../src/features/webhooks/service.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
-import { accountIdOf, deliverDue, dispatchDue, recordingData, recordTestEvent } from './helpers/webhooks.js';
+import { accountIdOf, deliverAll, deliverDue, dispatchDue, recordingData, recordTestEvent } from './helpers/webhooks.js';
 
 let t: TestApp;
 let clock: ManualClock;
@@ -41,13 +41,6 @@ async function createHook(events: string[] = ['recording.completed'], path = '/h
   const res = await t.request({ method: 'POST', url: '/v1/webhooks', key: k, json: { url: `${receiver.url}${path}`, events } });
   expect(res.statusCode).toBe(201);
   return res.json<{ id: string; secret: string }>();
-}
-
-/** Delivery passes until none finds work (a webhook sends a few at a time); returns how many were sent. */
-async function deliverAll(): Promise<number> {
-  let total = 0;
-  for (let n = await deliverDue(t.deps); n > 0; n = await deliverDue(t.deps)) total += n;
-  return total;
 }
 
 const deleteHook = (id: string) => t.request({ method: 'DELETE', url: `/v1/webhooks/${id}`, key });
@@ -143,7 +136,7 @@ describe('which webhooks hear of an event', () => {
     const next = await recordTestEvent(t, accountId, 'recording.completed', recordingData(12));
     expect(await dispatchDue(t)).toBe(1);
     expect((await deliveriesOf(after.id)).map((d) => d.event_id)).toEqual([next.id]);
-    await deliverAll();
+    await deliverAll(t.deps);
     await deleteHook(before.id);
     await deleteHook(after.id);
   });
@@ -191,7 +184,7 @@ describe('retries and auto-disable (injected clock)', () => {
     const hook = await createHook();
     for (let i = 0; i < 9; i++) await recordTestEvent(t, accountId, 'recording.completed', recordingData(i));
     await dispatchDue(t);
-    expect(await deliverAll()).toBe(9);
+    expect(await deliverAll(t.deps)).toBe(9);
     expect((await webhookRow(hook.id)).consecutive_failures).toBe(9);
     expect((await t.request({ method: 'GET', url: `/v1/webhooks/${hook.id}`, key })).json().status).toBe('enabled');
 
@@ -212,7 +205,7 @@ describe('retries and auto-disable (injected clock)', () => {
     receiver.requests.length = 0;
     const enabled = await enableWebhook(t.deps, null, hook.id);
     expect(enabled.status).toBe('enabled');
-    expect(await deliverAll()).toBe(11);
+    expect(await deliverAll(t.deps)).toBe(11);
     expect(receiver.requests).toHaveLength(11);
     expect((await deliveriesOf(hook.id)).every((d) => d.status === 'succeeded')).toBe(true);
     expect((await webhookRow(hook.id)).consecutive_failures).toBe(0);
@@ -229,7 +222,7 @@ describe('retries and auto-disable (injected clock)', () => {
       await dispatchDue(t);
       clock.advance(1);
     }
-    expect(await deliverAll()).toBe(10);
+    expect(await deliverAll(t.deps)).toBe(10);
     const disabledAt = (await webhookRow(hook.id)).disabled_at;
     expect(disabledAt).not.toBeNull();
     const shown = (await t.request({ method: 'GET', url: `/v1/webhooks/${hook.id}`, key })).json();
@@ -266,11 +259,11 @@ describe('retries and auto-disable (injected clock)', () => {
     const hook = await createHook();
     for (let i = 0; i < 9; i++) await recordTestEvent(t, accountId, 'recording.completed', recordingData(i));
     await dispatchDue(t);
-    await deliverAll();
+    await deliverAll(t.deps);
     expect((await webhookRow(hook.id)).consecutive_failures).toBe(9);
     fail = false;
     clock.advance(30e3);
-    await deliverAll(); // the nine retries succeed
+    await deliverAll(t.deps); // the nine retries succeed
     expect((await webhookRow(hook.id)).consecutive_failures).toBe(0);
     fail = true;
     await recordTestEvent(t, accountId);

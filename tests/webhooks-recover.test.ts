@@ -5,7 +5,7 @@ import { enableWebhook } from '../src/features/webhooks/service.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
-import { accountIdOf, deliverDue, dispatchDue, recordingData, recordTestEvent } from './helpers/webhooks.js';
+import { accountIdOf, deliverAll, dispatchDue, recordingData, recordTestEvent } from './helpers/webhooks.js';
 
 let t: TestApp & { url: string };
 let clock: ManualClock;
@@ -52,12 +52,6 @@ async function createHook(k = key) {
   return hook;
 }
 
-async function deliverAll(): Promise<number> {
-  let total = 0;
-  for (let n = await deliverDue(t.deps); n > 0; n = await deliverDue(t.deps)) total += n;
-  return total;
-}
-
 const deliveriesOf = (id: string) =>
   t.deps.db.kysely.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', id).orderBy('created_at').execute();
 
@@ -77,7 +71,7 @@ async function exhaustRetries(hookId: string) {
     if (pending.length === 0) return;
     const webhook = await t.deps.db.kysely.selectFrom('webhooks').selectAll().where('id', '=', hookId).executeTakeFirstOrThrow();
     if (webhook.status === 'disabled') await enableWebhook(t.deps, null, hookId);
-    await deliverAll();
+    await deliverAll(t.deps);
     clock.advance(25 * 3600e3);
   }
   throw new Error('retries did not end');
@@ -90,7 +84,7 @@ describe('recovering failed messages after an outage', () => {
   it('sends exactly the messages that failed since T, in event order, once each, with their original webhook-ids', async () => {
     const hook = await createHook();
     await recordEvents(1);
-    expect(await deliverAll()).toBe(1); // delivered before the outage: not sent again
+    expect(await deliverAll(t.deps)).toBe(1); // delivered before the outage: not sent again
     clock.advance(1000);
     const since = clock.now().toISOString();
 
@@ -112,11 +106,11 @@ describe('recovering failed messages after an outage', () => {
     // A disabled webhook's recovered messages wait for it to be re-enabled.
     const webhook = await t.deps.db.kysely.selectFrom('webhooks').selectAll().where('id', '=', hook.id).executeTakeFirstOrThrow();
     if (webhook.status === 'disabled') await enableWebhook(t.deps, null, hook.id);
-    expect(await deliverAll()).toBe(down);
+    expect(await deliverAll(t.deps)).toBe(down);
     expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual(failed.map((d) => d.id));
     expect((await deliveriesOf(hook.id)).every((d) => d.status === 'succeeded')).toBe(true);
     clock.advance(48 * 3600e3);
-    expect(await deliverAll()).toBe(0);
+    expect(await deliverAll(t.deps)).toBe(0);
     expect(receiver.requests).toHaveLength(down);
   });
 
@@ -133,7 +127,7 @@ describe('recovering failed messages after an outage', () => {
     const since = failed[0]!.created_at;
     expect((await recover(hook.id, { since, until })).json()).toEqual({ queued: 2 });
     await enableWebhook(t.deps, null, hook.id);
-    await deliverAll();
+    await deliverAll(t.deps);
     expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual(failed.slice(0, 2).map((d) => d.id));
   });
 
@@ -165,7 +159,7 @@ describe('replaying one message', () => {
   it('sends a succeeded message again as a new attempt with the same webhook-id', async () => {
     const hook = await createHook();
     await recordEvents(1);
-    await deliverAll();
+    await deliverAll(t.deps);
     const [message] = await deliveriesOf(hook.id);
     const res = await t.request({ method: 'POST', url: `/v1/webhooks/${hook.id}/messages/${message!.id}/replay`, key });
     expect(res.statusCode).toBe(200);
@@ -198,10 +192,10 @@ describe('listing messages', () => {
     await recordEvents(3);
     const middle = clock.now().toISOString();
     await recordEvents(2, 'recording.deleted');
-    await deliverAll();
+    await deliverAll(t.deps);
     receiver.respond = () => ({ status: 500 });
     await recordEvents(1);
-    await deliverAll();
+    await deliverAll(t.deps);
     const all = (await deliveriesOf(hook.id)).reverse(); // newest first, as listed
     const list = async (query: string) => {
       const res = await t.request({ method: 'GET', url: `/v1/webhooks/${hook.id}/messages?${query}`, key });

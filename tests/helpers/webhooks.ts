@@ -47,3 +47,10 @@ export async function dispatchDue(t: TestApp): Promise<number> {
 }
 
 export const deliverDue = (deps: WebhookDeps, workerId = 'test-worker') => deliverDueWebhooks(deps, { workerId });
+
+/** Delivery passes until none finds work (a webhook sends a few at a time); returns how many were sent. */
+export async function deliverAll(deps: WebhookDeps): Promise<number> {
+  let total = 0;
+  for (let n = await deliverDue(deps); n > 0; n = await deliverDue(deps)) total += n;
+  return total;
+}
