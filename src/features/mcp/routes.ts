@@ -3,13 +3,15 @@
  * fresh server and transport, so any process can answer it), JSON answers instead of a stream.
  * Rate-limited per client like the unpaid agent API, per HTTP request here and per tool call in
  * the server (a JSON-RPC batch is one request carrying many calls). `GET`/`DELETE /mcp` (streams and sessions)
- * answer 405. The server card is at `/.well-known/mcp/server-card.json`.
+ * answer 405. The only session id given out is the signed note of a client that reads MPP's
+ * payment errors (payment-form.ts); nothing is kept for it. The server card is at `/.well-known/mcp/server-card.json`.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { registerRateLimit } from '../../http/rate-limit-fields.js';
 import { MCP_PATH, serverCard } from './card.js';
+import { declaresPayment, hasPaymentSession, paymentSessionId, SESSION_HEADER, withPaymentErrors } from './payment-form.js';
 
 /** The MCP SDK and zod load with the first `/mcp` request, not at boot (ARCHITECTURE.md, "Start and stop"). */
 const loadServer = () =>
@@ -46,9 +48,12 @@ export const mcpRoutes = (deps: Deps) => async (app: FastifyInstance) => {
   app.post(MCP_PATH, { schema: { hide: true }, bodyLimit: 65_536 }, async (request, reply) => {
     const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }, { answerToolCallDirectly }] = await loadServer();
     const client = { address: request.ip };
+    // MPP's error form for clients that declared it at initialize (payment-form.ts).
+    const answer = hasPaymentSession(deps, request.headers[SESSION_HEADER]) ? withPaymentErrors : (text: string) => text;
+    if (declaresPayment(request.body)) reply.header(SESSION_HEADER, paymentSessionId(deps));
     // A single plain tool call is answered without the SDK's per-request server (direct-call.ts).
     const direct = await answerToolCallDirectly(deps, client, request.headers, request.body);
-    if (direct !== null) return reply.header('content-type', 'application/json').send(direct);
+    if (direct !== null) return reply.header('content-type', 'application/json').send(answer(direct));
     const server = createMcpServer(deps, client);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
@@ -57,7 +62,7 @@ export const mcpRoutes = (deps: Deps) => async (app: FastifyInstance) => {
       const response = await transport.handleRequest(webRequest(request, deps.config.baseUrl), { parsedBody: request.body });
       reply.code(response.status);
       response.headers.forEach((value, name) => void reply.header(name, value));
-      return reply.send(response.body === null ? undefined : await response.text());
+      return reply.send(response.body === null ? undefined : answer(await response.text()));
     } finally {
       void transport.close();
       void server.close();

@@ -18,7 +18,7 @@ import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { isAgentError } from '../agent-api/agent-errors.js';
-import { credentialFromObject } from '../agent-api/mpp.js';
+import { credentialFromObject, offeredMethods } from '../agent-api/mpp.js';
 import type { PaymentCredential } from '../agent-api/payment-header.js';
 import { findProfile } from '../profiles/service.js';
 import { generateEntity } from '../agent-api/service.js';
@@ -146,16 +146,33 @@ async function hearPlayLinkTool(
   return ok(metaOf(deps, link));
 }
 
+/**
+ * The RFC 9457 problem of a payment-required answer, typed as MPP's MCP transport types it: no
+ * MPP credential (or the spec's reference) is "payment required", an MPP credential that did not
+ * pay is "verification failed", one that could not be read is "malformed credential". The error
+ * form (payment-form.ts) takes its JSON-RPC code from the type.
+ */
+function paymentProblem(credential: PaymentCredential, detail: string, challengeId: unknown): Json {
+  const [type, title] =
+    credential.kind === 'standard'
+      ? ['verification-failed', 'Verification Failed']
+      : credential.kind === 'unreadable'
+        ? ['malformed-credential', 'Malformed Credential']
+        : ['payment-required', 'Payment Required'];
+  return { type: `https://paymentauth.org/problems/${type}`, title, status: 402, detail, challengeId };
+}
+
 async function generateEntityTool(
   deps: Deps,
   client: McpClientInfo,
   { request, payment_reference }: z.infer<typeof shared.generateEntity>,
   extra: ToolCallExtra,
 ): Promise<ToolResult> {
+  const credential = await toolCredential(payment_reference, extra._meta?.[Mcp.credentialMetaKey]);
   try {
     const published = await generateEntity(deps, {
       body: request,
-      credential: await toolCredential(payment_reference, extra._meta?.[Mcp.credentialMetaKey]),
+      credential,
       admitUnpaid: async () => void (await deps.agentApi.admitUnpaidFrom(client.address)),
     });
     return {
@@ -166,11 +183,9 @@ async function generateEntityTool(
     if (!isAgentError(error)) throw error;
     const { challenges, ...body } = agentBody(error);
     // MPP's payment-required result: the challenges in _meta, the spec's instruction as the content.
-    const paymentRequired = Array.isArray(challenges) && challenges.length > 0;
-    return {
-      ...refused(body),
-      ...(paymentRequired ? { _meta: { [Mcp.paymentRequiredMetaKey]: { httpStatus: 402, challenges } } } : {}),
-    };
+    if (!Array.isArray(challenges) || challenges.length === 0) return refused(body);
+    const problem = paymentProblem(credential, error.message, (challenges[0] as { id?: unknown }).id);
+    return { ...refused(body), _meta: { [Mcp.paymentRequiredMetaKey]: { httpStatus: 402, challenges, problem } } };
   }
 }
 
@@ -184,12 +199,18 @@ export const TOOLS = {
   generate_entity: { inputSchema: shared.generateEntity, run: generateEntityTool },
 } as const;
 
+/** `capabilities.experimental.payment.methods`: each MPP method this deployment offers, with its intent. */
+const paymentMethods = (deps: Deps) =>
+  Object.fromEntries(offeredMethods(deps).map((method) => [method, { intents: ['charge'] }]));
+
 export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
   const server = new McpServer(
     { name: 'voicename', title: 'voicename: how names are said', version: VERSION },
     {
       instructions: `Publish and look up how names are said. Agent guide: ${deps.config.siteUrl}/llms.txt`,
       jsonSchemaValidator: shared.jsonSchemaValidator,
+      // MPP's MCP capability (draft-payment-transport-mcp): the methods generate_entity's challenges offer.
+      capabilities: { experimental: { payment: { methods: paymentMethods(deps) } } },
     },
   );
 
@@ -224,7 +245,8 @@ export function createMcpServer(deps: Deps, client: McpClientInfo): McpServer {
       description:
         'Publishes /e/<slug> with text-to-speech audio of the name. Without payment the tool answers the payment ' +
         'instruction (status payment_required, mpp_instruction with amount, currency, address and reference) and, for ' +
-        'MPP clients, the payment challenges in _meta["org.paymentauth/payment-required"]. Pay, then call again with ' +
+        'MPP clients, the payment challenges in _meta["org.paymentauth/payment-required"] (a client that declared ' +
+        'capabilities.experimental.payment at initialize gets them as JSON-RPC error -32042). Pay, then call again with ' +
         'the same arguments and either payment_reference = mpp_instruction.reference or an MPP credential in ' +
         `_meta["org.paymentauth/credential"]. Fields and limits: ${agentApiUrls(deps).schema}.`,
       inputSchema: TOOLS.generate_entity.inputSchema,
