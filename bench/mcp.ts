@@ -1,7 +1,8 @@
 /**
  * An unpaid MCP `generate_entity` call against the HTTP 402 it stands for (npm run bench -- mcp).
  * Both answer the same thing: a new payment intent and the spec's instruction (MCP as the tool's
- * error result, with the MPP challenges in `_meta`). The built server (`benchApp`: dist/main.js,
+ * error result, with the MPP challenges in `_meta`; and, for a client that declared MPP's MCP
+ * transport at initialize, as JSON-RPC error -32042 carrying them). The built server (`benchApp`: dist/main.js,
  * SQLite, sandbox payments) runs in its own process, autocannon in this one. BENCH_ROUNDS (default
  * 5) interleaved rounds of BENCH_SECONDS (default 5) per side, CONNECTIONS at a time; the table
  * gives each side's median requests/s, p50/p99 latency and server CPU time per request (utime +
@@ -24,6 +25,39 @@ const request = {
 
 const app = await benchApp(async () => undefined, { ENTITY_UNPAID_RATE_LIMIT_PER_MINUTE: '1000000' });
 
+const mcpHeaders = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-06-18',
+};
+const toolCall = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'generate_entity', arguments: { request } },
+});
+
+/** The session id an MPP client gets for declaring `capabilities.experimental.payment` at initialize. */
+async function paymentSession(): Promise<string> {
+  const res = await fetch(`${app.url}/mcp`, {
+    method: 'POST',
+    headers: mcpHeaders,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: { experimental: { payment: { methods: { sandbox: { intents: ['charge'] } } } } },
+        clientInfo: { name: 'bench', version: '1.0.0' },
+      },
+    }),
+  });
+  const id = res.headers.get('mcp-session-id');
+  if (!id) throw new Error(`initialize gave no session id: ${res.status} ${await res.text()}`);
+  return id;
+}
+
 const sides = {
   'HTTP POST /api/entities/generate → 402': {
     url: `${app.url}/api/entities/generate`,
@@ -34,19 +68,17 @@ const sides = {
   'MCP tools/call generate_entity (unpaid)': {
     url: `${app.url}/mcp`,
     // What an MCP client sends on a stateless Streamable HTTP server (no session id).
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'generate_entity', arguments: { request } },
-    }),
+    headers: mcpHeaders,
+    body: toolCall,
     check: (status: number, body: string) =>
       status === 200 && body.includes('mpp_instruction') && body.includes('"isError":true'),
+  },
+  // A client that declared MPP's MCP transport: the same call answered as JSON-RPC error -32042.
+  'MCP generate_entity, MPP error form': {
+    url: `${app.url}/mcp`,
+    headers: { ...mcpHeaders, 'mcp-session-id': await paymentSession() },
+    body: toolCall,
+    check: (status: number, body: string) => status === 200 && body.includes('"code":-32042'),
   },
 };
 
@@ -110,7 +142,9 @@ const summary = [...rounds].map(([name, list]) => {
   );
   return row;
 });
-const [http, mcp] = summary as [(typeof summary)[0], (typeof summary)[0]];
-console.log(
-  `MCP / HTTP: ${(http.rps / mcp.rps).toFixed(2)}x the time per request (req/s), ${(mcp.cpu / http.cpu).toFixed(2)}x the server CPU per request`,
-);
+const [http, ...mcps] = summary as [(typeof summary)[0], ...(typeof summary)[0][]];
+for (const mcp of mcps) {
+  console.log(
+    `${mcp.name} / HTTP: ${(http.rps / mcp.rps).toFixed(2)}x the time per request (req/s), ${(mcp.cpu / http.cpu).toFixed(2)}x the server CPU per request`,
+  );
+}

@@ -48,13 +48,15 @@ const isToolName = (name: string): name is keyof typeof TOOLS => Object.hasOwn(T
 
 /**
  * The JSON text the SDK's stateless transport would answer (with status 200 and
- * `content-type: application/json`) to `body`, or null when the SDK must answer it.
+ * `content-type: application/json`) to `body`, or null when the SDK must answer it. `present`
+ * may reshape the response before it is written (MPP's error form, payment-form.ts).
  */
 export async function answerToolCallDirectly(
   deps: Deps,
   client: McpClientInfo,
   headers: McpRequestHeaders,
   body: unknown,
+  present: (response: Record<string, unknown>) => unknown = (response) => response,
 ): Promise<string | null> {
   if (Array.isArray(body) || !transportAccepts(headers)) return null;
   const message = JSONRPCMessageSchema.safeParse(body);
@@ -86,5 +88,5 @@ export async function answerToolCallDirectly(
     return JSON.stringify({ jsonrpc: '2.0', id, error });
   }
   // Key order as the SDK's Protocol writes a response.
-  return JSON.stringify({ result: checked.data, jsonrpc: '2.0', id });
+  return JSON.stringify(present({ result: checked.data, jsonrpc: '2.0', id }));
 }

@@ -44,11 +44,17 @@ export function declaresPayment(body: unknown): boolean {
   });
 }
 
+/** The session ids' HMAC key, derived once per set of keys (HKDF on every request would cost more than the check). */
+const sessionKeys = new WeakMap<object, Buffer>();
+function sessionKey(deps: Deps): Buffer {
+  const keys = deps.agentApi.keys;
+  let key = sessionKeys.get(keys);
+  if (!key) sessionKeys.set(keys, (key = keys.derivedKey('voicename mcp payment sessions')));
+  return key;
+}
+
 const mac = (deps: Deps, issued: string) =>
-  createHmac('sha256', deps.agentApi.keys.derivedKey('voicename mcp payment sessions'))
-    .update(`${SESSION_PREFIX}.${issued}`)
-    .digest('base64url')
-    .slice(0, 32);
+  createHmac('sha256', sessionKey(deps)).update(`${SESSION_PREFIX}.${issued}`).digest('base64url').slice(0, 32);
 
 /** A session id saying "this client reads MPP's error form" (visible ASCII, as MCP requires). */
 export function paymentSessionId(deps: Deps): string {
@@ -65,7 +71,7 @@ export function hasPaymentSession(deps: Deps, header: string | string[] | undefi
 }
 
 /** A JSON-RPC response whose tool result asks for payment, as the draft's error (else unchanged). */
-function asPaymentError(message: unknown): unknown {
+export function asPaymentError(message: unknown): unknown {
   if (!isObject(message) || !isObject(message.result) || !isObject(message.result._meta)) return message;
   const required = message.result._meta[PAYMENT_REQUIRED_META];
   if (!isObject(required) || !isObject(required.problem)) return message;

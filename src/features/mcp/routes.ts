@@ -11,7 +11,14 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { registerRateLimit } from '../../http/rate-limit-fields.js';
 import { MCP_PATH, serverCard } from './card.js';
-import { declaresPayment, hasPaymentSession, paymentSessionId, SESSION_HEADER, withPaymentErrors } from './payment-form.js';
+import {
+  asPaymentError,
+  declaresPayment,
+  hasPaymentSession,
+  paymentSessionId,
+  SESSION_HEADER,
+  withPaymentErrors,
+} from './payment-form.js';
 
 /** The MCP SDK and zod load with the first `/mcp` request, not at boot (ARCHITECTURE.md, "Start and stop"). */
 const loadServer = () =>
@@ -49,11 +56,18 @@ export const mcpRoutes = (deps: Deps) => async (app: FastifyInstance) => {
     const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }, { answerToolCallDirectly }] = await loadServer();
     const client = { address: request.ip };
     // MPP's error form for clients that declared it at initialize (payment-form.ts).
-    const answer = hasPaymentSession(deps, request.headers[SESSION_HEADER]) ? withPaymentErrors : (text: string) => text;
+    const errorForm = hasPaymentSession(deps, request.headers[SESSION_HEADER]);
+    const answer = errorForm ? withPaymentErrors : (text: string) => text;
     if (declaresPayment(request.body)) reply.header(SESSION_HEADER, paymentSessionId(deps));
     // A single plain tool call is answered without the SDK's per-request server (direct-call.ts).
-    const direct = await answerToolCallDirectly(deps, client, request.headers, request.body);
-    if (direct !== null) return reply.header('content-type', 'application/json').send(answer(direct));
+    const direct = await answerToolCallDirectly(
+      deps,
+      client,
+      request.headers,
+      request.body,
+      errorForm ? asPaymentError : undefined,
+    );
+    if (direct !== null) return reply.header('content-type', 'application/json').send(direct);
     const server = createMcpServer(deps, client);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
