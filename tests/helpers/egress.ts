@@ -67,14 +67,20 @@ export async function startConnectProxy(routeTo = 0): Promise<ConnectProxy> {
 
 export interface TlsReceiver {
   port: number;
-  /** One entry per request: the client certificate's subject CN, or null when none was presented. */
-  requests: Array<{ path: string; host: string | undefined; clientCn: string | null }>;
+  /**
+   * One entry per request: the TLS name the client asked for (SNI), and the client certificate's
+   * subject CN, or null when none was presented.
+   */
+  requests: Array<{ path: string; host: string | undefined; tlsName: string | null; clientCn: string | null }>;
+  /** Bodies to answer by path (a domain proof's well-known file); any other path answers `ok`. */
+  files: Map<string, string>;
   close(): Promise<void>;
 }
 
 /** An HTTPS receiver for receiver.test / localhost / 127.0.0.1; with `requireClientCert` it refuses a TLS handshake without one. */
 export async function startTlsReceiver(options: { requireClientCert: boolean }): Promise<TlsReceiver> {
   const requests: TlsReceiver['requests'] = [];
+  const files = new Map<string, string>();
   const server = https.createServer(
     {
       cert: tlsFixtures.serverCert,
@@ -84,12 +90,14 @@ export async function startTlsReceiver(options: { requireClientCert: boolean }):
       rejectUnauthorized: options.requireClientCert,
     },
     (req, res) => {
-      const peer = (req.socket as TLSSocket).getPeerCertificate();
+      const socket = req.socket as TLSSocket;
+      const peer = socket.getPeerCertificate();
       const cn = peer && 'subject' in peer && peer.subject ? String(peer.subject.CN) : null;
+      const tlsName = typeof socket.servername === 'string' ? socket.servername : null;
       req.resume();
       req.on('end', () => {
-        requests.push({ path: req.url ?? '', host: req.headers.host, clientCn: cn });
-        res.writeHead(200).end('ok');
+        requests.push({ path: req.url ?? '', host: req.headers.host, tlsName, clientCn: cn });
+        res.writeHead(200).end(files.get(req.url ?? '') ?? 'ok');
       });
     },
   );
@@ -99,6 +107,7 @@ export async function startTlsReceiver(options: { requireClientCert: boolean }):
   return {
     port: (server.address() as AddressInfo).port,
     requests,
+    files,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

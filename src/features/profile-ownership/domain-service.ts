@@ -8,14 +8,19 @@
  */
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
+import { type HostLookup, OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
 import { isoNow } from '../../lib/clock.js';
 import { randomToken } from '../../lib/ids.js';
 import { homepageOf } from '../profiles/homepage.js';
 import { findOwnedEntity } from './service.js';
 import { markDomainVerified, setDomainToken } from './repo.js';
 
-type DomainDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger'>;
+type DomainDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger'> & {
+  /** Resolver override for the outbound client (tests; production deps never set it). */
+  lookup?: HostLookup;
+  /** The only CA (PEM) trusted for the domain's certificate, instead of the system's (tests). */
+  trustedCa?: string;
+};
 
 export const VERIFICATION_PATH = '/.well-known/voicename-verification.txt';
 
@@ -65,6 +70,8 @@ export async function verifyDomain(deps: DomainDeps, accountId: string, slug: st
       allowPrivate: deps.config.webhooks.allowPrivateUrls,
       proxyUrl: deps.config.webhooks.outboundProxyUrl,
       timeoutMs: 10_000,
+      ...(deps.lookup ? { lookup: deps.lookup } : {}),
+      ...(deps.trustedCa ? { tls: { ca: deps.trustedCa } } : {}),
     });
     if (response.status !== 200) throw refuse(`${proof.url} answered HTTP ${response.status}.`);
     body = response.bodySnippet;

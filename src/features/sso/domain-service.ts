@@ -10,12 +10,17 @@ import { promises as dns } from 'node:dns';
 import type { Deps } from '../../deps.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { AppError, invalid, notFound } from '../../errors.js';
-import { OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
+import { type HostLookup, OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
 import { isoNow } from '../../lib/clock.js';
 import { isUuid, newId, randomToken } from '../../lib/ids.js';
 import { deleteDomain, findDomain, insertDomain, listDomains, markDomainVerified } from './repo.js';
 
-type DomainDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger'>;
+type DomainDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger'> & {
+  /** Resolver override for the outbound client (tests; production deps never set it). */
+  lookup?: HostLookup;
+  /** The only CA (PEM) trusted for the domain's certificate, instead of the system's (tests). */
+  trustedCa?: string;
+};
 
 export const SSO_VERIFICATION_PATH = '/.well-known/voicename-verification.txt';
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
@@ -88,6 +93,8 @@ async function fileHolds(deps: DomainDeps, url: string, token: string): Promise<
       allowPrivate: deps.config.webhooks.allowPrivateUrls,
       proxyUrl: deps.config.webhooks.outboundProxyUrl,
       timeoutMs: 10_000,
+      ...(deps.lookup ? { lookup: deps.lookup } : {}),
+      ...(deps.trustedCa ? { tls: { ca: deps.trustedCa } } : {}),
     });
     if (response.status !== 200) return `${url} answered HTTP ${response.status}`;
     return response.bodySnippet.split(/\r?\n/).some((line) => line.trim() === token) || `${url} does not contain the line`;
