@@ -201,7 +201,7 @@ Callbacks: with \`callback_url\`, an \`entity.published\` POST signed with Ed255
 - [Request JSON Schema](${urls.schema}): every field and rule (JSON Schema 2020-12)
 - [OpenAPI](${deps.config.baseUrl}/v1/openapi.json): includes the entity API with x-payment-info
 - [API catalog](${urls.site}/.well-known/api-catalog) (RFC 9727) and the [whole agent guide](${urls.site}/llms-full.txt)
-- MCP server: ${urls.site}/mcp (Streamable HTTP; tools generate_entity, get_entity, hear_play_link)
+- MCP server: ${urls.site}/mcp (Streamable HTTP; tools generate_entity, get_entity, hear_play_link; MPP clients that declare capabilities.experimental.payment get payment as JSON-RPC error -32042)
 `;
 }
 
