@@ -5,6 +5,8 @@
  *   keys list --account <email> [--json]
  *   keys revoke <key-id>
  *   webhooks enable <webhook-id> [--json]
+ *   x402 refunds [--json]
+ *   x402 refunded <payment-request-id> --transaction <hash> [--json]
  *   backup <file> [--json]
  * Output meant for machines goes to stdout as JSON; messages for people go to stderr.
  * `runCli` is the whole program without the process around it, so tests call it in-process.
@@ -18,6 +20,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { closeDeps, createDeps, type Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './features/api-keys/service.js';
+import { listX402ManualRefunds, recordX402ManualRefund } from './features/agent-api/x402-settlement.js';
 import { enableWebhook } from './features/webhooks/service.js';
 
 const USAGE = `Usage: npm run --silent cli -- <command>
@@ -30,6 +33,11 @@ Commands:
   keys revoke <key-id>                          Revoke a key at once.
   webhooks enable <webhook-id> [--json]         Re-enable a disabled webhook (resets its failure
                                                 count; its pending deliveries resume).
+  x402 refunds [--json]                         List settled x402 payments that could not be published
+                                                and wait to be sent back by hand (x402 has no refund call).
+  x402 refunded <payment-request-id> --transaction <0x…> [--json]
+                                                Record that you sent one back from the pay-to wallet
+                                                (the transfer's hash): it leaves the list, once.
   backup <file> [--json]                        Copy the SQLite database to <file> while the service
                                                 runs (SQLite's online backup). On PostgreSQL use pg_dump.
 `;
@@ -61,7 +69,12 @@ function options(args: string[]) {
   return parseArgs({
     args,
     allowPositionals: true,
-    options: { account: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean', default: false } },
+    options: {
+      account: { type: 'string' },
+      name: { type: 'string' },
+      transaction: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
   });
 }
 
@@ -108,6 +121,27 @@ const commands: Record<string, Command> = {
     if (values.json) json(webhook);
     else stderr.write(`Enabled ${webhook.id} (${webhook.url}).\n`);
   },
+  'x402 refunds': async ({ deps, args, stdout, stderr, json }) => {
+    const { values } = options(args);
+    const waiting = await listX402ManualRefunds(deps);
+    if (values.json) json(waiting);
+    else if (waiting.length === 0) stderr.write('No x402 payment waits to be sent back.\n');
+    else
+      for (const r of waiting)
+        stdout.write(
+          `${r.payment_request_id}  ${r.amount} of ${r.asset ?? '(asset not recorded)'} on ${r.network} (${r.price.amount} ${r.price.currency})` +
+            `  back to ${r.payer} from ${r.pay_to ?? 'the pay-to wallet'}  settled ${r.transaction}  waiting since ${r.waiting_since}\n`,
+        );
+  },
+  'x402 refunded': async ({ deps, args, stderr, json }) => {
+    const { positionals, values } = options(args);
+    const id = positionals[0];
+    if (!id) throw new UsageError('x402 refunded needs a payment request id (see x402 refunds)');
+    if (!values.transaction) throw new UsageError('--transaction <hash of the transfer back to the payer> is required');
+    const recorded = await recordX402ManualRefund(deps, { paymentRequestId: id, transaction: values.transaction });
+    if (values.json) json(recorded);
+    else stderr.write(`Recorded ${id} as sent back (${recorded.refund_transaction}).\n`);
+  },
   backup: async ({ deps, args, stderr, json }) => {
     const { positionals, values } = options(args);
     const target = positionals[0];
@@ -126,7 +160,7 @@ const commands: Record<string, Command> = {
 export async function runCli(argv: string[], io: CliIo = {}): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
-  const name = argv[0] === 'keys' || argv[0] === 'webhooks' ? `${argv[0]} ${argv[1] ?? ''}` : (argv[0] ?? '');
+  const name = ['keys', 'webhooks', 'x402'].includes(argv[0] ?? '') ? `${argv[0]} ${argv[1] ?? ''}` : (argv[0] ?? '');
   const command = commands[name];
   if (!command) {
     stderr.write(USAGE);

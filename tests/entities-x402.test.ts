@@ -128,6 +128,13 @@ describe('x402 v2 beside MPP', () => {
     expect(settlement).toMatchObject({ success: true, network: NETWORK });
     expect(facilitator.settlements.length).toBe(before + 1);
     expect(settlement.transaction).toBe(facilitator.settlements.at(-1)?.transaction);
+    // What the operator would need to send it back by hand (`cli x402 refunds`).
+    const stored = await t.deps.db.kysely
+      .selectFrom('x402_settlements')
+      .selectAll()
+      .where('transaction', '=', settlement.transaction)
+      .executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ amount: RATE, asset: ASSET, pay_to: PAY_TO, network: NETWORK, refund_transaction: null });
   });
 
   it('an identical retry with the same PAYMENT-SIGNATURE replays the 200 without settling or publishing again; on another body it is refused', async () => {

@@ -39,6 +39,7 @@ import * as m0037 from './migrations/0037_webhook_message_status.js';
 import * as m0038 from './migrations/0038_webhook_destinations.js';
 import * as m0039 from './migrations/0039_x402_settlements.js';
 import * as m0040 from './migrations/0040_webhook_client_certificates.js';
+import * as m0041 from './migrations/0041_x402_manual_refunds.js';
 
 /** Every migration, in order. Listed explicitly so bundling and ordering never depend on the file system. */
 const migrations: Record<string, Migration> = {
@@ -81,6 +82,7 @@ const migrations: Record<string, Migration> = {
   '0038_webhook_destinations': m0038,
   '0039_x402_settlements': m0039,
   '0040_webhook_client_certificates': m0040,
+  '0041_x402_manual_refunds': m0041,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -72,7 +72,7 @@ export interface EntityPaymentRequestsTable {
   updated_at: string;
 }
 
-/** The facilitator's settlement of an x402 payment request (migration 0039). */
+/** The facilitator's settlement of an x402 payment request (migrations 0039, 0041). */
 export interface X402SettlementsTable {
   payment_request_id: string;
   network: string;
@@ -81,6 +81,12 @@ export interface X402SettlementsTable {
   amount: string;
   transaction: string;
   settled_at: string;
+  /** The token and the wallet it was paid to; null for settlements recorded before 0041. */
+  asset: string | null;
+  pay_to: string | null;
+  /** The operator's transfer back to the payer (`cli x402 refunded`), and when it was recorded; null until then. */
+  refund_transaction: string | null;
+  refunded_at: string | null;
 }
 
 /** Payment intents of the built-in sandbox processor. */

@@ -121,3 +121,42 @@ export const findX402Settlement = (db: Q, paymentRequestId: string) =>
 
 export const insertX402Settlement = (db: Q, row: Insertable<Database['x402_settlements']>) =>
   db.insertInto('x402_settlements').values(row).execute();
+
+/**
+ * x402 payments waiting for the operator to send them back: settled, their request `refunding`
+ * (publication failed for good) and no refund recorded yet. Oldest first.
+ */
+export const listX402PaymentsAwaitingRefund = (db: Q) =>
+  db
+    .selectFrom('entity_payment_requests as r')
+    .innerJoin('x402_settlements as s', 's.payment_request_id', 'r.id')
+    .select([
+      'r.id as payment_request_id',
+      'r.amount_minor',
+      'r.currency',
+      'r.last_error',
+      'r.updated_at',
+      's.payer',
+      's.amount',
+      's.asset',
+      's.network',
+      's.pay_to',
+      's.transaction',
+      's.settled_at',
+    ])
+    .where('r.state', '=', 'refunding')
+    .where('s.refund_transaction', 'is', null)
+    .orderBy('r.updated_at')
+    .orderBy('r.id')
+    .execute();
+
+/** Stores the operator's refund of a settlement, once: false when one was recorded already. */
+export async function recordX402Refund(db: Q, input: { paymentRequestId: string; transaction: string; now: string }) {
+  const result = await db
+    .updateTable('x402_settlements')
+    .set({ refund_transaction: input.transaction, refunded_at: input.now })
+    .where('payment_request_id', '=', input.paymentRequestId)
+    .where('refund_transaction', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

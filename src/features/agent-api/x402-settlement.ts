@@ -9,7 +9,9 @@
  * the same row again: it is verified, settled and published once, whatever the retries (P6, P7).
  */
 import { isUniqueViolation } from '../../db/errors.js';
+import { withTransaction } from '../../db/transaction.js';
 import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { isoNow } from '../../lib/clock.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
@@ -19,8 +21,10 @@ import {
   findX402Settlement,
   insertPaymentRequest,
   insertX402Settlement,
+  listX402PaymentsAwaitingRefund,
   moveRequestState,
   type PaymentRequestRow,
+  recordX402Refund,
 } from './repo.js';
 import { type LocatedRequest, pendingRequestRow, requestMismatch } from './standard-credential.js';
 import {
@@ -102,6 +106,8 @@ export const x402Settler = (deps: Deps, row: PaymentRequestRow, payload: X402Pay
     network: answer.network,
     payer: answer.payer ?? '',
     amount: offered.requirements.amount,
+    asset: offered.requirements.asset,
+    pay_to: offered.requirements.payTo,
     transaction: answer.transaction,
     settled_at: isoNow(deps.clock),
   };
@@ -119,7 +125,8 @@ export async function storedPaymentResponse(deps: Pick<Deps, 'db'>, row: Payment
 /**
  * "Refunding" an x402 request (P9): unsettled, nothing was taken, so it is done at once. x402 has
  * no refund call: a settled payment whose publication failed for good stays `refunding`, and the
- * log names payer, amount and transaction for the operator to send back (docs/entities.md).
+ * log names payer, amount and transaction for the operator to send back and record with
+ * `recordX402ManualRefund` (`cli x402 refunds`, `cli x402 refunded`; docs/entities.md).
  */
 export async function refundX402Request(
   deps: Pick<Deps, 'db' | 'clock' | 'logger' | 'metrics'>,
@@ -139,7 +146,7 @@ export async function refundX402Request(
   if (!options.resume) await moveRequestState(db, { paymentIntentId: row.id, from, to: 'refunding', now, lastError: reason });
   deps.logger.error(
     { payment_request: row.id, payer: settlement.payer, amount: settlement.amount, transaction: settlement.transaction, reason },
-    'x402 payment settled but not published: send it back to the payer by hand (x402 has no refund call)',
+    'x402 payment settled but not published: send it back to the payer by hand (x402 has no refund call), then record it with `cli x402 refunded`',
   );
   return false;
 }
@@ -168,4 +175,98 @@ export async function sweepX402Request(
   if (now.getTime() < deadline) return 'waiting';
   await refundX402Request(deps, row, 'paid but never used', {});
   return 'waiting';
+}
+
+/** One settled x402 payment waiting for the operator to send it back (`cli x402 refunds`). */
+export interface X402ManualRefund {
+  payment_request_id: string;
+  payer: string;
+  /** Token units, as settled. */
+  amount: string;
+  /** The price it paid, e.g. `{ amount: '1.00', currency: 'AUD' }`. */
+  price: { amount: string; currency: string };
+  /** Null for a settlement recorded before the token and wallet were kept (migration 0041). */
+  asset: string | null;
+  network: string;
+  /** The wallet that received it, and so sends it back. */
+  pay_to: string | null;
+  transaction: string;
+  settled_at: string;
+  /** When the request was given up and moved to `refunding`. */
+  waiting_since: string;
+  reason: string | null;
+}
+
+/** Every settled x402 payment whose publication failed for good and that nobody sent back yet. */
+export async function listX402ManualRefunds(deps: Pick<Deps, 'db'>): Promise<X402ManualRefund[]> {
+  const rows = await listX402PaymentsAwaitingRefund(deps.db.kysely);
+  return rows.map((row) => ({
+    payment_request_id: row.payment_request_id,
+    payer: row.payer,
+    amount: row.amount,
+    price: { amount: (row.amount_minor / 100).toFixed(2), currency: row.currency.toUpperCase() },
+    asset: row.asset,
+    network: row.network,
+    pay_to: row.pay_to,
+    transaction: row.transaction,
+    settled_at: row.settled_at,
+    waiting_since: row.updated_at,
+    reason: row.last_error,
+  }));
+}
+
+/** An EVM transaction hash: what the operator's transfer back is identified by. */
+const TRANSACTION_HASH = /^0x[0-9a-f]{64}$/i;
+
+/**
+ * Records that the operator sent a settled x402 payment back (P9): the request moves `refunding`
+ * → `refunded` and the settlement keeps the refund's transaction, in one transaction, exactly
+ * once. The state guard lets one caller win, so a second run, an unknown request or one not
+ * waiting is refused with nothing changed; the sweeper no longer sees the request.
+ */
+export async function recordX402ManualRefund(
+  deps: Pick<Deps, 'db' | 'clock' | 'logger' | 'metrics' | 'jobsWakeup'>,
+  input: { paymentRequestId: string; transaction: string },
+): Promise<{ payment_request_id: string; refund_transaction: string; refunded_at: string }> {
+  if (!TRANSACTION_HASH.test(input.transaction)) {
+    throw new AppError(
+      'parameter_invalid',
+      `The refund transaction must be a transaction hash (0x and 64 hex digits), not "${input.transaction.slice(0, 80)}".`,
+      { param: 'transaction' },
+    );
+  }
+  const transaction = input.transaction.toLowerCase();
+  const now = isoNow(deps.clock);
+  await withTransaction(deps, async (tx) => {
+    const row = await findPaymentRequestById(tx.trx, input.paymentRequestId);
+    if (!row || row.provider !== X402_PROVIDER) {
+      throw new AppError('resource_missing', `No x402 payment request ${input.paymentRequestId}.`);
+    }
+    const settlement = await findX402Settlement(tx.trx, row.id);
+    if (settlement?.refund_transaction) {
+      throw new AppError(
+        'conflict',
+        `${row.id} was already sent back (transaction ${settlement.refund_transaction}, recorded ${settlement.refunded_at ?? ''}).`,
+      );
+    }
+    if (row.state !== 'refunding' || !settlement) {
+      throw new AppError('conflict', `${row.id} is not waiting for a manual refund (its state is ${row.state}).`);
+    }
+    const moved = await moveRequestState(tx.trx, {
+      paymentIntentId: row.payment_intent_id,
+      from: ['refunding'],
+      to: 'refunded',
+      now,
+    });
+    // Another run recorded it meanwhile: this one changes nothing.
+    if (!moved || !(await recordX402Refund(tx.trx, { paymentRequestId: row.id, transaction, now }))) {
+      throw new AppError('conflict', `${row.id} was recorded as sent back by another run just now.`);
+    }
+    tx.afterCommit(() => deps.metrics.payments.inc({ outcome: 'refunded' }));
+  });
+  deps.logger.info(
+    { payment_request: input.paymentRequestId, refund_transaction: transaction },
+    'x402 payment sent back by hand',
+  );
+  return { payment_request_id: input.paymentRequestId, refund_transaction: transaction, refunded_at: now };
 }
