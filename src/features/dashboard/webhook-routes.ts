@@ -1,7 +1,7 @@
 /**
  * The dashboard's webhook pages, through the same webhooks service the /v1 API uses: list,
  * register (the secret shown once), edit, delete, test event, secret rotation (shown once),
- * the delivery log with redelivery (replay), recovery of failed messages by time range, and re-enabling a webhook that was disabled automatically.
+ * the delivery log with replay of a message, recovery of failed messages by time range, and re-enabling a webhook that was disabled automatically.
  * Registered inside the dashboard plugin, so its session, form-token and error handling apply.
  */
 import { auditObject } from '../../http/audit.js';
@@ -20,8 +20,8 @@ import {
 import { webhookDetailPage, webhooksPage } from '../../web/views/dashboard/webhooks.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH, SUBSCRIBABLE } from '../webhooks/schemas.js';
 import { parseKind, parsePayloadFormat } from '../webhooks/destinations.js';
-import { listWebhookDeliveryLog, redeliverDelivery, sendTestEvent } from '../webhooks/deliveries-service.js';
-import { recoverFailedMessages } from '../webhooks/messages-service.js';
+import { listWebhookDeliveryLog, sendTestEvent } from '../webhooks/deliveries-service.js';
+import { recoverFailedMessages, replayMessage } from '../webhooks/messages-service.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -39,8 +39,8 @@ const NOTICES: Record<string, string> = {
   'webhook-deleted': 'The webhook is deleted. Nothing more is sent to it.',
   'test-delivered': 'The test event was delivered: the receiver answered with a 2xx status.',
   'test-failed': 'The test event was not delivered. Its attempt is below.',
-  redelivered: 'The delivery was sent again and the receiver accepted it.',
-  'redelivery-failed': 'The delivery was sent again and failed. The attempt is below; automatic retries go on as scheduled.',
+  replayed: 'The message was sent again and the receiver accepted it.',
+  'replay-failed': 'The message was sent again and failed. The attempt is below; automatic retries go on as scheduled.',
   recovered: 'The failed messages of that range are queued again and are being sent in the order their events happened.',
   'recovered-none': 'No failed messages in that range to queue (messages an earlier recovery queued are not queued twice).',
   'recover-invalid':
@@ -273,16 +273,14 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
       },
     );
 
-    app.post<{ Params: { id: string; deliveryId: string } }>(
-      '/webhooks/:id/deliveries/:deliveryId/redeliver',
-      { preHandler: requireSession, config: { audit: 'webhook.delivery_redelivered' } },
+    // The API's replay (`POST /v1/webhooks/{id}/messages/{message_id}/replay`), under the same name and audit action.
+    app.post<{ Params: { id: string; messageId: string } }>(
+      '/webhooks/:id/messages/:messageId/replay',
+      { preHandler: requireSession, config: { audit: 'webhook.message_replayed' } },
       async (request, reply) => {
-        const delivery = await redeliverDelivery(deps, accountOf(request), request.params.id, request.params.deliveryId);
-        const succeeded = delivery.attempts.at(-1)?.error === null;
-        return redirect(
-          reply,
-          `/dashboard/webhooks/${delivery.webhook_id}?notice=${succeeded ? 'redelivered' : 'redelivery-failed'}`,
-        );
+        const message = await replayMessage(deps, accountOf(request), request.params.id, request.params.messageId);
+        const succeeded = message.attempts.at(-1)?.error === null;
+        return redirect(reply, `/dashboard/webhooks/${message.webhook_id}?notice=${succeeded ? 'replayed' : 'replay-failed'}`);
       },
     );
 

@@ -1,7 +1,7 @@
 /**
  * Webhook pages: the list with health and "Re-enable", and one webhook with its actions (edit,
  * test event, rotate, delete) and its recent deliveries: the exact request body, every attempt's
- * result and stored response body, and a "Redeliver" button.
+ * result and stored response body, and a "Replay" button (the API's replay of a message).
  */
 import { html, type SafeHtml } from '../../html.js';
 import { actionButton, csrfField, layout, type Viewer, when } from './layout.js';
@@ -92,7 +92,7 @@ function attemptResult(attempt: DeliveryItem['attempts'][number]): SafeHtml {
   return html`<span class="badge off">${attempt.response_status ?? attempt.error.code}</span> ${attempt.error.message}`;
 }
 
-const TRIGGERS: Record<string, string> = { automatic: 'automatic', manual: 'redelivery', test: 'test' };
+const TRIGGERS: Record<string, string> = { automatic: 'automatic', manual: 'replay', test: 'test' };
 
 function responseBody(attempt: DeliveryItem['attempts'][number]): SafeHtml {
   if (attempt.response_body === '') return html`<p class="muted">No response body.</p>`;
@@ -122,7 +122,7 @@ ${
 </li>`,
       )}</ol>`
 }
-${actionButton(`/dashboard/webhooks/${webhookId}/deliveries/${delivery.id}/redeliver`, 'Redeliver', viewer.csrfToken)}
+${actionButton(`/dashboard/webhooks/${webhookId}/messages/${delivery.id}/replay`, 'Replay', viewer.csrfToken)}
 </article>`;
 }
 
