@@ -4,7 +4,7 @@
  * the delivery log with replay of a message, recovery of failed messages by time range, and re-enabling a webhook that was disabled automatically.
  * Registered inside the dashboard plugin, so its session, form-token and error handling apply.
  */
-import { auditObject } from '../../http/audit.js';
+import { auditDetail, auditObject } from '../../http/audit.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
@@ -58,9 +58,15 @@ const utcFromField = (value: string | undefined): string | undefined | null => {
 };
 
 const RECENT_DELIVERIES = 20;
-const FORM_FIELDS = new Set(['url', 'events', 'description', 'kind', 'payload']);
+const FORM_FIELDS = new Set(['url', 'events', 'description', 'kind', 'payload', 'tls_client_certificate', 'tls_client_key']);
+/**
+ * The register and edit forms carry a client certificate and key (each up to 32 KiB as the API
+ * takes them, up to three bytes per character once form-encoded) beside the other fields.
+ */
+const WEBHOOK_FORM_BODY_LIMIT = 16 * 1024 + 2 * 3 * 32 * 1024;
 
 type IdRoute = { Params: { id: string } };
+type EditedWebhook = { id: string; url: string; has_tls_client_certificate: boolean };
 
 export interface PageContext {
   styleUrl: string;
@@ -74,7 +80,41 @@ const inputOf = (request: FastifyRequest): WebhookInput => ({
   description: (formField(request, 'description') ?? '').trim(),
   kind: formField(request, 'kind') ?? 'standard',
   payload: formField(request, 'payload') ?? 'full',
+  tlsCertificate: formField(request, 'tls_client_certificate') ?? '',
+  tlsRemove: formField(request, 'tls_remove') === 'yes',
 });
+
+/**
+ * The client certificate fields as the service takes them (the API's `tls_client_certificate`
+ * and `tls_client_key`, checked there): an empty field is not given, so one without the other
+ * is refused by the service as over the API. Nothing given leaves the webhook's certificate as it is.
+ */
+function clientCertificateOf(request: FastifyRequest): { tls_client_certificate?: string; tls_client_key?: string } {
+  const certificate = formField(request, 'tls_client_certificate') ?? '';
+  const key = formField(request, 'tls_client_key') ?? '';
+  return {
+    ...(certificate.trim() === '' ? {} : { tls_client_certificate: certificate }),
+    ...(key.trim() === '' ? {} : { tls_client_key: key }),
+  };
+}
+
+/** On edit, Remove sends both as null (as `PATCH` does); with a new pair pasted too it is ambiguous, so refused. */
+function clientCertificateChangeOf(request: FastifyRequest) {
+  const pasted = clientCertificateOf(request);
+  if (formField(request, 'tls_remove') !== 'yes') return pasted;
+  if (Object.keys(pasted).length > 0) {
+    throw new AppError('parameter_invalid', 'Either paste a new certificate and key, or tick Remove: not both.', {
+      param: 'tls_client_certificate',
+    });
+  }
+  return { tls_client_certificate: null, tls_client_key: null };
+}
+
+/** What the audit entry says about the certificate: set or removed, never the certificate or its key. */
+function auditClientCertificate(request: FastifyRequest, fields: { tls_client_certificate?: string | null }) {
+  if (fields.tls_client_certificate === undefined) return;
+  auditDetail(request, { tls_client_certificate: fields.tls_client_certificate === null ? 'removed' : 'set' });
+}
 
 /** A service refusal placed next to the field it names (`events[2]` → the events), or above the form. */
 function formErrorOf(error: AppError): FormError {
@@ -93,7 +133,7 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
     const sendForm = (
       request: FastifyRequest,
       reply: FastifyReply,
-      form: { webhook: { id: string; url: string } | null; input: WebhookInput; error?: FormError },
+      form: { webhook: EditedWebhook | null; input: WebhookInput; error?: FormError },
       status = 200,
     ) =>
       sendPage(reply, webhookFormPage({ styleUrl, viewer: viewer(request), eventKinds: SUBSCRIBABLE, limits, ...form }), status);
@@ -102,7 +142,7 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
     const submitForm = async <T>(
       request: FastifyRequest,
       reply: FastifyReply,
-      webhook: { id: string; url: string } | null,
+      webhook: EditedWebhook | null,
       action: () => Promise<T>,
     ): Promise<{ done: T } | { refused: FastifyReply }> => {
       try {
@@ -141,15 +181,29 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
     app.get('/webhooks/new', { preHandler: requireSession }, async (request, reply) =>
       sendForm(request, reply, {
         webhook: null,
-        input: { url: '', events: ['recording.completed'], description: '', kind: 'standard', payload: 'full' },
+        input: {
+          url: '',
+          events: ['recording.completed'],
+          description: '',
+          kind: 'standard',
+          payload: 'full',
+          tlsCertificate: '',
+          tlsRemove: false,
+        },
       }),
     );
 
-    app.post('/webhooks', { preHandler: requireSession, config: { audit: 'webhook.created' } }, async (request, reply) => {
-      const result = await submitForm(request, reply, null, () => createWebhook(deps, accountOf(request), fieldsOf(request)));
+    const formRoute = (audit: string) => ({ preHandler: requireSession, bodyLimit: WEBHOOK_FORM_BODY_LIMIT, config: { audit } });
+
+    app.post('/webhooks', formRoute('webhook.created'), async (request, reply) => {
+      const result = await submitForm(request, reply, null, async () => {
+        const fields = { ...fieldsOf(request), ...clientCertificateOf(request) };
+        return { created: await createWebhook(deps, accountOf(request), fields), fields };
+      });
       if ('refused' in result) return result.refused;
-      const created = result.done;
+      const { created, fields } = result.done;
       auditObject(request, created.id);
+      auditClientCertificate(request, fields);
       allowOwnScripts(reply);
       const secretPage = webhookSecretPage({
         styleUrl,
@@ -195,22 +249,23 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
           description: webhook.description ?? '',
           kind: webhook.kind,
           payload: webhook.payload,
+          tlsCertificate: '',
+          tlsRemove: false,
         },
       });
     });
 
-    app.post<IdRoute>(
-      '/webhooks/:id/edit',
-      { preHandler: requireSession, config: { audit: 'webhook.updated' } },
-      async (request, reply) => {
-        const webhook = await getWebhookHealth(deps, accountOf(request), request.params.id);
-        const result = await submitForm(request, reply, webhook, () =>
-          updateWebhook(deps, accountOf(request), webhook.id, fieldsOf(request)),
-        );
-        if ('refused' in result) return result.refused;
-        return redirect(reply, `/dashboard/webhooks/${webhook.id}?notice=webhook-updated`);
-      },
-    );
+    app.post<IdRoute>('/webhooks/:id/edit', formRoute('webhook.updated'), async (request, reply) => {
+      const webhook = await getWebhookHealth(deps, accountOf(request), request.params.id);
+      const result = await submitForm(request, reply, webhook, async () => {
+        const fields = { ...fieldsOf(request), ...clientCertificateChangeOf(request) };
+        await updateWebhook(deps, accountOf(request), webhook.id, fields);
+        return fields;
+      });
+      if ('refused' in result) return result.refused;
+      auditClientCertificate(request, result.done);
+      return redirect(reply, `/dashboard/webhooks/${webhook.id}?notice=webhook-updated`);
+    });
 
     app.get<IdRoute>('/webhooks/:id/delete', { preHandler: requireSession }, async (request, reply) =>
       sendPage(

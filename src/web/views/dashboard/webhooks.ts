@@ -15,6 +15,8 @@ export interface WebhookItem {
   consecutive_failures: number;
   disabled_reason: string | null;
   disabled_at: string | null;
+  /** Mutual TLS: deliveries present a client certificate (never shown). */
+  has_tls_client_certificate: boolean;
   created_at: string;
 }
 
@@ -172,6 +174,7 @@ ${webhook.description ? html`<p class="description">${webhook.description}</p>` 
   <dt>Id</dt><dd><code>${webhook.id}</code></dd>
   <dt>Events</dt><dd>${webhook.events.map((e, i) => html`${i > 0 ? ', ' : ''}<code>${e}</code>`)}</dd>
   <dt>Consecutive failures</dt><dd class="failures">${webhook.consecutive_failures}</dd>
+  <dt>Mutual TLS</dt><dd class="client-certificate">${webhook.has_tls_client_certificate ? 'A client certificate is set' : 'No client certificate'}</dd>
   <dt>Created</dt><dd>${when(webhook.created_at)}</dd>
 </dl>
 ${webhook.status === 'disabled' ? html`${disabledNote(webhook)}${reEnableButton(webhook, data.viewer)}` : ''}
