@@ -31,6 +31,18 @@ import {
   rotateWebhookSecret,
   updateWebhook,
 } from '../webhooks/service.js';
+import {
+  clientCertificateChangeOf,
+  clientCertificateOf,
+  CUSTOM_RECOVER_WINDOW,
+  DEFAULT_RECOVER_WINDOW,
+  type RecoverFieldError,
+  type RecoverFields,
+  recoverRangeOf,
+  recoverRefusalOf,
+  recoverWindowsFor,
+  utcText,
+} from './webhook-form-fields.js';
 import { allowOwnScripts, formField, formValues, noticeFrom, redirect, requireSession, sendPage, sessionOf } from './http.js';
 
 const NOTICES: Record<string, string> = {
@@ -43,19 +55,23 @@ const NOTICES: Record<string, string> = {
   'replay-failed': 'The message was sent again and failed. The attempt is below; automatic retries go on as scheduled.',
   recovered: 'The failed messages of that range are queued again and are being sent in the order their events happened.',
   'recovered-none': 'No failed messages in that range to queue (messages an earlier recovery queued are not queued twice).',
-  'recover-invalid':
-    'Choose a start before the end, both within the message history that is kept (see the log retention), as UTC times.',
 };
 
-/** A `datetime-local` field (`2026-11-20T08:00`, seconds optional) read as UTC, the time zone every dashboard time is shown in. */
-const DATETIME_LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/;
-const utcFromField = (value: string | undefined): string | undefined | null => {
-  if (value === undefined || value.trim() === '') return undefined;
-  const trimmed = value.trim();
-  if (!DATETIME_LOCAL.test(trimmed)) return null;
-  const at = new Date(`${trimmed.length === 16 ? `${trimmed}:00` : trimmed}Z`);
-  return Number.isNaN(at.getTime()) ? null : at.toISOString();
-};
+/** A range the recover form used, as its redirect carries it (`since`, `until`); anything else is not shown. */
+const RANGE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** The recover confirmation states the range it used, in UTC; other notices are fixed texts. */
+function noticeOf(query: unknown): string | null {
+  const { notice, since, until } = (query ?? {}) as Record<string, unknown>;
+  const isTime = (value: unknown): value is string => typeof value === 'string' && RANGE_TIME.test(value);
+  if ((notice === 'recovered' || notice === 'recovered-none') && isTime(since) && isTime(until)) {
+    const range = `created from ${utcText(since)} to ${utcText(until)}`;
+    return notice === 'recovered'
+      ? `The failed messages ${range} are queued again and are being sent in the order their events happened.`
+      : `No failed messages ${range} to queue (messages an earlier recovery queued are not queued twice).`;
+  }
+  return noticeFrom(NOTICES, query);
+}
 
 const RECENT_DELIVERIES = 20;
 const FORM_FIELDS = new Set(['url', 'events', 'description', 'kind', 'payload', 'tls_client_certificate', 'tls_client_key']);
@@ -84,31 +100,19 @@ const inputOf = (request: FastifyRequest): WebhookInput => ({
   tlsRemove: formField(request, 'tls_remove') === 'yes',
 });
 
-/**
- * The client certificate fields as the service takes them (the API's `tls_client_certificate`
- * and `tls_client_key`, checked there): an empty field is not given, so one without the other
- * is refused by the service as over the API. Nothing given leaves the webhook's certificate as it is.
- */
-function clientCertificateOf(request: FastifyRequest): { tls_client_certificate?: string; tls_client_key?: string } {
-  const certificate = formField(request, 'tls_client_certificate') ?? '';
-  const key = formField(request, 'tls_client_key') ?? '';
-  return {
-    ...(certificate.trim() === '' ? {} : { tls_client_certificate: certificate }),
-    ...(key.trim() === '' ? {} : { tls_client_key: key }),
-  };
-}
+const certificateFieldsOf = (request: FastifyRequest) => ({
+  certificate: formField(request, 'tls_client_certificate'),
+  key: formField(request, 'tls_client_key'),
+});
 
-/** On edit, Remove sends both as null (as `PATCH` does); with a new pair pasted too it is ambiguous, so refused. */
-function clientCertificateChangeOf(request: FastifyRequest) {
-  const pasted = clientCertificateOf(request);
-  if (formField(request, 'tls_remove') !== 'yes') return pasted;
-  if (Object.keys(pasted).length > 0) {
-    throw new AppError('parameter_invalid', 'Either paste a new certificate and key, or tick Remove: not both.', {
-      param: 'tls_client_certificate',
-    });
-  }
-  return { tls_client_certificate: null, tls_client_key: null };
-}
+/** The recover form as sent, kept to show it again when refused. */
+const recoverFieldsOf = (request: FastifyRequest): RecoverFields => ({
+  window: formField(request, 'window'),
+  since: formField(request, 'since'),
+  until: formField(request, 'until'),
+  sinceOffset: formField(request, 'since_offset'),
+  untilOffset: formField(request, 'until_offset'),
+});
 
 /** What the audit entry says about the certificate: set or removed, never the certificate or its key. */
 function auditClientCertificate(request: FastifyRequest, fields: { tls_client_certificate?: string | null }) {
@@ -126,6 +130,8 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
   return async (app: FastifyInstance) => {
     const { styleUrl } = page;
     const copyScriptUrl = deps.assets.url('copy.ts');
+    const recoverScriptUrl = deps.assets.url('recover-range.ts');
+    const retentionDays = deps.config.webhooks.logRetentionDays;
     const viewer = (request: FastifyRequest) => page.viewerOf(request) as Viewer;
     const accountOf = (request: FastifyRequest) => sessionOf(request).account.id;
     const limits = { url: MAX_URL_LENGTH, description: MAX_DESCRIPTION_LENGTH };
@@ -197,7 +203,7 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
 
     app.post('/webhooks', formRoute('webhook.created'), async (request, reply) => {
       const result = await submitForm(request, reply, null, async () => {
-        const fields = { ...fieldsOf(request), ...clientCertificateOf(request) };
+        const fields = { ...fieldsOf(request), ...clientCertificateOf(certificateFieldsOf(request)) };
         return { created: await createWebhook(deps, accountOf(request), fields), fields };
       });
       if ('refused' in result) return result.refused;
@@ -216,28 +222,42 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
       return sendPage(reply, secretPage, 201);
     });
 
-    app.get<IdRoute>('/webhooks/:id', { preHandler: requireSession }, async (request, reply) => {
+    /** A webhook's page; with `recover`, its recover form shown again with what was sent and why it was refused. */
+    const sendDetail = async (
+      request: FastifyRequest<IdRoute>,
+      reply: FastifyReply,
+      recover?: { fields: RecoverFields; error: RecoverFieldError },
+    ) => {
       const accountId = accountOf(request);
       const webhook = await getWebhookHealth(deps, accountId, request.params.id);
-      const cursor = (request.query as { cursor?: unknown }).cursor;
+      const cursor = (request.query as { cursor?: unknown } | undefined)?.cursor;
       const deliveries = await listWebhookDeliveryLog(deps, accountId, webhook.id, {
         limit: RECENT_DELIVERIES,
         ...(typeof cursor === 'string' ? { cursor } : {}),
       });
-      return sendPage(
-        reply,
-        webhookDetailPage({
-          styleUrl,
-          viewer: viewer(request),
-          webhook,
-          deliveries: deliveries.data,
-          olderDeliveriesHref: deliveries.next_cursor
-            ? `/dashboard/webhooks/${webhook.id}?cursor=${encodeURIComponent(deliveries.next_cursor)}`
-            : null,
-          notice: noticeFrom(NOTICES, request.query),
-        }),
-      );
-    });
+      allowOwnScripts(reply);
+      const page = webhookDetailPage({
+        styleUrl,
+        viewer: viewer(request),
+        webhook,
+        deliveries: deliveries.data,
+        olderDeliveriesHref: deliveries.next_cursor
+          ? `/dashboard/webhooks/${webhook.id}?cursor=${encodeURIComponent(deliveries.next_cursor)}`
+          : null,
+        notice: recover ? null : noticeOf(request.query),
+        recover: {
+          scriptUrl: recoverScriptUrl,
+          windows: recoverWindowsFor(retentionDays),
+          window: recover?.fields.window ?? (recover ? CUSTOM_RECOVER_WINDOW : DEFAULT_RECOVER_WINDOW),
+          since: recover?.fields.since ?? '',
+          until: recover?.fields.until ?? '',
+          error: recover?.error ?? null,
+        },
+      });
+      return sendPage(reply, page, recover ? 400 : 200);
+    };
+
+    app.get<IdRoute>('/webhooks/:id', { preHandler: requireSession }, (request, reply) => sendDetail(request, reply));
 
     app.get<IdRoute>('/webhooks/:id/edit', { preHandler: requireSession }, async (request, reply) => {
       const webhook = await getWebhookHealth(deps, accountOf(request), request.params.id);
@@ -258,7 +278,10 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
     app.post<IdRoute>('/webhooks/:id/edit', formRoute('webhook.updated'), async (request, reply) => {
       const webhook = await getWebhookHealth(deps, accountOf(request), request.params.id);
       const result = await submitForm(request, reply, webhook, async () => {
-        const fields = { ...fieldsOf(request), ...clientCertificateChangeOf(request) };
+        const fields = {
+          ...fieldsOf(request),
+          ...clientCertificateChangeOf({ ...certificateFieldsOf(request), remove: formField(request, 'tls_remove') === 'yes' }),
+        };
         await updateWebhook(deps, accountOf(request), webhook.id, fields);
         return fields;
       });
@@ -344,19 +367,17 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
       { preHandler: requireSession, config: { audit: 'webhook.messages_recovered' } },
       async (request, reply) => {
         const webhook = await getWebhookHealth(deps, accountOf(request), request.params.id);
-        const since = utcFromField(formField(request, 'since'));
-        const until = utcFromField(formField(request, 'until'));
-        const back = (notice: string) => redirect(reply, `/dashboard/webhooks/${webhook.id}?notice=${notice}`);
-        if (!since || until === null) return back('recover-invalid');
+        const fields = recoverFieldsOf(request);
+        const context = { now: deps.clock.now(), retentionDays };
+        const range = recoverRangeOf(fields, context);
+        if ('error' in range) return sendDetail(request, reply, { fields, error: range.error });
         try {
-          const { queued } = await recoverFailedMessages(deps, accountOf(request), webhook.id, {
-            since,
-            ...(until ? { until } : {}),
-          });
-          return back(queued > 0 ? 'recovered' : 'recovered-none');
+          const { queued } = await recoverFailedMessages(deps, accountOf(request), webhook.id, range);
+          const query = new URLSearchParams({ notice: queued > 0 ? 'recovered' : 'recovered-none', ...range });
+          return redirect(reply, `/dashboard/webhooks/${webhook.id}?${query}`);
         } catch (error) {
-          if (error instanceof AppError && error.status === 400) return back('recover-invalid');
-          throw error;
+          if (!(error instanceof AppError) || error.status !== 400) throw error;
+          return sendDetail(request, reply, { fields, error: recoverRefusalOf(range, context) });
         }
       },
     );

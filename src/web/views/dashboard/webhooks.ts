@@ -128,24 +128,59 @@ ${actionButton(`/dashboard/webhooks/${webhookId}/messages/${delivery.id}/replay`
 </article>`;
 }
 
+/** The recover form's state: the windows offered, what is chosen or typed, and a refusal to show. */
+export interface RecoverForm {
+  scriptUrl: string;
+  windows: readonly { value: string; label: string }[];
+  /** A window's value, or `custom`. */
+  window: string;
+  since: string;
+  until: string;
+  error: { field: 'window' | 'since' | 'until'; message: string } | null;
+}
+
+const recoverInvalid = (form: RecoverForm, field: 'since' | 'until'): SafeHtml =>
+  form.error?.field === field
+    ? html` aria-invalid="true" aria-describedby="recover-${field}-error recover-zone"`
+    : html` aria-describedby="recover-zone"`;
+
+const recoverError = (form: RecoverForm, field: 'since' | 'until'): SafeHtml =>
+  form.error?.field === field ? html`<p class="error" id="recover-${field}-error">${form.error.message}</p>` : html``;
+
 /**
- * Queues the failed messages of a time range again (POST …/recover). The fields are read as UTC,
- * the time zone every time on these pages is shown in, and the form says so.
+ * Queues the failed messages of a time range again (POST …/recover): a window ending now, or a
+ * custom range. Without a script the custom range is read as UTC and the labels say so; the
+ * page's script (recover-range.ts) sends the browser's offset from UTC and relabels the fields
+ * with it, so organisers type their own time.
  */
-function recoverForm(webhook: WebhookItem, viewer: Viewer): SafeHtml {
+function recoverForm(webhook: WebhookItem, viewer: Viewer, form: RecoverForm): SafeHtml {
+  const choice = (value: string, label: string) =>
+    html`<label class="choice"><input type="radio" name="window" value="${value}" id="recover-window-${value}"${form.window === value ? ' checked' : ''}> <span>${label}</span></label>`;
   return html`<section class="card recover" aria-labelledby="recover-title">
 <h2 id="recover-title">Recover failed messages</h2>
-<p class="muted" id="recover-help">After your endpoint was down: every message that failed (all its automatic attempts used) and was created in this range is sent again, in the order its events happened, with its original <code>webhook-id</code>. Times are UTC, like every time on these pages.${
+<p class="muted" id="recover-help">After your endpoint was down: every message that failed (all its automatic attempts used) and was created in the time you choose is sent again, in the order its events happened, with its original <code>webhook-id</code>.${
     webhook.status === 'disabled' ? ' This webhook is disabled: the messages wait until it is re-enabled.' : ''
   }</p>
-<form method="post" action="/dashboard/webhooks/${webhook.id}/recover" class="recover-form">${csrfField(viewer.csrfToken)}
-<div class="row">
-<label for="recover-since">From (UTC)</label>
-<input type="datetime-local" id="recover-since" name="since" required step="1" aria-describedby="recover-help">
-<label for="recover-until">Until (UTC, optional: now)</label>
-<input type="datetime-local" id="recover-until" name="until" step="1" aria-describedby="recover-help">
-</div>
-<button type="submit">Recover failed messages</button>
+${form.error?.field === 'window' ? html`<p class="error" id="recover-error" role="alert">${form.error.message}</p>` : ''}
+<form method="post" action="/dashboard/webhooks/${webhook.id}/recover" class="recover-form stack" id="recover-form">${csrfField(viewer.csrfToken)}
+<fieldset class="choices" aria-describedby="recover-help">
+<legend>Failed messages created in</legend>
+${form.windows.map((w) => choice(w.value, w.label))}
+${choice('custom', 'a custom range')}
+</fieldset>
+<fieldset class="choices recover-range">
+<legend>Custom range</legend>
+<label for="recover-since">From <span data-zone="">(UTC)</span></label>
+<input type="datetime-local" id="recover-since" name="since" step="1" value="${form.since}"${recoverInvalid(form, 'since')}>
+${recoverError(form, 'since')}
+<label for="recover-until">Until <span data-zone=", optional: now">(UTC, optional: now)</span></label>
+<input type="datetime-local" id="recover-until" name="until" step="1" value="${form.until}"${recoverInvalid(form, 'until')}>
+${recoverError(form, 'until')}
+<p class="muted" id="recover-zone">Times are UTC, like every time on these pages.</p>
+<input type="hidden" name="since_offset" id="recover-since-offset" value="">
+<input type="hidden" name="until_offset" id="recover-until-offset" value="">
+</fieldset>
+<div class="row"><button type="submit">Recover failed messages</button></div>
 </form>
 </section>`;
 }
@@ -158,6 +193,7 @@ export function webhookDetailPage(data: {
   /** Link to the next, older page of deliveries; null on the last page. */
   olderDeliveriesHref: string | null;
   notice?: string | null;
+  recover: RecoverForm;
 }): SafeHtml {
   const { webhook } = data;
   return layout({
@@ -166,6 +202,7 @@ export function webhookDetailPage(data: {
     viewer: data.viewer,
     section: 'webhooks',
     notice: data.notice ?? null,
+    scripts: [data.recover.scriptUrl],
     body: html`<p><a href="/dashboard/webhooks">← Webhooks</a></p>
 <article class="card webhook" data-webhook-id="${webhook.id}" data-status="${webhook.status}">
 <h1><code>${webhook.url}</code> ${statusBadge(webhook)}</h1>
@@ -185,7 +222,7 @@ ${webhook.status === 'disabled' ? html`${disabledNote(webhook)}${reEnableButton(
   <a class="button danger-link" href="/dashboard/webhooks/${webhook.id}/delete">Delete…</a>
 </div>
 </article>
-${recoverForm(webhook, data.viewer)}
+${recoverForm(webhook, data.viewer, data.recover)}
 <h2>Recent deliveries</h2>
 ${
   data.deliveries.length === 0
