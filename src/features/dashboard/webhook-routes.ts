@@ -1,7 +1,8 @@
 /**
  * The dashboard's webhook pages, through the same webhooks service the /v1 API uses: list,
- * register (the secret shown once), edit, delete, test event, secret rotation (shown once),
- * the delivery log with replay of a message, recovery of failed messages by time range, and re-enabling a webhook that was disabled automatically.
+ * register and edit (with an optional mutual TLS client certificate; the key never shown again),
+ * delete, test event, secret rotation (shown once), the delivery log with replay of a message,
+ * recovery of failed messages by window or range, and re-enabling a webhook that was disabled automatically.
  * Registered inside the dashboard plugin, so its session, form-token and error handling apply.
  */
 import { auditDetail, auditObject } from '../../http/audit.js';
