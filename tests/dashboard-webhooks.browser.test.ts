@@ -1,7 +1,7 @@
 /**
  * The dashboard's webhook pages and the site's root page in real Chromium, on a 390 px wide
  * phone screen against a real server and a real local receiver: add a webhook and copy its
- * secret, send a test event and read the receiver's answer as text, edit, rotate, redeliver,
+ * secret, send a test event and read the receiver's answer as text, edit, rotate, replay,
  * delete; no page scrolls sideways.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -67,7 +67,7 @@ describe('the root page at 390 px', () => {
 });
 
 describe('webhook pages at 390 px', () => {
-  it('adds, tests, edits, rotates, redelivers and deletes a webhook', async () => {
+  it('adds, tests, edits, rotates, replays and deletes a webhook', async () => {
     const { context, page } = await phone();
     await signIn(page, 'phone@example.com');
     await page.goto(`${t.url}/dashboard/webhooks`);
@@ -131,11 +131,11 @@ describe('webhook pages at 390 px', () => {
     await expectNoSidewaysScroll(page);
     await page.getByRole('link', { name: 'I have copied it' }).click();
 
-    // Redeliver the test event.
+    // Replay the test event.
     receiver.respond = () => ({ status: 200, body: 'again' });
     const sent = receiver.requests.length;
-    await page.locator('article.delivery').first().getByRole('button', { name: 'Redeliver' }).click();
-    await page.getByText('The delivery was sent again and the receiver accepted it.').waitFor();
+    await page.locator('article.delivery').first().getByRole('button', { name: 'Replay' }).click();
+    await page.getByText('The message was sent again and the receiver accepted it.').waitFor();
     expect(receiver.requests).toHaveLength(sent + 1);
     expect(await page.locator('article.delivery').first().locator('li[data-attempt]').count()).toBe(2);
 

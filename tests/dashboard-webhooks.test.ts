@@ -1,7 +1,7 @@
 /**
  * The dashboard's webhook forms through the real app and a real local receiver: register (the
  * secret shown once), edit, delete, test event, secret rotation (the new secret signs the next
- * delivery), the delivery log (bodies escaped, truncation said), redelivery, form refusals with
+ * delivery), the delivery log (bodies escaped, truncation said), replay of a message, form refusals with
  * the input kept, form tokens, and other accounts' webhooks answering 404.
  */
 import { createHmac } from 'node:crypto';
@@ -98,7 +98,10 @@ describe('registering a webhook', () => {
       const page = await get(t, alice, url);
       expect(page.statusCode).toBe(200);
       expect(page.body).not.toContain(secret);
-      expect(page.headers['content-security-policy']).not.toContain('script-src');
+      // The webhook's own page loads the recover form's script (ours only); the others none.
+      const csp = page.headers['content-security-policy'];
+      if (url.endsWith(id)) expect(csp).toContain("script-src 'self'");
+      else expect(csp).not.toContain('script-src');
     }
   });
 
@@ -177,7 +180,7 @@ describe('registering a webhook', () => {
       `/dashboard/webhooks/${id}/test`,
       `/dashboard/webhooks/${id}/rotate-secret`,
       `/dashboard/webhooks/${id}/enable`,
-      `/dashboard/webhooks/${id}/deliveries/whd_${'0'.repeat(32)}/redeliver`,
+      `/dashboard/webhooks/${id}/messages/whd_${'0'.repeat(32)}/replay`,
     ]) {
       const res = await post(t, alice, url, { url: `${receiver.url}/forged`, events: '*' });
       expect(res.statusCode, url).toBe(403);
@@ -361,13 +364,13 @@ describe('test events, rotation and the delivery log', () => {
     expect(older).not.toContain('Truncated');
   });
 
-  it('redelivers a failed delivery with the same body and webhook-id', async () => {
-    const { id } = await newWebhook({ url: `${receiver.url}/redeliver` });
+  it('replays a failed message with the same body and webhook-id, audited as the API’s replay', async () => {
+    const { id } = await newWebhook({ url: `${receiver.url}/replay` });
     receiver.respond = () => ({ status: 503, body: 'busy' });
     await recordTestEvent(t, await accountIdOf(t, ALICE));
     await dispatchDue(t);
     while ((await deliverDue(t.deps)) > 0);
-    const mine = receiver.requests.filter((r) => r.path === '/redeliver');
+    const mine = receiver.requests.filter((r) => r.path === '/replay');
     const failed = mine.at(-1)!;
     const deliveryId = failed.headers['webhook-id'] as string;
     const row = await t.deps.db.kysely
@@ -378,20 +381,29 @@ describe('test events, rotation and the delivery log', () => {
     expect(row).toEqual({ webhook_id: id, status: 'pending' });
 
     receiver.respond = () => ({ status: 200, body: 'ok now' });
-    const res = await post(t, alice, `/dashboard/webhooks/${id}/deliveries/${deliveryId}/redeliver`, { csrf: alice.csrf });
+    const before = (await get(t, alice, `/dashboard/webhooks/${id}`)).body;
+    expect(before).toContain(`action="/dashboard/webhooks/${id}/messages/${deliveryId}/replay"`);
+    expect(before).not.toContain('Redeliver');
+    const res = await post(t, alice, `/dashboard/webhooks/${id}/messages/${deliveryId}/replay`, { csrf: alice.csrf });
     expect(res.statusCode).toBe(303);
-    expect(res.headers.location).toBe(`/dashboard/webhooks/${id}?notice=redelivered`);
+    expect(res.headers.location).toBe(`/dashboard/webhooks/${id}?notice=replayed`);
     const again = receiver.requests.at(-1)!;
     expect(again.headers['webhook-id']).toBe(deliveryId);
     expect(again.body).toBe(failed.body);
 
     const page = (await get(t, alice, res.headers.location as string)).body;
-    expect(page).toContain('The delivery was sent again and the receiver accepted it.');
+    expect(page).toContain('The message was sent again and the receiver accepted it.');
     const card = new RegExp(`data-delivery-id="${deliveryId}" data-status="succeeded"[\\s\\S]*?</article>`).exec(page)?.[0];
-    expect(card).toContain('redelivery');
+    expect(card).toContain('replay,');
     expect(card?.match(/<li data-attempt=/g)).toHaveLength(2);
     expect(card).toContain('<pre class="body response-body">busy</pre>');
     expect(card).toContain('<pre class="body response-body">ok now</pre>');
+    const audit = await t.deps.db.kysely
+      .selectFrom('audit_log')
+      .select(['action', 'object_id'])
+      .where('action', '=', 'webhook.message_replayed')
+      .execute();
+    expect(audit).toEqual([{ action: 'webhook.message_replayed', object_id: deliveryId }]);
   });
 });
 
@@ -420,7 +432,7 @@ describe('other accounts', () => {
       `/dashboard/webhooks/${id}/test`,
       `/dashboard/webhooks/${id}/rotate-secret`,
       `/dashboard/webhooks/${id}/enable`,
-      `/dashboard/webhooks/${id}/deliveries/${deliveryId}/redeliver`,
+      `/dashboard/webhooks/${id}/messages/${deliveryId}/replay`,
     ]) {
       const res = await post(t, mallory, url, { csrf: mallory.csrf, url: `${receiver.url}/stolen`, events: '*' });
       expect(res.statusCode, url).toBe(404);
@@ -430,7 +442,7 @@ describe('other accounts', () => {
     // A delivery of Alice's under one of Mallory's own webhooks is not found either.
     const own = await post(t, mallory, '/dashboard/webhooks', { csrf: mallory.csrf, url: `${receiver.url}/m`, events: '*' });
     const mine = idOf(own.body) as string;
-    const crossed = await post(t, mallory, `/dashboard/webhooks/${mine}/deliveries/${deliveryId}/redeliver`, {
+    const crossed = await post(t, mallory, `/dashboard/webhooks/${mine}/messages/${deliveryId}/replay`, {
       csrf: mallory.csrf,
     });
     expect(crossed.statusCode).toBe(404);

@@ -44,6 +44,8 @@ const MULTILINE_FIELDS = new Set([
   'role_mapping',
   'deployment_ids',
   'idp_certificate',
+  'tls_client_certificate',
+  'tls_client_key',
 ]);
 /**
  * Fields whose route applies the text rule itself and answers on its own form (the refusal then

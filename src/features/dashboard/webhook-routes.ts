@@ -1,10 +1,11 @@
 /**
  * The dashboard's webhook pages, through the same webhooks service the /v1 API uses: list,
- * register (the secret shown once), edit, delete, test event, secret rotation (shown once),
- * the delivery log with redelivery (replay), recovery of failed messages by time range, and re-enabling a webhook that was disabled automatically.
+ * register and edit (with an optional mutual TLS client certificate; the key never shown again),
+ * delete, test event, secret rotation (shown once), the delivery log with replay of a message,
+ * recovery of failed messages by window or range, and re-enabling a webhook that was disabled automatically.
  * Registered inside the dashboard plugin, so its session, form-token and error handling apply.
  */
-import { auditObject } from '../../http/audit.js';
+import { auditDetail, auditObject } from '../../http/audit.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
@@ -20,8 +21,8 @@ import {
 import { webhookDetailPage, webhooksPage } from '../../web/views/dashboard/webhooks.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH, SUBSCRIBABLE } from '../webhooks/schemas.js';
 import { parseKind, parsePayloadFormat } from '../webhooks/destinations.js';
-import { listWebhookDeliveryLog, redeliverDelivery, sendTestEvent } from '../webhooks/deliveries-service.js';
-import { recoverFailedMessages } from '../webhooks/messages-service.js';
+import { listWebhookDeliveryLog, sendTestEvent } from '../webhooks/deliveries-service.js';
+import { recoverFailedMessages, replayMessage } from '../webhooks/messages-service.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -31,6 +32,18 @@ import {
   rotateWebhookSecret,
   updateWebhook,
 } from '../webhooks/service.js';
+import {
+  clientCertificateChangeOf,
+  clientCertificateOf,
+  CUSTOM_RECOVER_WINDOW,
+  DEFAULT_RECOVER_WINDOW,
+  type RecoverFieldError,
+  type RecoverFields,
+  recoverRangeOf,
+  recoverRefusalOf,
+  recoverWindowsFor,
+  utcText,
+} from './webhook-form-fields.js';
 import { allowOwnScripts, formField, formValues, noticeFrom, redirect, requireSession, sendPage, sessionOf } from './http.js';
 
 const NOTICES: Record<string, string> = {
@@ -39,28 +52,38 @@ const NOTICES: Record<string, string> = {
   'webhook-deleted': 'The webhook is deleted. Nothing more is sent to it.',
   'test-delivered': 'The test event was delivered: the receiver answered with a 2xx status.',
   'test-failed': 'The test event was not delivered. Its attempt is below.',
-  redelivered: 'The delivery was sent again and the receiver accepted it.',
-  'redelivery-failed': 'The delivery was sent again and failed. The attempt is below; automatic retries go on as scheduled.',
+  replayed: 'The message was sent again and the receiver accepted it.',
+  'replay-failed': 'The message was sent again and failed. The attempt is below; automatic retries go on as scheduled.',
   recovered: 'The failed messages of that range are queued again and are being sent in the order their events happened.',
   'recovered-none': 'No failed messages in that range to queue (messages an earlier recovery queued are not queued twice).',
-  'recover-invalid':
-    'Choose a start before the end, both within the message history that is kept (see the log retention), as UTC times.',
 };
 
-/** A `datetime-local` field (`2026-11-20T08:00`, seconds optional) read as UTC, the time zone every dashboard time is shown in. */
-const DATETIME_LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/;
-const utcFromField = (value: string | undefined): string | undefined | null => {
-  if (value === undefined || value.trim() === '') return undefined;
-  const trimmed = value.trim();
-  if (!DATETIME_LOCAL.test(trimmed)) return null;
-  const at = new Date(`${trimmed.length === 16 ? `${trimmed}:00` : trimmed}Z`);
-  return Number.isNaN(at.getTime()) ? null : at.toISOString();
-};
+/** A range the recover form used, as its redirect carries it (`since`, `until`); anything else is not shown. */
+const RANGE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** The recover confirmation states the range it used, in UTC; other notices are fixed texts. */
+function noticeOf(query: unknown): string | null {
+  const { notice, since, until } = (query ?? {}) as Record<string, unknown>;
+  const isTime = (value: unknown): value is string => typeof value === 'string' && RANGE_TIME.test(value);
+  if ((notice === 'recovered' || notice === 'recovered-none') && isTime(since) && isTime(until)) {
+    const range = `created from ${utcText(since)} to ${utcText(until)}`;
+    return notice === 'recovered'
+      ? `The failed messages ${range} are queued again and are being sent in the order their events happened.`
+      : `No failed messages ${range} to queue (messages an earlier recovery queued are not queued twice).`;
+  }
+  return noticeFrom(NOTICES, query);
+}
 
 const RECENT_DELIVERIES = 20;
-const FORM_FIELDS = new Set(['url', 'events', 'description', 'kind', 'payload']);
+const FORM_FIELDS = new Set(['url', 'events', 'description', 'kind', 'payload', 'tls_client_certificate', 'tls_client_key']);
+/**
+ * The register and edit forms carry a client certificate and key (each up to 32 KiB as the API
+ * takes them, up to three bytes per character once form-encoded) beside the other fields.
+ */
+const WEBHOOK_FORM_BODY_LIMIT = 16 * 1024 + 2 * 3 * 32 * 1024;
 
 type IdRoute = { Params: { id: string } };
+type EditedWebhook = { id: string; url: string; has_tls_client_certificate: boolean };
 
 export interface PageContext {
   styleUrl: string;
@@ -74,7 +97,29 @@ const inputOf = (request: FastifyRequest): WebhookInput => ({
   description: (formField(request, 'description') ?? '').trim(),
   kind: formField(request, 'kind') ?? 'standard',
   payload: formField(request, 'payload') ?? 'full',
+  tlsCertificate: formField(request, 'tls_client_certificate') ?? '',
+  tlsRemove: formField(request, 'tls_remove') === 'yes',
 });
+
+const certificateFieldsOf = (request: FastifyRequest) => ({
+  certificate: formField(request, 'tls_client_certificate'),
+  key: formField(request, 'tls_client_key'),
+});
+
+/** The recover form as sent, kept to show it again when refused. */
+const recoverFieldsOf = (request: FastifyRequest): RecoverFields => ({
+  window: formField(request, 'window'),
+  since: formField(request, 'since'),
+  until: formField(request, 'until'),
+  sinceOffset: formField(request, 'since_offset'),
+  untilOffset: formField(request, 'until_offset'),
+});
+
+/** What the audit entry says about the certificate: set or removed, never the certificate or its key. */
+function auditClientCertificate(request: FastifyRequest, fields: { tls_client_certificate?: string | null }) {
+  if (fields.tls_client_certificate === undefined) return;
+  auditDetail(request, { tls_client_certificate: fields.tls_client_certificate === null ? 'removed' : 'set' });
+}
 
 /** A service refusal placed next to the field it names (`events[2]` → the events), or above the form. */
 function formErrorOf(error: AppError): FormError {
@@ -86,6 +131,8 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
   return async (app: FastifyInstance) => {
     const { styleUrl } = page;
     const copyScriptUrl = deps.assets.url('copy.ts');
+    const recoverScriptUrl = deps.assets.url('recover-range.ts');
+    const retentionDays = deps.config.webhooks.logRetentionDays;
     const viewer = (request: FastifyRequest) => page.viewerOf(request) as Viewer;
     const accountOf = (request: FastifyRequest) => sessionOf(request).account.id;
     const limits = { url: MAX_URL_LENGTH, description: MAX_DESCRIPTION_LENGTH };
@@ -93,7 +140,7 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
     const sendForm = (
       request: FastifyRequest,
       reply: FastifyReply,
-      form: { webhook: { id: string; url: string } | null; input: WebhookInput; error?: FormError },
+      form: { webhook: EditedWebhook | null; input: WebhookInput; error?: FormError },
       status = 200,
     ) =>
       sendPage(reply, webhookFormPage({ styleUrl, viewer: viewer(request), eventKinds: SUBSCRIBABLE, limits, ...form }), status);
@@ -102,7 +149,7 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
     const submitForm = async <T>(
       request: FastifyRequest,
       reply: FastifyReply,
-      webhook: { id: string; url: string } | null,
+      webhook: EditedWebhook | null,
       action: () => Promise<T>,
     ): Promise<{ done: T } | { refused: FastifyReply }> => {
       try {
@@ -141,15 +188,29 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
     app.get('/webhooks/new', { preHandler: requireSession }, async (request, reply) =>
       sendForm(request, reply, {
         webhook: null,
-        input: { url: '', events: ['recording.completed'], description: '', kind: 'standard', payload: 'full' },
+        input: {
+          url: '',
+          events: ['recording.completed'],
+          description: '',
+          kind: 'standard',
+          payload: 'full',
+          tlsCertificate: '',
+          tlsRemove: false,
+        },
       }),
     );
 
-    app.post('/webhooks', { preHandler: requireSession, config: { audit: 'webhook.created' } }, async (request, reply) => {
-      const result = await submitForm(request, reply, null, () => createWebhook(deps, accountOf(request), fieldsOf(request)));
+    const formRoute = (audit: string) => ({ preHandler: requireSession, bodyLimit: WEBHOOK_FORM_BODY_LIMIT, config: { audit } });
+
+    app.post('/webhooks', formRoute('webhook.created'), async (request, reply) => {
+      const result = await submitForm(request, reply, null, async () => {
+        const fields = { ...fieldsOf(request), ...clientCertificateOf(certificateFieldsOf(request)) };
+        return { created: await createWebhook(deps, accountOf(request), fields), fields };
+      });
       if ('refused' in result) return result.refused;
-      const created = result.done;
+      const { created, fields } = result.done;
       auditObject(request, created.id);
+      auditClientCertificate(request, fields);
       allowOwnScripts(reply);
       const secretPage = webhookSecretPage({
         styleUrl,
@@ -162,28 +223,42 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
       return sendPage(reply, secretPage, 201);
     });
 
-    app.get<IdRoute>('/webhooks/:id', { preHandler: requireSession }, async (request, reply) => {
+    /** A webhook's page; with `recover`, its recover form shown again with what was sent and why it was refused. */
+    const sendDetail = async (
+      request: FastifyRequest<IdRoute>,
+      reply: FastifyReply,
+      recover?: { fields: RecoverFields; error: RecoverFieldError },
+    ) => {
       const accountId = accountOf(request);
       const webhook = await getWebhookHealth(deps, accountId, request.params.id);
-      const cursor = (request.query as { cursor?: unknown }).cursor;
+      const cursor = (request.query as { cursor?: unknown } | undefined)?.cursor;
       const deliveries = await listWebhookDeliveryLog(deps, accountId, webhook.id, {
         limit: RECENT_DELIVERIES,
         ...(typeof cursor === 'string' ? { cursor } : {}),
       });
-      return sendPage(
-        reply,
-        webhookDetailPage({
-          styleUrl,
-          viewer: viewer(request),
-          webhook,
-          deliveries: deliveries.data,
-          olderDeliveriesHref: deliveries.next_cursor
-            ? `/dashboard/webhooks/${webhook.id}?cursor=${encodeURIComponent(deliveries.next_cursor)}`
-            : null,
-          notice: noticeFrom(NOTICES, request.query),
-        }),
-      );
-    });
+      allowOwnScripts(reply);
+      const page = webhookDetailPage({
+        styleUrl,
+        viewer: viewer(request),
+        webhook,
+        deliveries: deliveries.data,
+        olderDeliveriesHref: deliveries.next_cursor
+          ? `/dashboard/webhooks/${webhook.id}?cursor=${encodeURIComponent(deliveries.next_cursor)}`
+          : null,
+        notice: recover ? null : noticeOf(request.query),
+        recover: {
+          scriptUrl: recoverScriptUrl,
+          windows: recoverWindowsFor(retentionDays),
+          window: recover?.fields.window ?? (recover ? CUSTOM_RECOVER_WINDOW : DEFAULT_RECOVER_WINDOW),
+          since: recover?.fields.since ?? '',
+          until: recover?.fields.until ?? '',
+          error: recover?.error ?? null,
+        },
+      });
+      return sendPage(reply, page, recover ? 400 : 200);
+    };
+
+    app.get<IdRoute>('/webhooks/:id', { preHandler: requireSession }, (request, reply) => sendDetail(request, reply));
 
     app.get<IdRoute>('/webhooks/:id/edit', { preHandler: requireSession }, async (request, reply) => {
       const webhook = await getWebhookHealth(deps, accountOf(request), request.params.id);
@@ -195,22 +270,26 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
           description: webhook.description ?? '',
           kind: webhook.kind,
           payload: webhook.payload,
+          tlsCertificate: '',
+          tlsRemove: false,
         },
       });
     });
 
-    app.post<IdRoute>(
-      '/webhooks/:id/edit',
-      { preHandler: requireSession, config: { audit: 'webhook.updated' } },
-      async (request, reply) => {
-        const webhook = await getWebhookHealth(deps, accountOf(request), request.params.id);
-        const result = await submitForm(request, reply, webhook, () =>
-          updateWebhook(deps, accountOf(request), webhook.id, fieldsOf(request)),
-        );
-        if ('refused' in result) return result.refused;
-        return redirect(reply, `/dashboard/webhooks/${webhook.id}?notice=webhook-updated`);
-      },
-    );
+    app.post<IdRoute>('/webhooks/:id/edit', formRoute('webhook.updated'), async (request, reply) => {
+      const webhook = await getWebhookHealth(deps, accountOf(request), request.params.id);
+      const result = await submitForm(request, reply, webhook, async () => {
+        const fields = {
+          ...fieldsOf(request),
+          ...clientCertificateChangeOf({ ...certificateFieldsOf(request), remove: formField(request, 'tls_remove') === 'yes' }),
+        };
+        await updateWebhook(deps, accountOf(request), webhook.id, fields);
+        return fields;
+      });
+      if ('refused' in result) return result.refused;
+      auditClientCertificate(request, result.done);
+      return redirect(reply, `/dashboard/webhooks/${webhook.id}?notice=webhook-updated`);
+    });
 
     app.get<IdRoute>('/webhooks/:id/delete', { preHandler: requireSession }, async (request, reply) =>
       sendPage(
@@ -273,16 +352,14 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
       },
     );
 
-    app.post<{ Params: { id: string; deliveryId: string } }>(
-      '/webhooks/:id/deliveries/:deliveryId/redeliver',
-      { preHandler: requireSession, config: { audit: 'webhook.delivery_redelivered' } },
+    // The API's replay (`POST /v1/webhooks/{id}/messages/{message_id}/replay`), under the same name and audit action.
+    app.post<{ Params: { id: string; messageId: string } }>(
+      '/webhooks/:id/messages/:messageId/replay',
+      { preHandler: requireSession, config: { audit: 'webhook.message_replayed' } },
       async (request, reply) => {
-        const delivery = await redeliverDelivery(deps, accountOf(request), request.params.id, request.params.deliveryId);
-        const succeeded = delivery.attempts.at(-1)?.error === null;
-        return redirect(
-          reply,
-          `/dashboard/webhooks/${delivery.webhook_id}?notice=${succeeded ? 'redelivered' : 'redelivery-failed'}`,
-        );
+        const message = await replayMessage(deps, accountOf(request), request.params.id, request.params.messageId);
+        const succeeded = message.attempts.at(-1)?.error === null;
+        return redirect(reply, `/dashboard/webhooks/${message.webhook_id}?notice=${succeeded ? 'replayed' : 'replay-failed'}`);
       },
     );
 
@@ -291,19 +368,17 @@ export function webhookRoutes(deps: Deps, page: PageContext) {
       { preHandler: requireSession, config: { audit: 'webhook.messages_recovered' } },
       async (request, reply) => {
         const webhook = await getWebhookHealth(deps, accountOf(request), request.params.id);
-        const since = utcFromField(formField(request, 'since'));
-        const until = utcFromField(formField(request, 'until'));
-        const back = (notice: string) => redirect(reply, `/dashboard/webhooks/${webhook.id}?notice=${notice}`);
-        if (!since || until === null) return back('recover-invalid');
+        const fields = recoverFieldsOf(request);
+        const context = { now: deps.clock.now(), retentionDays };
+        const range = recoverRangeOf(fields, context);
+        if ('error' in range) return sendDetail(request, reply, { fields, error: range.error });
         try {
-          const { queued } = await recoverFailedMessages(deps, accountOf(request), webhook.id, {
-            since,
-            ...(until ? { until } : {}),
-          });
-          return back(queued > 0 ? 'recovered' : 'recovered-none');
+          const { queued } = await recoverFailedMessages(deps, accountOf(request), webhook.id, range);
+          const query = new URLSearchParams({ notice: queued > 0 ? 'recovered' : 'recovered-none', ...range });
+          return redirect(reply, `/dashboard/webhooks/${webhook.id}?${query}`);
         } catch (error) {
-          if (error instanceof AppError && error.status === 400) return back('recover-invalid');
-          throw error;
+          if (!(error instanceof AppError) || error.status !== 400) throw error;
+          return sendDetail(request, reply, { fields, error: recoverRefusalOf(range, context) });
         }
       },
     );

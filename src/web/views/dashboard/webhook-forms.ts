@@ -1,5 +1,5 @@
 /**
- * Webhook forms: register and edit (URL, destination kind, payload, events, description), the one-time secret page (after
+ * Webhook forms: register and edit (URL, destination kind, payload, events, description, the mutual TLS client certificate), the one-time secret page (after
  * registering and after a rotation, with a copy button), and the delete and rotate confirmations.
  */
 import { html, type SafeHtml } from '../../html.js';
@@ -11,11 +11,15 @@ export interface WebhookInput {
   description: string;
   kind: string;
   payload: string;
+  /** The client certificate as pasted, kept when the form is refused; its private key never is. */
+  tlsCertificate: string;
+  /** "Remove" was ticked (edit only). */
+  tlsRemove: boolean;
 }
 
 /** A refusal to show on the form; `field` places it next to that input, null above the form. */
 export interface FormError {
-  field: 'url' | 'events' | 'description' | 'kind' | 'payload' | null;
+  field: 'url' | 'events' | 'description' | 'kind' | 'payload' | 'tls_client_certificate' | 'tls_client_key' | null;
   message: string;
 }
 
@@ -50,13 +54,42 @@ const errorFor = (error: FormError | null | undefined, field: FormError['field']
 const invalidAttrs = (error: FormError | null | undefined, field: NonNullable<FormError['field']>): SafeHtml =>
   error && error.field === field ? html` aria-invalid="true" aria-describedby="${field}-error"` : html``;
 
+/**
+ * Mutual TLS: the certificate and key pasted together. The key's field always starts empty: a
+ * private key is never written back into a page, not even into the refused form it came from.
+ * On edit, both fields empty and Remove unticked keep the certificate the webhook has.
+ */
+function clientCertificateFields(data: Parameters<typeof webhookFormPage>[0]): SafeHtml {
+  const { input, error } = data;
+  const hasCertificate = data.webhook?.has_tls_client_certificate === true;
+  return html`<fieldset class="choices client-certificate" aria-describedby="tls-help">
+    <legend>Mutual TLS <span class="muted">(optional)</span></legend>
+    <p class="muted" id="tls-help">For a receiver that asks for a client certificate: every delivery presents this one (https URLs only). Paste the certificate (PEM, optionally followed by its chain) and its unencrypted private key together. The key is stored encrypted and never shown again, here or in the API.</p>
+    ${
+      hasCertificate
+        ? html`<p id="tls-status"><strong>A client certificate is set.</strong> Replace it by pasting a new certificate and key, or remove it. With both fields empty and Remove not ticked it stays as it is.</p>
+    <label class="choice"><input type="checkbox" name="tls_remove" value="yes" id="webhook-tls-remove"${input.tlsRemove ? ' checked' : ''}>
+      <span>Remove the client certificate</span></label>`
+        : ''
+    }
+    <label for="webhook-tls-certificate">${hasCertificate ? 'Replace: client certificate' : 'Client certificate'} <span class="muted">(PEM)</span></label>
+    <textarea id="webhook-tls-certificate" name="tls_client_certificate" class="pem" rows="5" spellcheck="false" autocomplete="off"
+      placeholder="-----BEGIN CERTIFICATE-----"${invalidAttrs(error, 'tls_client_certificate')}>${input.tlsCertificate}</textarea>
+    ${errorFor(error, 'tls_client_certificate')}
+    <label for="webhook-tls-key">${hasCertificate ? 'Replace: private key' : 'Private key'} <span class="muted">(PEM, unencrypted)</span></label>
+    <textarea id="webhook-tls-key" name="tls_client_key" class="pem" rows="5" spellcheck="false" autocomplete="off"
+      placeholder="-----BEGIN PRIVATE KEY-----"${invalidAttrs(error, 'tls_client_key')}></textarea>
+    ${errorFor(error, 'tls_client_key')}
+  </fieldset>`;
+}
+
 export function webhookFormPage(data: {
   styleUrl: string;
   viewer: Viewer;
   eventKinds: readonly string[];
   limits: { url: number; description: number };
   /** null: a new webhook; else the webhook being edited. */
-  webhook: { id: string; url: string } | null;
+  webhook: { id: string; url: string; has_tls_client_certificate: boolean } | null;
   input: WebhookInput;
   error?: FormError | null;
 }): SafeHtml {
@@ -100,6 +133,7 @@ ${error && error.field === null ? html`<p class="error" id="form-error" role="al
   <label for="webhook-description">Description <span class="muted">(optional, up to ${data.limits.description} characters)</span></label>
   <textarea id="webhook-description" name="description" rows="3" maxlength="${data.limits.description}"${invalidAttrs(error, 'description')}>${input.description}</textarea>
   ${errorFor(error, 'description')}
+  ${clientCertificateFields(data)}
   <div class="row">
     <button type="submit" class="primary">${webhook ? 'Save changes' : 'Add webhook'}</button>
     <a class="button" href="${webhook ? `/dashboard/webhooks/${webhook.id}` : '/dashboard/webhooks'}">Cancel</a>

@@ -1,7 +1,7 @@
 /**
  * Webhook pages: the list with health and "Re-enable", and one webhook with its actions (edit,
  * test event, rotate, delete) and its recent deliveries: the exact request body, every attempt's
- * result and stored response body, and a "Redeliver" button.
+ * result and stored response body, and a "Replay" button (the API's replay of a message).
  */
 import { html, type SafeHtml } from '../../html.js';
 import { actionButton, csrfField, layout, type Viewer, when } from './layout.js';
@@ -15,6 +15,8 @@ export interface WebhookItem {
   consecutive_failures: number;
   disabled_reason: string | null;
   disabled_at: string | null;
+  /** Mutual TLS: deliveries present a client certificate (never shown). */
+  has_tls_client_certificate: boolean;
   created_at: string;
 }
 
@@ -92,7 +94,7 @@ function attemptResult(attempt: DeliveryItem['attempts'][number]): SafeHtml {
   return html`<span class="badge off">${attempt.response_status ?? attempt.error.code}</span> ${attempt.error.message}`;
 }
 
-const TRIGGERS: Record<string, string> = { automatic: 'automatic', manual: 'redelivery', test: 'test' };
+const TRIGGERS: Record<string, string> = { automatic: 'automatic', manual: 'replay', test: 'test' };
 
 function responseBody(attempt: DeliveryItem['attempts'][number]): SafeHtml {
   if (attempt.response_body === '') return html`<p class="muted">No response body.</p>`;
@@ -122,28 +124,63 @@ ${
 </li>`,
       )}</ol>`
 }
-${actionButton(`/dashboard/webhooks/${webhookId}/deliveries/${delivery.id}/redeliver`, 'Redeliver', viewer.csrfToken)}
+${actionButton(`/dashboard/webhooks/${webhookId}/messages/${delivery.id}/replay`, 'Replay', viewer.csrfToken)}
 </article>`;
 }
 
+/** The recover form's state: the windows offered, what is chosen or typed, and a refusal to show. */
+export interface RecoverForm {
+  scriptUrl: string;
+  windows: readonly { value: string; label: string }[];
+  /** A window's value, or `custom`. */
+  window: string;
+  since: string;
+  until: string;
+  error: { field: 'window' | 'since' | 'until'; message: string } | null;
+}
+
+const recoverInvalid = (form: RecoverForm, field: 'since' | 'until'): SafeHtml =>
+  form.error?.field === field
+    ? html` aria-invalid="true" aria-describedby="recover-${field}-error recover-zone"`
+    : html` aria-describedby="recover-zone"`;
+
+const recoverError = (form: RecoverForm, field: 'since' | 'until'): SafeHtml =>
+  form.error?.field === field ? html`<p class="error" id="recover-${field}-error">${form.error.message}</p>` : html``;
+
 /**
- * Queues the failed messages of a time range again (POST …/recover). The fields are read as UTC,
- * the time zone every time on these pages is shown in, and the form says so.
+ * Queues the failed messages of a time range again (POST …/recover): a window ending now, or a
+ * custom range. Without a script the custom range is read as UTC and the labels say so; the
+ * page's script (recover-range.ts) sends the browser's offset from UTC and relabels the fields
+ * with it, so organisers type their own time.
  */
-function recoverForm(webhook: WebhookItem, viewer: Viewer): SafeHtml {
+function recoverForm(webhook: WebhookItem, viewer: Viewer, form: RecoverForm): SafeHtml {
+  const choice = (value: string, label: string) =>
+    html`<label class="choice"><input type="radio" name="window" value="${value}" id="recover-window-${value}"${form.window === value ? ' checked' : ''}> <span>${label}</span></label>`;
   return html`<section class="card recover" aria-labelledby="recover-title">
 <h2 id="recover-title">Recover failed messages</h2>
-<p class="muted" id="recover-help">After your endpoint was down: every message that failed (all its automatic attempts used) and was created in this range is sent again, in the order its events happened, with its original <code>webhook-id</code>. Times are UTC, like every time on these pages.${
+<p class="muted" id="recover-help">After your endpoint was down: every message that failed (all its automatic attempts used) and was created in the time you choose is sent again, in the order its events happened, with its original <code>webhook-id</code>.${
     webhook.status === 'disabled' ? ' This webhook is disabled: the messages wait until it is re-enabled.' : ''
   }</p>
-<form method="post" action="/dashboard/webhooks/${webhook.id}/recover" class="recover-form">${csrfField(viewer.csrfToken)}
-<div class="row">
-<label for="recover-since">From (UTC)</label>
-<input type="datetime-local" id="recover-since" name="since" required step="1" aria-describedby="recover-help">
-<label for="recover-until">Until (UTC, optional: now)</label>
-<input type="datetime-local" id="recover-until" name="until" step="1" aria-describedby="recover-help">
-</div>
-<button type="submit">Recover failed messages</button>
+${form.error?.field === 'window' ? html`<p class="error" id="recover-error" role="alert">${form.error.message}</p>` : ''}
+<form method="post" action="/dashboard/webhooks/${webhook.id}/recover" class="recover-form stack" id="recover-form">${csrfField(viewer.csrfToken)}
+<fieldset class="choices" aria-describedby="recover-help">
+<legend>Failed messages created in</legend>
+${form.windows.map((w) => choice(w.value, w.label))}
+${choice('custom', 'a custom range')}
+</fieldset>
+<fieldset class="choices recover-range">
+<legend>Custom range</legend>
+<label for="recover-since">From <span data-zone="">(UTC)</span></label>
+<input type="datetime-local" id="recover-since" name="since" step="1" value="${form.since}"${recoverInvalid(form, 'since')}>
+${recoverError(form, 'since')}
+<label for="recover-until">Until <span data-zone=", optional: now">(UTC, optional: now)</span></label>
+<input type="datetime-local" id="recover-until" name="until" step="1" value="${form.until}"${recoverInvalid(form, 'until')}>
+${recoverError(form, 'until')}
+<p class="muted" id="recover-zone">Times are UTC, like every time on these pages.</p>
+<input type="hidden" name="since_offset" id="recover-since-offset" value="">
+<input type="hidden" name="until_offset" id="recover-until-offset" value="">
+</fieldset>
+<div class="row"><button type="submit">Recover failed messages</button></div>
 </form>
 </section>`;
 }
@@ -156,6 +193,7 @@ export function webhookDetailPage(data: {
   /** Link to the next, older page of deliveries; null on the last page. */
   olderDeliveriesHref: string | null;
   notice?: string | null;
+  recover: RecoverForm;
 }): SafeHtml {
   const { webhook } = data;
   return layout({
@@ -164,6 +202,7 @@ export function webhookDetailPage(data: {
     viewer: data.viewer,
     section: 'webhooks',
     notice: data.notice ?? null,
+    scripts: [data.recover.scriptUrl],
     body: html`<p><a href="/dashboard/webhooks">← Webhooks</a></p>
 <article class="card webhook" data-webhook-id="${webhook.id}" data-status="${webhook.status}">
 <h1><code>${webhook.url}</code> ${statusBadge(webhook)}</h1>
@@ -172,6 +211,7 @@ ${webhook.description ? html`<p class="description">${webhook.description}</p>` 
   <dt>Id</dt><dd><code>${webhook.id}</code></dd>
   <dt>Events</dt><dd>${webhook.events.map((e, i) => html`${i > 0 ? ', ' : ''}<code>${e}</code>`)}</dd>
   <dt>Consecutive failures</dt><dd class="failures">${webhook.consecutive_failures}</dd>
+  <dt>Mutual TLS</dt><dd class="client-certificate">${webhook.has_tls_client_certificate ? 'A client certificate is set' : 'No client certificate'}</dd>
   <dt>Created</dt><dd>${when(webhook.created_at)}</dd>
 </dl>
 ${webhook.status === 'disabled' ? html`${disabledNote(webhook)}${reEnableButton(webhook, data.viewer)}` : ''}
@@ -182,7 +222,7 @@ ${webhook.status === 'disabled' ? html`${disabledNote(webhook)}${reEnableButton(
   <a class="button danger-link" href="/dashboard/webhooks/${webhook.id}/delete">Delete…</a>
 </div>
 </article>
-${recoverForm(webhook, data.viewer)}
+${recoverForm(webhook, data.viewer, data.recover)}
 <h2>Recent deliveries</h2>
 ${
   data.deliveries.length === 0
