@@ -9,9 +9,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { speechWav } from './helpers/audio.js';
-import { launchBrowser } from './helpers/browser.js';
+import { launchBrowser, signInByLink } from './helpers/browser.js';
 import { expectNoSeriousAxeViolations } from './helpers/axe.js';
-import { lastSignInLink } from './helpers/dashboard.js';
+
 import { runJobsLater } from './helpers/jobs.js';
 
 let t: TestApp & { url: string };
@@ -31,12 +31,7 @@ async function signIn(email: string): Promise<{ context: BrowserContext; page: P
   const context = await browser.newContext();
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
   const page = await context.newPage();
-  await page.goto(`${t.url}/dashboard/sign-in`);
-  await page.getByLabel('E-mail address').fill(email);
-  await page.getByRole('button', { name: 'Send sign-in link' }).click();
-  await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-  await page.goto(lastSignInLink(t, email));
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signInByLink(page, t, email);
   return { context, page };
 }
 

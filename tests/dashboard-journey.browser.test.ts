@@ -11,8 +11,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { speechWav } from './helpers/audio.js';
-import { launchBrowser } from './helpers/browser.js';
-import { lastSignInLink } from './helpers/dashboard.js';
+import { launchBrowser, signInByLink } from './helpers/browser.js';
+
 import { readZip } from './helpers/zip.js';
 
 let t: TestApp & { url: string };
@@ -46,12 +46,7 @@ describe('the organiser’s journey in Chromium at 390 px', () => {
     const page = await context.newPage();
     const fits = async (what: string) => expect(await overflows(page), what).toBe(false);
 
-    await page.goto(`${t.url}/dashboard/sign-in`);
-    await page.getByLabel('E-mail address').fill(EMAIL);
-    await page.getByRole('button', { name: 'Send sign-in link' }).click();
-    await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-    await page.goto(lastSignInLink(t, EMAIL));
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await signInByLink(page, t, EMAIL);
 
     await page.goto(`${t.url}/dashboard/collections/new`);
     await page.getByLabel('Name', { exact: true }).fill('Class of 2027');

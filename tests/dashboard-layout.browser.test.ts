@@ -6,9 +6,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
-import { launchBrowser } from './helpers/browser.js';
+import { launchBrowser, signInByLink } from './helpers/browser.js';
 import { expectNoSeriousAxeViolations } from './helpers/axe.js';
-import { lastSignInLink } from './helpers/dashboard.js';
 
 let t: TestApp & { url: string };
 let browser: Browser;
@@ -26,12 +25,7 @@ afterAll(async () => {
 
 async function signIn(): Promise<Page> {
   const page = await (await browser.newContext()).newPage();
-  await page.goto(`${t.url}/dashboard/sign-in`);
-  await page.getByLabel('E-mail address').fill(EMAIL);
-  await page.getByRole('button', { name: 'Send sign-in link' }).click();
-  await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-  await page.goto(lastSignInLink(t, EMAIL));
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signInByLink(page, t, EMAIL);
   return page;
 }
 

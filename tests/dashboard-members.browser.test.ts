@@ -7,8 +7,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { expectNoSeriousAxeViolations } from './helpers/axe.js';
-import { launchBrowser } from './helpers/browser.js';
-import { lastInvitationLink, lastSignInLink } from './helpers/dashboard.js';
+import { launchBrowser, signInByLink } from './helpers/browser.js';
+import { lastInvitationLink } from './helpers/dashboard.js';
 
 let t: TestApp & { url: string };
 let browser: Browser;
@@ -25,12 +25,7 @@ afterAll(async () => {
 
 async function signIn(email: string, viewport = PHONE): Promise<Page> {
   const page = await (await browser.newContext({ viewport })).newPage();
-  await page.goto(`${t.url}/dashboard/sign-in`);
-  await page.getByLabel('E-mail address').fill(email);
-  await page.getByRole('button', { name: 'Send sign-in link' }).click();
-  await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-  await page.goto(lastSignInLink(t, email));
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signInByLink(page, t, email);
   return page;
 }
 

@@ -8,8 +8,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { expectNoSeriousAxeViolations } from './helpers/axe.js';
-import { launchBrowser } from './helpers/browser.js';
-import { lastSignInLink } from './helpers/dashboard.js';
+import { launchBrowser, signInByLink } from './helpers/browser.js';
+
 import { tlsFixtures } from './helpers/egress.js';
 
 let t: TestApp & { url: string };
@@ -25,12 +25,7 @@ afterAll(async () => {
 });
 
 async function signIn(page: Page, email: string) {
-  await page.goto(`${t.url}/dashboard`);
-  await page.getByLabel('E-mail address').fill(email);
-  await page.getByRole('button', { name: 'Send sign-in link' }).click();
-  await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-  await page.goto(lastSignInLink(t, email));
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signInByLink(page, t, email);
 }
 
 async function expectFits(page: Page) {

@@ -7,9 +7,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
-import { launchBrowser } from './helpers/browser.js';
+import { launchBrowser, signInByLink } from './helpers/browser.js';
 import { expectNoSeriousAxeViolations } from './helpers/axe.js';
-import { lastSignInLink } from './helpers/dashboard.js';
+
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
 
 let t: TestApp & { url: string };
@@ -43,12 +43,7 @@ async function phone(): Promise<{ context: BrowserContext; page: Page }> {
 }
 
 async function signIn(page: Page, email: string) {
-  await page.goto(`${t.url}/dashboard`);
-  await page.getByLabel('E-mail address').fill(email);
-  await page.getByRole('button', { name: 'Send sign-in link' }).click();
-  await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-  await page.goto(lastSignInLink(t, email));
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signInByLink(page, t, email);
 }
 
 describe('the root page at 390 px', () => {

@@ -8,8 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { expectNoSeriousAxeViolations } from './helpers/axe.js';
-import { launchBrowser } from './helpers/browser.js';
-import { lastSignInLink } from './helpers/dashboard.js';
+import { launchBrowser, signInByLink } from './helpers/browser.js';
 
 let t: TestApp & { url: string };
 let browser: Browser;
@@ -39,12 +38,7 @@ describe('invitations with care in Chromium', () => {
     it(`confirms the count, previews per language and sends a test at ${viewport.width} px`, async () => {
       const email = `registrar-${viewport.width}@example.com`;
       const page = await (await browser.newContext({ viewport })).newPage();
-      await page.goto(`${t.url}/dashboard/sign-in`);
-      await page.getByLabel('E-mail address').fill(email);
-      await page.getByRole('button', { name: 'Send sign-in link' }).click();
-      await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-      await page.goto(lastSignInLink(t, email));
-      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      await signInByLink(page, t, email);
 
       const { key } = await t.newAccount(email);
       const created = await t.request({ method: 'POST', url: '/v1/collections', key, json: { name: 'Class of 2027' } });

@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { speechWav } from './helpers/audio.js';
 import { expectNoSeriousAxeViolations } from './helpers/axe.js';
-import { launchBrowser } from './helpers/browser.js';
-import { lastSignInLink } from './helpers/dashboard.js';
+import { launchBrowser, signInByLink } from './helpers/browser.js';
+
 import { runJobsLater } from './helpers/jobs.js';
 
 let t: TestApp & { url: string };
@@ -72,12 +72,7 @@ beforeAll(async () => {
 
   context = await browser.newContext();
   page = await context.newPage();
-  await page.goto(`${t.url}/dashboard/sign-in`);
-  await page.getByLabel('E-mail address').fill(EMAIL);
-  await page.getByRole('button', { name: 'Send sign-in link' }).click();
-  await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-  await page.goto(lastSignInLink(t, EMAIL));
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signInByLink(page, t, EMAIL);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();

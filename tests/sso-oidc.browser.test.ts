@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listSsoDomains, verifySsoDomain } from '../src/features/sso/domain-service.js';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { expectNoSeriousAxeViolations } from './helpers/axe.js';
-import { launchBrowser } from './helpers/browser.js';
-import { lastSignInLink } from './helpers/dashboard.js';
+import { launchBrowser, signInByLink } from './helpers/browser.js';
+
 import { startOidcProvider, type TestProvider } from './helpers/oidc-provider.js';
 
 let t: TestApp & { url: string };
@@ -38,14 +38,9 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function signInByLink(email: string, viewport = DESKTOP): Promise<Page> {
+async function ownerPage(email: string, viewport = DESKTOP): Promise<Page> {
   const page = await (await browser.newContext({ viewport })).newPage();
-  await page.goto(`${t.url}/dashboard/sign-in`);
-  await page.getByLabel('E-mail address').fill(email);
-  await page.getByRole('button', { name: 'Send sign-in link' }).click();
-  await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-  await page.goto(lastSignInLink(t, email));
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signInByLink(page, t, email);
   return page;
 }
 
@@ -66,7 +61,7 @@ async function signInWithSso(email: string): Promise<Page> {
 
 describe('single sign-on in Chromium', () => {
   it('is set up by an owner, signs a new member in with the mapped role, follows a changed group, and SSO required refuses the link', async () => {
-    const owner = await signInByLink(OWNER);
+    const owner = await ownerPage(OWNER);
     await owner.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Members', exact: true }).click();
     await owner.getByRole('link', { name: 'Set up single sign-on' }).click();
     expect(await owner.locator('#sso-redirect-uri').inputValue()).toBe(`${t.url}/dashboard/sso/callback`);

@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listSsoDomains, verifySsoDomain } from '../src/features/sso/domain-service.js';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { expectNoSeriousAxeViolations } from './helpers/axe.js';
-import { launchBrowser } from './helpers/browser.js';
-import { lastSignInLink } from './helpers/dashboard.js';
+import { launchBrowser, signInByLink } from './helpers/browser.js';
+
 import { startSamlIdp, type TestSamlIdp } from './helpers/saml-idp.js';
 
 let t: TestApp & { url: string };
@@ -41,20 +41,15 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function signInByLink(email: string): Promise<Page> {
+async function ownerPage(email: string): Promise<Page> {
   const page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
-  await page.goto(`${t.url}/dashboard/sign-in`);
-  await page.getByLabel('E-mail address').fill(email);
-  await page.getByRole('button', { name: 'Send sign-in link' }).click();
-  await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-  await page.goto(lastSignInLink(t, email));
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signInByLink(page, t, email);
   return page;
 }
 
 describe('SAML single sign-on in Chromium', () => {
   it('is set up by an owner and signs a new member in through the IdP with the mapped role', async () => {
-    const owner = await signInByLink(OWNER);
+    const owner = await ownerPage(OWNER);
     await owner.goto(`${t.url}/dashboard/sso`);
     expect(await owner.locator('#saml-sp-entity-id').inputValue()).toBe(`${t.url}/dashboard/sso/saml/metadata`);
     expect(await owner.locator('#saml-sp-acs').inputValue()).toBe(`${t.url}/dashboard/sso/saml/acs`);

@@ -10,8 +10,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestApp } from './helpers/app.js';
 import { expectNoSeriousAxeViolations } from './helpers/axe.js';
-import { launchBrowser } from './helpers/browser.js';
-import { lastSignInLink } from './helpers/dashboard.js';
+import { launchBrowser, signInByLink } from './helpers/browser.js';
+
 import { usingPostgres } from './helpers/database.js';
 import { runJobsLater } from './helpers/jobs.js';
 
@@ -31,12 +31,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto(`${t.url}/dashboard/sign-in`);
-  await page.getByLabel('E-mail address').fill(EMAIL);
-  await page.getByRole('button', { name: 'Send sign-in link' }).click();
-  await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
-  await page.goto(lastSignInLink(t, EMAIL));
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signInByLink(page, t, EMAIL);
   await page.close();
   const { key } = await t.newAccount(EMAIL);
   collectionId = (await t.request({ method: 'POST', url: '/v1/collections', key, json: { name: 'Class of 2027' } })).json().id;

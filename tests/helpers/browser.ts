@@ -3,8 +3,10 @@
  * executable is Debian's `chromium` when present, else the build inside @sparticuz/chromium
  * (see binaries.ts for the order and CHROMIUM_PATH).
  */
-import { type Browser, chromium as playwrightChromium } from 'playwright-core';
+import { type Browser, type Page, chromium as playwrightChromium } from 'playwright-core';
+import type { TestApp } from './app.js';
 import { chromium } from './binaries.js';
+import { lastSignInLink } from './dashboard.js';
 
 export interface LaunchOptions {
   /** WAV file the fake microphone plays (Chromium loops it). */
@@ -52,4 +54,14 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
     args.push(`--host-resolver-rules=${options.loopbackHosts.map((host) => `MAP ${host} 127.0.0.1`).join(', ')}`);
   }
   return playwrightChromium.launch({ executablePath: binary.executablePath, headless: true, args });
+}
+
+/** Signs `email` in to the dashboard in `page` as a person does: the form, then the e-mailed link; resolves on the overview. */
+export async function signInByLink(page: Page, t: Pick<TestApp, 'deps'> & { url: string }, email: string): Promise<void> {
+  await page.goto(`${t.url}/dashboard/sign-in`);
+  await page.getByLabel('E-mail address').fill(email);
+  await page.getByRole('button', { name: 'Send sign-in link' }).click();
+  await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
+  await page.goto(lastSignInLink(t, email));
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
 }

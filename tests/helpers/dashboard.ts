@@ -65,7 +65,7 @@ export function csrfOf(page: string): string {
 }
 
 /** The sign-in link in the last message the development mailbox holds for `email`. */
-export function lastSignInLink(t: TestApp, email: string): string {
+export function lastSignInLink(t: Pick<TestApp, 'deps'>, email: string): string {
   const message = t.deps.mailer.lastMessageTo(email);
   if (!message) throw new Error(`no mail to ${email}`);
   const match = /(https?:\/\/\S+\/dashboard\/sign-in\/\S+)/.exec(message.text);
