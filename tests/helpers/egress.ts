@@ -74,6 +74,8 @@ export interface TlsReceiver {
   requests: Array<{ path: string; host: string | undefined; tlsName: string | null; clientCn: string | null }>;
   /** Bodies to answer by path (a domain proof's well-known file); any other path answers `ok`. */
   files: Map<string, string>;
+  /** Headers to answer by path, with its file (a JSON document's content type). */
+  headers: Map<string, Record<string, string>>;
   close(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export interface TlsReceiver {
 export async function startTlsReceiver(options: { requireClientCert: boolean }): Promise<TlsReceiver> {
   const requests: TlsReceiver['requests'] = [];
   const files = new Map<string, string>();
+  const headers = new Map<string, Record<string, string>>();
   const server = https.createServer(
     {
       cert: tlsFixtures.serverCert,
@@ -97,7 +100,7 @@ export async function startTlsReceiver(options: { requireClientCert: boolean }):
       req.resume();
       req.on('end', () => {
         requests.push({ path: req.url ?? '', host: req.headers.host, tlsName, clientCn: cn });
-        res.writeHead(200).end(files.get(req.url ?? '') ?? 'ok');
+        res.writeHead(200, headers.get(req.url ?? '') ?? {}).end(files.get(req.url ?? '') ?? 'ok');
       });
     },
   );
@@ -108,6 +111,7 @@ export async function startTlsReceiver(options: { requireClientCert: boolean }):
     port: (server.address() as AddressInfo).port,
     requests,
     files,
+    headers,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -4,12 +4,20 @@
  * service's private network. WEBHOOK_ALLOW_PRIVATE_URLS (development and tests only) lifts the
  * address and HTTPS rules here exactly as it does for webhooks, and OUTBOUND_PROXY_URL applies too.
  */
-import { OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
+import { type HostLookup, OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
+
+/** Test seams of the outbound client; production deps never set them. */
+export interface OutboundSeams {
+  /** Resolver override, so a test name resolves to a public-looking address. */
+  lookup?: HostLookup;
+  /** The only CA (PEM) trusted for the provider's certificate, instead of the system's. */
+  trustedCa?: string;
+}
 
 /** Metadata and key sets of large providers run to tens of kilobytes. */
 const MAX_IDP_RESPONSE_BYTES = 256 * 1024;
 
-export function outboundFetch(allowPrivate: boolean, proxyUrl: string | null = null) {
+export function outboundFetch(allowPrivate: boolean, proxyUrl: string | null = null, seams: OutboundSeams = {}) {
   return async (url: string, options: { method: string; headers: HeadersInit; body?: unknown }) => {
     const method = options.method.toUpperCase();
     if (method !== 'GET' && method !== 'POST') throw new TypeError(`${method} is not used with identity providers`);
@@ -24,6 +32,8 @@ export function outboundFetch(allowPrivate: boolean, proxyUrl: string | null = n
         proxyUrl,
         timeoutMs: 10_000,
         maxBodyBytes: MAX_IDP_RESPONSE_BYTES,
+        ...(seams.lookup ? { lookup: seams.lookup } : {}),
+        ...(seams.trustedCa ? { tls: { ca: seams.trustedCa } } : {}),
       });
       // A cut-off document would fail as bad JSON: say what happened instead.
       if (response.truncated) throw new TypeError(`${url}: the answer is over ${MAX_IDP_RESPONSE_BYTES} bytes`);

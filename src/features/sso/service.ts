@@ -13,7 +13,7 @@ import { isoNow } from '../../lib/clock.js';
 import { loadSecretBox } from '../../lib/secret-box.js';
 import { unsafeTextReason } from '../../lib/text.js';
 import { cachedDiscovery, forgetDiscovery, rememberDiscovery } from './discovery-cache.js';
-import { outboundFetch } from './outbound-fetch.js';
+import { outboundFetch, type OutboundSeams } from './outbound-fetch.js';
 import {
   deleteConnection,
   findConnection,
@@ -22,7 +22,7 @@ import {
   upsertConnection,
 } from './repo.js';
 
-export type SsoDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger'>;
+export type SsoDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'logger'> & OutboundSeams;
 
 /** Roles an identity provider may grant: never owner (owners are made in the dashboard only). */
 export type SsoRole = Exclude<MemberRole, 'owner'>;
@@ -179,7 +179,7 @@ async function readIssuerMetadata(
 ): Promise<OpenIdClient.Configuration> {
   const allowPrivate = deps.config.webhooks.allowPrivateUrls;
   try {
-    await checkOutboundUrl(connection.issuer, { allowPrivate });
+    await checkOutboundUrl(connection.issuer, { allowPrivate, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
   } catch (error) {
     if (error instanceof OutboundError)
       throw new AppError('sso_discovery_failed', `Issuer URL refused: ${error.message}`, { param: 'issuer' });
@@ -193,7 +193,7 @@ async function readIssuerMetadata(
       connection.clientId,
       undefined,
       oidc.ClientSecretBasic(connection.clientSecret),
-      { [oidc.customFetch]: outboundFetch(allowPrivate, deps.config.webhooks.outboundProxyUrl), execute },
+      { [oidc.customFetch]: outboundFetch(allowPrivate, deps.config.webhooks.outboundProxyUrl, deps), execute },
     );
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
