@@ -17,7 +17,13 @@
 import { withTransaction } from '../../db/transaction.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { AppError } from '../../errors.js';
-import { OutboundError, outboundRefusal, sendOutbound } from '../../integrations/outbound-http.js';
+import {
+  type HostLookup,
+  OutboundError,
+  type OutboundRequest,
+  outboundRefusal,
+  sendOutbound,
+} from '../../integrations/outbound-http.js';
 import { isoNow } from '../../lib/clock.js';
 import { isUuid, newId, randomToken } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
@@ -126,6 +132,22 @@ export interface PlatformConfiguration {
   productFamily: string | null;
 }
 
+/** The deps of a registration, with the outbound client's test seams (production deps never set them). */
+type PlatformDeps = RegistrationDeps & {
+  /** Resolver override, so a test name resolves to a public-looking address. */
+  lookup?: HostLookup;
+  /** The only CA (PEM) trusted for the platform's certificate, instead of the system's. */
+  trustedCa?: string;
+};
+
+/** The outbound rules of every request to the platform: the settings, and the test seams when set. */
+const outboundRules = (deps: PlatformDeps): Pick<OutboundRequest, 'allowPrivate' | 'proxyUrl' | 'lookup' | 'tls'> => ({
+  allowPrivate: deps.config.webhooks.allowPrivateUrls,
+  proxyUrl: deps.config.webhooks.outboundProxyUrl,
+  ...(deps.lookup ? { lookup: deps.lookup } : {}),
+  ...(deps.trustedCa ? { tls: { ca: deps.trustedCa } } : {}),
+});
+
 const badConfiguration = (why: string) =>
   new AppError('lti_platform_configuration_invalid', `The platform’s configuration cannot be used: ${why}`);
 
@@ -138,10 +160,7 @@ async function usableUrl(deps: RegistrationDeps, value: unknown, name: string): 
 }
 
 /** Reads the platform's OpenID configuration through the SSRF-safe client and checks it as the specification asks. */
-export async function readPlatformConfiguration(
-  deps: RegistrationDeps,
-  configurationUrl: string,
-): Promise<PlatformConfiguration> {
+export async function readPlatformConfiguration(deps: PlatformDeps, configurationUrl: string): Promise<PlatformConfiguration> {
   const url = await usableUrl(deps, configurationUrl, 'configuration URL (openid_configuration)');
   let answer;
   try {
@@ -149,8 +168,7 @@ export async function readPlatformConfiguration(
       url,
       method: 'GET',
       headers: { accept: 'application/json' },
-      allowPrivate: deps.config.webhooks.allowPrivateUrls,
-      proxyUrl: deps.config.webhooks.outboundProxyUrl,
+      ...outboundRules(deps),
       maxBodyBytes: MAX_CONFIGURATION_BYTES,
       timeoutMs: 10_000,
     });
@@ -199,7 +217,7 @@ export interface RegistrationRequest {
 const REGISTRATION_TOKEN = /^[\x21-\x7e]{1,4096}$/;
 
 /** Opens the link and reads the platform's configuration: what the confirmation page shows. */
-export async function startDynamicRegistration(deps: RegistrationDeps, request: RegistrationRequest) {
+export async function startDynamicRegistration(deps: PlatformDeps, request: RegistrationRequest) {
   const link = await openLink(deps, request.token);
   if (!request.openidConfiguration) {
     throw badConfiguration('the platform sent no openid_configuration. Paste this URL into the platform’s tool registration.');
@@ -240,7 +258,7 @@ export function toolRegistrationBody(baseUrl: string) {
 
 const refused = (message: string) => new AppError('lti_registration_refused', message);
 
-async function postRegistration(deps: RegistrationDeps, platform: PlatformConfiguration, registrationToken: string | undefined) {
+async function postRegistration(deps: PlatformDeps, platform: PlatformConfiguration, registrationToken: string | undefined) {
   let answer;
   try {
     answer = await sendOutbound({
@@ -252,8 +270,7 @@ async function postRegistration(deps: RegistrationDeps, platform: PlatformConfig
         ...(registrationToken ? { authorization: `Bearer ${registrationToken}` } : {}),
       },
       body: JSON.stringify(toolRegistrationBody(deps.config.baseUrl)),
-      allowPrivate: deps.config.webhooks.allowPrivateUrls,
-      proxyUrl: deps.config.webhooks.outboundProxyUrl,
+      ...outboundRules(deps),
       maxBodyBytes: MAX_CONFIGURATION_BYTES,
       timeoutMs: 15_000,
     });
@@ -284,7 +301,7 @@ async function postRegistration(deps: RegistrationDeps, platform: PlatformConfig
  * same transaction (a refusal on either side leaves the link as it was and stores nothing).
  */
 export async function completeDynamicRegistration(
-  deps: RegistrationDeps,
+  deps: PlatformDeps,
   request: RegistrationRequest,
   ip: string,
 ): Promise<{ registration: Registration; platformOrigin: string }> {

@@ -27,7 +27,10 @@ export function createPlatformKeySets(options: {
   clock: Clock;
   allowPrivate: boolean;
   proxyUrl?: string | null;
+  /** Resolver override (tests; production never sets it). */
   lookup?: HostLookup;
+  /** The only CA (PEM) trusted for the platform's certificate, instead of the system's (tests). */
+  trustedCa?: string;
 }): PlatformKeySets {
   const cache = new Map<string, Cached>();
 
@@ -45,6 +48,7 @@ export function createPlatformKeySets(options: {
         maxBodyBytes: MAX_KEY_SET_BYTES,
         timeoutMs: 10_000,
         ...(options.lookup ? { lookup: options.lookup } : {}),
+        ...(options.trustedCa ? { tls: { ca: options.trustedCa } } : {}),
       });
     } catch (error) {
       throw unavailable((error as Error).message, error);

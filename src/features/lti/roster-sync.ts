@@ -11,7 +11,7 @@
 import { SignJWT } from 'jose';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { sendOutbound } from '../../integrations/outbound-http.js';
+import { type HostLookup, type OutboundRequest, sendOutbound } from '../../integrations/outbound-http.js';
 import { isoNow } from '../../lib/clock.js';
 import { randomToken } from '../../lib/ids.js';
 import { rotateRecordLink } from '../users/service.js';
@@ -47,6 +47,22 @@ interface NrpsMember {
   roles?: unknown;
 }
 
+/** The deps of a sync, with the outbound client's test seams (production deps never set them). */
+type RosterDeps = Deps & {
+  /** Resolver override, so a test name resolves to a public-looking address. */
+  lookup?: HostLookup;
+  /** The only CA (PEM) trusted for the platform's certificate, instead of the system's. */
+  trustedCa?: string;
+};
+
+/** The outbound rules of every request to the platform: the settings, and the test seams when set. */
+const outboundRules = (deps: RosterDeps): Pick<OutboundRequest, 'allowPrivate' | 'proxyUrl' | 'lookup' | 'tls'> => ({
+  allowPrivate: deps.config.webhooks.allowPrivateUrls,
+  proxyUrl: deps.config.webhooks.outboundProxyUrl,
+  ...(deps.lookup ? { lookup: deps.lookup } : {}),
+  ...(deps.trustedCa ? { tls: { ca: deps.trustedCa } } : {}),
+});
+
 const unavailable = (message: string, cause?: unknown) => new AppError('lti_platform_unavailable', message, { cause });
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
@@ -65,7 +81,7 @@ export async function clientAssertion(deps: Deps, registration: Registration): P
     .sign(key.privateKey);
 }
 
-async function accessToken(deps: Deps, registration: Registration): Promise<string> {
+async function accessToken(deps: RosterDeps, registration: Registration): Promise<string> {
   const body = new URLSearchParams({
     grant_type: 'client_credentials',
     client_assertion_type: CLIENT_ASSERTION_TYPE,
@@ -78,8 +94,7 @@ async function accessToken(deps: Deps, registration: Registration): Promise<stri
       url: registration.tokenUrl,
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body,
-      allowPrivate: deps.config.webhooks.allowPrivateUrls,
-      proxyUrl: deps.config.webhooks.outboundProxyUrl,
+      ...outboundRules(deps),
       maxBodyBytes: 64 * 1024,
     });
   } catch (error) {
@@ -104,7 +119,7 @@ export function linkUrl(header: string | undefined, rel: string): string | null 
 }
 
 async function readMembers(
-  deps: Deps,
+  deps: RosterDeps,
   url: string,
   token: string,
 ): Promise<{ members: NrpsMember[]; differencesUrl: string | null }> {
@@ -119,8 +134,7 @@ async function readMembers(
         url: next,
         method: 'GET',
         headers: { accept: NRPS_MEDIA_TYPE, authorization: `Bearer ${token}` },
-        allowPrivate: deps.config.webhooks.allowPrivateUrls,
-        proxyUrl: deps.config.webhooks.outboundProxyUrl,
+        ...outboundRules(deps),
         maxBodyBytes: MAX_PAGE_BYTES,
       });
     } catch (error) {
@@ -158,7 +172,7 @@ const FULL_READ_EVERY_MS = 24 * 60 * 60_000;
  * read: members listed as Deleted or Inactive depart, the others are created or updated, and
  * nobody else is touched. Otherwise the whole roster is read and everyone not in it departs.
  */
-export async function syncCourseRoster(deps: Deps, contextRowId: string): Promise<RosterSyncResult> {
+export async function syncCourseRoster(deps: RosterDeps, contextRowId: string): Promise<RosterSyncResult> {
   const course = await findContextById(deps.db.kysely, contextRowId);
   if (!course || course.memberships_url === null) return { created: 0, updated: 0, departed: 0 };
   const registrationRow = await findRegistrationById(deps.db.kysely, course.registration_id);
