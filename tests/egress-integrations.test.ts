@@ -1,18 +1,19 @@
 /**
  * OUTBOUND_PROXY_URL covers the integrations' requests to customers' systems too: single sign-on's
- * OpenID discovery, an LTI platform's key set, its roster (NRPS, with the token request before it)
- * and LTI Dynamic Registration (the platform's configuration and the registration post) each go
- * through a CONNECT tunnel to the address this service checked, with the name as Host and TLS
- * name, and a name that resolves to a private address is refused before the proxy is asked
- * (tests/egress-domain-proofs.test.ts shows the same for the domain proofs).
+ * OpenID discovery, an LTI platform's key set, its roster (NRPS, with the token request before it),
+ * LTI Dynamic Registration (the platform's configuration and the registration post) and agent
+ * callbacks each go through a CONNECT tunnel to the address this service checked, with the name
+ * as Host and TLS name, and a name that resolves to a private address is refused before the proxy
+ * is asked (tests/egress-domain-proofs.test.ts shows the same for the domain proofs).
  *
- * Each is driven through its service function (the key set through the cache the launch uses),
- * not its HTTP route: a route would need a whole identity provider or platform set-up, and the
- * outbound request is the same either way. Every test uses its own ports, so none reuses
- * another's kept-alive tunnel.
+ * Each is driven through its service function (the key set through the cache the launch uses, the
+ * callback through its job's handler), not its HTTP route: a route would need a whole identity
+ * provider or platform set-up, and the outbound request is the same either way. Every test uses
+ * its own ports, so none reuses another's kept-alive tunnel.
  */
 import { exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliverEntityCallback } from '../src/features/agent-api/callbacks.js';
 import { createCollection } from '../src/features/collections/service.js';
 import {
   completeDynamicRegistration,
@@ -22,11 +23,14 @@ import {
 import { createPlatformKeySets } from '../src/features/lti/platform-keys.js';
 import { createRegistration } from '../src/features/lti/registration-service.js';
 import { syncCourseRoster } from '../src/features/lti/roster-sync.js';
+import { findProfile } from '../src/features/profiles/service.js';
 import { discoverIssuer } from '../src/features/sso/service.js';
 import type { HostLookup } from '../src/integrations/outbound-http.js';
 import { newId } from '../src/lib/ids.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { type ConnectProxy, startConnectProxy, startTlsReceiver, type TlsReceiver, tlsFixtures } from './helpers/egress.js';
+import { publishEntity, validBody } from './helpers/entities.js';
+import { fakeSpeech } from './helpers/fake-speech.js';
 import { ROLES } from './helpers/lti-platform.js';
 import { accountIdOf } from './helpers/webhooks.js';
 
@@ -45,6 +49,7 @@ beforeAll(async () => {
   proxy = await startConnectProxy(receiver.port);
   t = await createTestApp({
     env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'false', OUTBOUND_PROXY_URL: proxy.url },
+    overrides: fakeSpeech(),
   });
   Object.assign(t.deps, { lookup: publicLookup, trustedCa: tlsFixtures.ca });
   accountId = await accountIdOf(t, (await t.newAccount()).email);
@@ -324,5 +329,42 @@ describe('LTI Dynamic Registration', () => {
         tlsName: 'receiver.test',
       }),
     ]);
+  });
+});
+
+describe('agent callbacks', () => {
+  let entityId: string;
+
+  beforeAll(async () => {
+    const { paid } = await publishEntity(
+      t,
+      validBody({
+        callback_url: 'https://receiver.test:13443/entity-published',
+      }),
+    );
+    expect(paid.statusCode).toBe(200);
+    const slug = new URL(paid.json().entity.profile_url).pathname.split('/')[2] as string;
+    const profile = await findProfile(t.deps, slug);
+    if (profile.kind !== 'found') throw new Error(`no profile ${slug}`);
+    entityId = profile.entity.id;
+  });
+
+  it('drops a callback whose URL resolves to a private address without asking the proxy', async () => {
+    proxy.connects.length = 0;
+    const before = receiver.requests.length;
+    await deliverEntityCallback({ ...t.deps, lookup: privateLookup }, entityId, 1);
+    expect(proxy.connects).toEqual([]);
+    expect(receiver.requests).toHaveLength(before);
+  });
+
+  it('delivers the callback through a tunnel to the checked address, with the name as Host and TLS name', async () => {
+    proxy.connects.length = 0;
+    await deliverEntityCallback(t.deps, entityId, 1);
+    expect(proxy.connects).toEqual([`${CHECKED}:13443`]);
+    expect(receiver.requests.at(-1)).toMatchObject({
+      path: '/entity-published',
+      host: 'receiver.test:13443',
+      tlsName: 'receiver.test',
+    });
   });
 });

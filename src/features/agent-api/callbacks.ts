@@ -4,7 +4,7 @@
  * discovery document): `X-Entity-Signature` = base64url Ed25519 over `<X-Entity-Timestamp>.<body>`.
  * Sent through the SSRF-safe outbound client; retried by the jobs table.
  */
-import { OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
+import { type HostLookup, OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
 import type { Deps } from '../../deps.js';
 import { avatarUrlOf, type EntityRow, findProfileById } from '../profiles/service.js';
 import { profileUrls } from '../profiles/urls.js';
@@ -49,7 +49,16 @@ export function signCallback(deps: Deps, body: string, eventId: string, unixSeco
  * One attempt of the `entities.callback` job (see callback-job.ts): throws to be retried; a URL
  * that can never be delivered to is dropped with a warning.
  */
-export async function deliverEntityCallback(deps: Deps, entityId: string, attempt: number): Promise<void> {
+export async function deliverEntityCallback(
+  deps: Deps & {
+    /** Resolver override for the outbound client (tests; production deps never set it). */
+    lookup?: HostLookup;
+    /** The only CA (PEM) trusted for the receiver's certificate, instead of the system's (tests). */
+    trustedCa?: string;
+  },
+  entityId: string,
+  attempt: number,
+): Promise<void> {
   const entity = await findProfileById(deps, entityId);
   // Deleted before delivery, or no URL: nothing to tell.
   if (!entity || entity.deleted_at || !entity.callback_url) return;
@@ -64,6 +73,8 @@ export async function deliverEntityCallback(deps: Deps, entityId: string, attemp
       allowPrivate: deps.config.webhooks.allowPrivateUrls,
       proxyUrl: deps.config.webhooks.outboundProxyUrl,
       timeoutMs: 15_000,
+      ...(deps.lookup ? { lookup: deps.lookup } : {}),
+      ...(deps.trustedCa ? { tls: { ca: deps.trustedCa } } : {}),
     });
     if (response.status < 200 || response.status >= 300) {
       throw new Error(`callback answered HTTP ${response.status}`);
