@@ -5,6 +5,7 @@
  * Sent through the SSRF-safe outbound client; retried by the jobs table.
  */
 import { type HostLookup, OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
+import { customerBoundRules } from '../../integrations/customer-bound.js';
 import type { Deps } from '../../deps.js';
 import { avatarUrlOf, type EntityRow, findProfileById } from '../profiles/service.js';
 import { profileUrls } from '../profiles/urls.js';
@@ -70,11 +71,8 @@ export async function deliverEntityCallback(
       url: entity.callback_url,
       headers,
       body,
-      allowPrivate: deps.config.webhooks.allowPrivateUrls,
-      proxyUrl: deps.config.webhooks.outboundProxyUrl,
       timeoutMs: 15_000,
-      ...(deps.lookup ? { lookup: deps.lookup } : {}),
-      ...(deps.trustedCa ? { tls: { ca: deps.trustedCa } } : {}),
+      ...customerBoundRules(deps),
     });
     if (response.status < 200 || response.status >= 300) {
       throw new Error(`callback answered HTTP ${response.status}`);

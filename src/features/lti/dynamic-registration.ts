@@ -17,13 +17,8 @@
 import { withTransaction } from '../../db/transaction.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { AppError } from '../../errors.js';
-import {
-  type HostLookup,
-  OutboundError,
-  type OutboundRequest,
-  outboundRefusal,
-  sendOutbound,
-} from '../../integrations/outbound-http.js';
+import { type HostLookup, OutboundError, outboundRefusal, sendOutbound } from '../../integrations/outbound-http.js';
+import { customerBoundRules } from '../../integrations/customer-bound.js';
 import { isoNow } from '../../lib/clock.js';
 import { isUuid, newId, randomToken } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
@@ -140,14 +135,6 @@ type PlatformDeps = RegistrationDeps & {
   trustedCa?: string;
 };
 
-/** The outbound rules of every request to the platform: the settings, and the test seams when set. */
-const outboundRules = (deps: PlatformDeps): Pick<OutboundRequest, 'allowPrivate' | 'proxyUrl' | 'lookup' | 'tls'> => ({
-  allowPrivate: deps.config.webhooks.allowPrivateUrls,
-  proxyUrl: deps.config.webhooks.outboundProxyUrl,
-  ...(deps.lookup ? { lookup: deps.lookup } : {}),
-  ...(deps.trustedCa ? { tls: { ca: deps.trustedCa } } : {}),
-});
-
 const badConfiguration = (why: string) =>
   new AppError('lti_platform_configuration_invalid', `The platform’s configuration cannot be used: ${why}`);
 
@@ -168,7 +155,7 @@ export async function readPlatformConfiguration(deps: PlatformDeps, configuratio
       url,
       method: 'GET',
       headers: { accept: 'application/json' },
-      ...outboundRules(deps),
+      ...customerBoundRules(deps),
       maxBodyBytes: MAX_CONFIGURATION_BYTES,
       timeoutMs: 10_000,
     });
@@ -270,7 +257,7 @@ async function postRegistration(deps: PlatformDeps, platform: PlatformConfigurat
         ...(registrationToken ? { authorization: `Bearer ${registrationToken}` } : {}),
       },
       body: JSON.stringify(toolRegistrationBody(deps.config.baseUrl)),
-      ...outboundRules(deps),
+      ...customerBoundRules(deps),
       maxBodyBytes: MAX_CONFIGURATION_BYTES,
       timeoutMs: 15_000,
     });

@@ -11,7 +11,8 @@
 import { SignJWT } from 'jose';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { type HostLookup, type OutboundRequest, sendOutbound } from '../../integrations/outbound-http.js';
+import { type HostLookup, sendOutbound } from '../../integrations/outbound-http.js';
+import { customerBoundRules } from '../../integrations/customer-bound.js';
 import { isoNow } from '../../lib/clock.js';
 import { randomToken } from '../../lib/ids.js';
 import { rotateRecordLink } from '../users/service.js';
@@ -55,14 +56,6 @@ type RosterDeps = Deps & {
   trustedCa?: string;
 };
 
-/** The outbound rules of every request to the platform: the settings, and the test seams when set. */
-const outboundRules = (deps: RosterDeps): Pick<OutboundRequest, 'allowPrivate' | 'proxyUrl' | 'lookup' | 'tls'> => ({
-  allowPrivate: deps.config.webhooks.allowPrivateUrls,
-  proxyUrl: deps.config.webhooks.outboundProxyUrl,
-  ...(deps.lookup ? { lookup: deps.lookup } : {}),
-  ...(deps.trustedCa ? { tls: { ca: deps.trustedCa } } : {}),
-});
-
 const unavailable = (message: string, cause?: unknown) => new AppError('lti_platform_unavailable', message, { cause });
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
@@ -94,7 +87,7 @@ async function accessToken(deps: RosterDeps, registration: Registration): Promis
       url: registration.tokenUrl,
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body,
-      ...outboundRules(deps),
+      ...customerBoundRules(deps),
       maxBodyBytes: 64 * 1024,
     });
   } catch (error) {
@@ -134,7 +127,7 @@ async function readMembers(
         url: next,
         method: 'GET',
         headers: { accept: NRPS_MEDIA_TYPE, authorization: `Bearer ${token}` },
-        ...outboundRules(deps),
+        ...customerBoundRules(deps),
         maxBodyBytes: MAX_PAGE_BYTES,
       });
     } catch (error) {

@@ -9,6 +9,7 @@
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { type HostLookup, OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
+import { customerBoundRules } from '../../integrations/customer-bound.js';
 import { isoNow } from '../../lib/clock.js';
 import { randomToken } from '../../lib/ids.js';
 import { homepageOf } from '../profiles/homepage.js';
@@ -67,11 +68,8 @@ export async function verifyDomain(deps: DomainDeps, accountId: string, slug: st
       url: proof.url,
       method: 'GET',
       headers: { accept: 'text/plain', 'user-agent': 'voicename-verification/1' },
-      allowPrivate: deps.config.webhooks.allowPrivateUrls,
-      proxyUrl: deps.config.webhooks.outboundProxyUrl,
       timeoutMs: 10_000,
-      ...(deps.lookup ? { lookup: deps.lookup } : {}),
-      ...(deps.trustedCa ? { tls: { ca: deps.trustedCa } } : {}),
+      ...customerBoundRules(deps),
     });
     if (response.status !== 200) throw refuse(`${proof.url} answered HTTP ${response.status}.`);
     body = response.bodySnippet;

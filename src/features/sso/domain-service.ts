@@ -11,6 +11,7 @@ import type { Deps } from '../../deps.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { AppError, invalid, notFound } from '../../errors.js';
 import { type HostLookup, OutboundError, sendOutbound } from '../../integrations/outbound-http.js';
+import { customerBoundRules } from '../../integrations/customer-bound.js';
 import { isoNow } from '../../lib/clock.js';
 import { isUuid, newId, randomToken } from '../../lib/ids.js';
 import { deleteDomain, findDomain, insertDomain, listDomains, markDomainVerified } from './repo.js';
@@ -90,11 +91,8 @@ async function fileHolds(deps: DomainDeps, url: string, token: string): Promise<
       url,
       method: 'GET',
       headers: { accept: 'text/plain', 'user-agent': 'voicename-verification/1' },
-      allowPrivate: deps.config.webhooks.allowPrivateUrls,
-      proxyUrl: deps.config.webhooks.outboundProxyUrl,
       timeoutMs: 10_000,
-      ...(deps.lookup ? { lookup: deps.lookup } : {}),
-      ...(deps.trustedCa ? { tls: { ca: deps.trustedCa } } : {}),
+      ...customerBoundRules(deps),
     });
     if (response.status !== 200) return `${url} answered HTTP ${response.status}`;
     return response.bodySnippet.split(/\r?\n/).some((line) => line.trim() === token) || `${url} does not contain the line`;
