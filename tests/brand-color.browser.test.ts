@@ -1,6 +1,6 @@
 /**
- * A collection's brand colour in real Chromium: it reaches the record page's buttons and the
- * player page's play button under the pages' CSP (no inline style allowed), and axe finds no
+ * A collection's brand colour in real Chromium: it reaches the record page's buttons, the
+ * player page's play button and the embed's under the pages' CSP (no inline style allowed), and axe finds no
  * serious or critical problem on them with it, on a 390 px phone and on a desktop.
  */
 import fs from 'node:fs';
@@ -79,8 +79,9 @@ describe('brand colour on the record page in Chromium', () => {
     }
   });
 
-  it('colours the player page’s play button, and axe finds nothing serious there', async () => {
-    const { collectionId, userId } = await personWith('#5b2a86');
+  /** The path of a recorded person's play link, in a collection with `brandColor`. */
+  async function playLinkPathWith(brandColor: string | null): Promise<string> {
+    const { collectionId, userId } = await personWith(brandColor);
     const recorded = await t.request({
       method: 'PUT',
       url: `/v1/collections/${collectionId}/users/${userId}/recording`,
@@ -90,13 +91,42 @@ describe('brand colour on the record page in Chromium', () => {
     });
     expect(recorded.statusCode, recorded.body).toBe(200);
     const link = await t.request({ method: 'GET', url: `/v1/collections/${collectionId}/users/${userId}/play-link`, key });
+    return new URL(link.json<{ play_link: string }>().play_link).pathname;
+  }
+
+  it('colours the player page’s play button, and axe finds nothing serious there', async () => {
+    const path = await playLinkPathWith('#5b2a86');
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     try {
       const page = await context.newPage();
-      await page.goto(`${t.url}${new URL(link.json<{ play_link: string }>().play_link).pathname}`);
+      await page.goto(`${t.url}${path}`);
       await page.locator('#play').waitFor();
       expect(await page.locator('#play').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(91, 42, 134)');
       await expectNoSeriousAxeViolations(page);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('colours the 200x40 embed’s play button, with no CSP refusal, and keeps its own blue without one', async () => {
+    const branded = await playLinkPathWith('#5b2a86');
+    const plain = await playLinkPathWith(null);
+    const context = await browser.newContext({ viewport: { width: 200, height: 40 } });
+    try {
+      const page = await context.newPage();
+      const refusals: string[] = [];
+      page.on('console', (message: ConsoleMessage) => {
+        if (/Content Security Policy/i.test(message.text())) refusals.push(message.text());
+      });
+      const buttonColour = async (path: string) => {
+        await page.goto(`${t.url}${path}/embed`);
+        await page.locator('#b').waitFor();
+        return page.locator('#b').evaluate((el) => getComputedStyle(el).backgroundColor);
+      };
+      expect(await buttonColour(branded)).toBe('rgb(91, 42, 134)');
+      await expectNoSeriousAxeViolations(page);
+      expect(await buttonColour(plain)).toBe('rgb(53, 56, 205)');
+      expect(refusals).toEqual([]);
     } finally {
       await context.close();
     }

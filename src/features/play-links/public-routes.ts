@@ -174,6 +174,7 @@ export function registerPlayLinkPublicRoutes(app: FastifyInstance, deps: Deps): 
       playLink: urls.play_link,
       scriptUrl: assets.url('embed.ts'),
       styleUrl: assets.url('embed.css'),
+      brandStyleUrl: link.brandStyleUrl,
     });
     return pageHeaders(reply, deps, embed, false).header('vary', 'Accept-Language').send(widget.value);
   });

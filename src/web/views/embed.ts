@@ -1,6 +1,6 @@
 /**
- * The 200x40 embed widget `/p/<token>/embed`: a play/pause button and the name, in the
- * visitor's language. Without JavaScript the native `<audio controls>` shows instead (CSS swaps
+ * The 200x40 embed widget `/p/<token>/embed`: a play/pause button (in the collection's brand
+ * colour when it has one) and the name, in the visitor's language. Without JavaScript the native `<audio controls>` shows instead (CSS swaps
  * them when `embed.ts` runs). Long names get smaller type and may take two lines; the full name
  * is always the link's tooltip (`title`) and the button's label, so nothing is lost when even
  * that does not fit.
@@ -17,6 +17,8 @@ export interface EmbedData {
   playLink: string;
   scriptUrl: string;
   styleUrl: string;
+  /** The collection's brand colour sheet (`brandStyleUrl`: it sets `--accent`, the button's colour), or null. */
+  brandStyleUrl: string | null;
 }
 
 /** Type size class by length: what fits at 13 px bold in the widget's ~145 px name area. */
@@ -36,7 +38,7 @@ export function embedWidget(d: EmbedData): SafeHtml {
 <meta name="robots" content="noindex">
 <title>${t('title', { name: d.displayName })}</title>
 <link rel="stylesheet" href="${d.styleUrl}">
-</head>
+${d.brandStyleUrl ? html`<link rel="stylesheet" href="${d.brandStyleUrl}">\n` : ''}</head>
 <body>
 <div class="w" role="group" aria-label="${t('embed_group', { name: d.displayName })}">
 <button type="button" id="b" aria-label="${t('embed_play', { name: d.displayName })}" data-label-play="${t('embed_play', { name: d.displayName })}" data-label-pause="${t('embed_pause', { name: d.displayName })}"><span aria-hidden="true" id="i">&#9654;</span></button>
