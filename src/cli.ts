@@ -156,11 +156,16 @@ const commands: Record<string, Command> = {
   },
 };
 
+/** The first words of two-word commands (`keys create`, `x402 refunds`, …). */
+const COMMAND_GROUPS = new Set(
+  Object.keys(commands).flatMap((name) => (name.includes(' ') ? [name.split(' ')[0] as string] : [])),
+);
+
 /** Runs one CLI command; resolves with the process exit code (0 done, 2 usage or input error). */
 export async function runCli(argv: string[], io: CliIo = {}): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
-  const name = ['keys', 'webhooks', 'x402'].includes(argv[0] ?? '') ? `${argv[0]} ${argv[1] ?? ''}` : (argv[0] ?? '');
+  const name = COMMAND_GROUPS.has(argv[0] ?? '') ? `${argv[0]} ${argv[1] ?? ''}` : (argv[0] ?? '');
   const command = commands[name];
   if (!command) {
     stderr.write(USAGE);

@@ -33,6 +33,7 @@ import { publishEntity, validBody } from './helpers/entities.js';
 import { fakeSpeech } from './helpers/fake-speech.js';
 import { ROLES } from './helpers/lti-platform.js';
 import { accountIdOf } from './helpers/webhooks.js';
+import { discoveryDocument } from './helpers/oidc-test-issuer.js';
 
 const CHECKED = '93.184.216.34';
 const publicLookup: HostLookup = async (host) => (host === 'receiver.test' ? [CHECKED] : ['10.1.2.3']);
@@ -80,15 +81,7 @@ describe('single sign-on: the identity provider’s OpenID discovery', () => {
   const connection = { issuer, clientId: 'voicename', clientSecret: 'secret' };
 
   beforeAll(() => {
-    serveJson('/.well-known/openid-configuration', {
-      issuer,
-      authorization_endpoint: `${issuer}/authorize`,
-      token_endpoint: `${issuer}/token`,
-      jwks_uri: `${issuer}/jwks`,
-      response_types_supported: ['code'],
-      subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: ['RS256'],
-    });
+    serveJson('/.well-known/openid-configuration', discoveryDocument(issuer));
   });
 
   it('refuses an issuer that resolves to a private address without asking the proxy', async () => {

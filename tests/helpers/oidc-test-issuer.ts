@@ -32,6 +32,19 @@ export interface TestIssuer {
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
+/** The OpenID Provider Metadata of an issuer serving the usual paths (`/authorize`, `/token`, `/jwks`). */
+export const discoveryDocument = (issuer: string) => ({
+  issuer,
+  authorization_endpoint: `${issuer}/authorize`,
+  token_endpoint: `${issuer}/token`,
+  jwks_uri: `${issuer}/jwks`,
+  response_types_supported: ['code'],
+  subject_types_supported: ['public'],
+  id_token_signing_alg_values_supported: ['RS256'],
+  code_challenge_methods_supported: ['S256'],
+  token_endpoint_auth_methods_supported: ['client_secret_basic'],
+});
+
 export async function startTestIssuer(options: { clientId?: string; clientSecret?: string } = {}): Promise<TestIssuer> {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'test-key-1', use: 'sig', alg: 'RS256' };
@@ -66,17 +79,7 @@ export async function startTestIssuer(options: { clientId?: string; clientSecret
     const path = new URL(req.url ?? '/', issuer).pathname;
     if (path === '/.well-known/openid-configuration') {
       discoveryReads += 1;
-      return json(200, {
-        issuer,
-        authorization_endpoint: `${issuer}/authorize`,
-        token_endpoint: `${issuer}/token`,
-        jwks_uri: `${issuer}/jwks`,
-        response_types_supported: ['code'],
-        subject_types_supported: ['public'],
-        id_token_signing_alg_values_supported: ['RS256'],
-        code_challenge_methods_supported: ['S256'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic'],
-      });
+      return json(200, discoveryDocument(issuer));
     }
     if (path === '/jwks') return json(200, { keys: [jwk] });
     if (path === '/token' && req.method === 'POST') {

@@ -154,23 +154,20 @@ const isVerifyAnswer = (v: unknown): v is { isValid: boolean; invalidReason?: st
 const isSettleAnswer = (v: unknown): v is X402Settlement =>
   typeof v === 'object' && v !== null && typeof (v as { success?: unknown }).success === 'boolean';
 
+/** The body of both facilitator calls: the signed payment and the terms it must meet. */
+const facilitatorBody = (paymentPayload: X402Payload, paymentRequirements: X402Requirements) => ({
+  x402Version: X402_VERSION,
+  paymentPayload,
+  paymentRequirements,
+});
+
 /** `POST /verify`: is the signed payment valid for these terms (signature, balance, time, unused nonce)? */
 export const verifyPayment = (x402: X402Config, payload: X402Payload, requirements: X402Requirements) =>
-  callFacilitator(
-    x402,
-    'verify',
-    { x402Version: X402_VERSION, paymentPayload: payload, paymentRequirements: requirements },
-    isVerifyAnswer,
-  );
+  callFacilitator(x402, 'verify', facilitatorBody(payload, requirements), isVerifyAnswer);
 
 /** `POST /settle`: execute the transfer; `success: false` with `errorReason` when it did not happen. */
 export const settlePayment = (x402: X402Config, payload: X402Payload, requirements: X402Requirements) =>
-  callFacilitator(
-    x402,
-    'settle',
-    { x402Version: X402_VERSION, paymentPayload: payload, paymentRequirements: requirements },
-    isSettleAnswer,
-  );
+  callFacilitator(x402, 'settle', facilitatorBody(payload, requirements), isSettleAnswer);
 
 /** The `PAYMENT-RESPONSE` header of a paid 200 (and of its identical replays). */
 export const paymentResponseHeader = (settlement: { transaction: string; network: string; payer: string }) =>
